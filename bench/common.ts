@@ -1,0 +1,119 @@
+/**
+ * Shared pieces of the benchmark: corpus sizes, argument parsing, the measurement envelope every
+ * child process uses, and the result line the orchestrator reads back.
+ *
+ * Every measured run happens in a fresh child process (see bench/run.ts) so that peak RSS
+ * (`process.resourceUsage().maxRSS`) belongs to exactly one measurement.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Scratch folder (git-ignored). */
+export const BENCH_TMP = join(REPO_ROOT, '.bench-tmp');
+
+export type SizeName = 'S' | 'M' | 'L';
+
+/** Chunk counts of the three corpus sizes (issue: S 10k, M 200k default, L 1M opt-in). */
+export const SIZES: Readonly<Record<SizeName, number>> = { S: 10_000, M: 200_000, L: 1_000_000 };
+
+/** Marker of the one JSON result line a child prints on stdout. */
+export const RESULT_MARKER = '@@BENCH_RESULT ';
+
+/** What one child process measured. */
+export interface ChildResult {
+  readonly mode: string;
+  readonly size: SizeName;
+  readonly seed: number;
+  /** Wall time of the measured section (ms). */
+  readonly wallMs: number;
+  /** process.cpuUsage() delta of the measured section (all threads, user + system; ms). */
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+  /** Peak RSS of the whole child process (MB = 2^20 bytes), from resourceUsage().maxRSS. */
+  readonly maxRssMB: number;
+  /** RSS just before the clock started (module loading, tsx), for reference. */
+  readonly startRssMB: number;
+  /** Records handled: documents + every JSONL line (chunks, events, entities, both link files). */
+  readonly records: number;
+  /** Uncompressed payload bytes (Markdown + JSONL + Arrow + vector config). */
+  readonly payloadBytes: number;
+  /** Mode-specific details (phase timings, digests, sizes…). */
+  readonly extra: Record<string, unknown>;
+}
+
+/** Minimal `--flag value` / `--flag` parser. */
+export function parseArgs(argv: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) continue;
+    const eq = a.indexOf('=');
+    if (eq > 0) {
+      out.set(a.slice(2, eq), a.slice(eq + 1));
+      continue;
+    }
+    const next = argv[i + 1];
+    if (next !== undefined && !next.startsWith('--')) {
+      out.set(a.slice(2), next);
+      i++;
+    } else out.set(a.slice(2), 'true');
+  }
+  return out;
+}
+
+export function parseSize(v: string | undefined): SizeName {
+  const s = (v ?? 'M').toUpperCase();
+  if (s !== 'S' && s !== 'M' && s !== 'L') throw new Error(`--size must be S, M or L (got ${v})`);
+  return s;
+}
+
+export function ensureDir(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+const MB = 1024 * 1024;
+
+/**
+ * Runs `body` as the measured section of this child process and prints the result line.
+ * The clock starts after every module is loaded and after a forced GC (the script runs with
+ * --expose-gc), so module loading and tsx compilation are not counted.
+ */
+export async function measure(
+  mode: string,
+  size: SizeName,
+  seed: number,
+  body: () => Promise<{ records: number; payloadBytes: number; extra?: Record<string, unknown> }>,
+): Promise<ChildResult> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const startRssMB = process.memoryUsage.rss() / MB;
+  const c0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await body();
+  const wallMs = performance.now() - t0;
+  const cpu = process.cpuUsage(c0);
+  const maxRssMB = process.resourceUsage().maxRSS / 1024; // maxRSS is in KiB
+  const result: ChildResult = {
+    mode,
+    size,
+    seed,
+    wallMs,
+    cpuUserMs: cpu.user / 1000,
+    cpuSystemMs: cpu.system / 1000,
+    maxRssMB,
+    startRssMB,
+    records: r.records,
+    payloadBytes: r.payloadBytes,
+    extra: r.extra ?? {},
+  };
+  process.stdout.write(`${RESULT_MARKER}${JSON.stringify(result)}\n`);
+  return result;
+}
+
+/** True when this module file is the process entry point. */
+export function isMain(metaUrl: string): boolean {
+  const entry = process.argv[1];
+  return entry !== undefined && resolve(entry) === fileURLToPath(metaUrl);
+}

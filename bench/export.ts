@@ -1,0 +1,103 @@
+/**
+ * The exporter run: the same record stream as the baseline (bench/corpus.ts), fed to a
+ * PackageBuilder, then `export()` — plan, Arrow materialisation, ZIP (deflate level 6 for text,
+ * store for Arrow), the post-write verification (validatePackage of the temporary file), fsync
+ * and the atomic rename.
+ *
+ *   node --expose-gc --import tsx bench/export.ts --size S --seed 1 --out FILE.octx --tmp DIR [--collect-only]
+ *
+ * The measured section starts before the first record is generated and ends when `export()`
+ * resolves, so it holds generation + the builder's collection (validation, serialisation,
+ * spilling) + the whole export.
+ */
+import { createHash } from 'node:crypto';
+import { PackageBuilder } from 'octx-export';
+import { digestOfDigests } from './baseline.js';
+import { ensureDir, isMain, measure, parseArgs, parseSize, SIZES } from './common.js';
+import { generateCorpus, recordCount, VECTOR_CONFIG, type CorpusSink } from './corpus.js';
+
+/** Fixed asset id and release, so repeated runs write identical packages. */
+export const BENCH_ASSET_ID = '019b76da-a800-7000-8000-000000000001';
+export const BENCH_CREATED_AT = '2026-01-01T00:00:00Z';
+
+export interface ExportRunOptions {
+  readonly chunks: number;
+  readonly seed: number;
+  readonly output: string;
+  readonly tempDir: string;
+  readonly level?: number;
+  /** Stop after collecting (add* calls) and dispose the builder: isolates the per-record cost. */
+  readonly collectOnly?: boolean;
+}
+
+export async function runExport(o: ExportRunOptions) {
+  ensureDir(o.tempDir);
+  const t0 = performance.now();
+  const builder = new PackageBuilder({ asset: { name: 'octx-export benchmark corpus', id: BENCH_ASSET_ID }, release: { version: '1.0.0', createdAt: BENCH_CREATED_AT }, tempDir: o.tempDir });
+  builder.setVectorConfig({ ...VECTOR_CONFIG });
+  const sink: CorpusSink = {
+    document: (d) => void builder.addDocument({ path: d.path, markdown: d.markdown }),
+    chunk: (r) => void builder.addChunk(r),
+    event: (r) => void builder.addEvent(r),
+    entity: (r) => void builder.addEntity(r),
+    chunkEvent: (l) => void builder.linkChunkEvent(l),
+    eventEntity: (l) => void builder.linkEventEntity(l),
+    vector: (t, id, v) => void builder.addVector(t, id, v),
+  };
+  const counts = await generateCorpus({ chunks: o.chunks, seed: o.seed }, sink);
+  const collectMs = performance.now() - t0;
+  const rssAfterCollectMB = process.memoryUsage.rss() / 2 ** 20;
+  const maxRssAfterCollectMB = process.resourceUsage().maxRSS / 1024;
+  const heapAfterCollectMB = process.memoryUsage().heapUsed / 2 ** 20;
+  if (o.collectOnly) {
+    await builder.dispose();
+    return { counts, payloadBytes: 0, extra: { counts, phases: { collectMs }, memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB } } };
+  }
+
+  const t1 = performance.now();
+  const result = await builder.export({ output: o.output, overwrite: true, compressionLevel: o.level ?? 6, structure: 'require' });
+  const exportMs = performance.now() - t1;
+
+  const { report, manifest } = result;
+  const files: Record<string, { size: number; sha256: string; compressed: number; method: string }> = {};
+  const docPairs: [string, string][] = [];
+  let payloadBytes = 0;
+  for (const f of report.files) {
+    payloadBytes += f.size;
+    if (f.path.startsWith('knowledge/')) docPairs.push([f.path, f.sha256]);
+    else files[f.path] = { size: f.size, sha256: f.sha256, compressed: f.compressedSize, method: f.method };
+  }
+  if (report.structure.status !== 'written' || report.vectors.status !== 'written') {
+    throw new Error(`the structure/vectors were not written: ${report.structure.status}/${report.vectors.status} ${JSON.stringify(report.warnings).slice(0, 500)}`);
+  }
+  return {
+    counts,
+    payloadBytes,
+    extra: {
+      counts,
+      phases: { collectMs, exportMs, ...report.timings },
+      memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB },
+      archiveBytes: report.archive.size,
+      files,
+      documents: { count: docPairs.length, digestOfDigests: digestOfDigests(docPairs) },
+      packageDigest: result.packageDigest,
+      manifestSha256: createHash('sha256').update(JSON.stringify(manifest)).digest('hex'),
+      warnings: report.warnings.map((w) => w.code),
+    },
+  };
+}
+
+if (isMain(import.meta.url)) {
+  const args = parseArgs(process.argv.slice(2));
+  const size = parseSize(args.get('size'));
+  const seed = Number(args.get('seed') ?? 1);
+  const chunks = Number(args.get('chunks') ?? SIZES[size]);
+  const output = args.get('out');
+  const tempDir = args.get('tmp');
+  if (!output || !tempDir) throw new Error('--out FILE and --tmp DIR are required');
+  const collectOnly = args.has('collect-only');
+  await measure(collectOnly ? 'collect' : 'export', size, seed, async () => {
+    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly });
+    return { records: recordCount(r.counts), payloadBytes: r.payloadBytes, extra: r.extra };
+  });
+}

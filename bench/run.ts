@@ -1,0 +1,255 @@
+/**
+ * octx-export benchmark: exporter vs. the floor cost of the same payload bytes, and
+ * validatePackage vs. its own floor.
+ *
+ *   npm run bench                      # M (200k chunks), 3 runs
+ *   npm run bench -- --size S          # quick
+ *   npm run bench -- --size L --runs 1 # opt-in, 1M chunks
+ *
+ * Flags: --size S|M|L (default M), --runs N (default 3), --seed N (default 1), --keep (keep the
+ * outputs under .bench-tmp/), --json (print the raw results as JSON), --only a,b (subset of
+ * gen,baseline,export,floor,validate), --level N (deflate level, default 6 as the exporter).
+ *
+ * Every measurement runs in a fresh child process (bench/baseline.ts, bench/export.ts,
+ * bench/validate.ts), so each peak RSS belongs to one measurement. Within a run the order of
+ * baseline and exporter alternates, to spread the drift of a noisy machine over both. Results
+ * are the medians over the runs; the raw results are also saved to .bench-tmp/results-*.json.
+ */
+import { spawn } from 'node:child_process';
+import { cpus } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH_TMP, ensureDir, parseArgs, parseSize, REPO_ROOT, RESULT_MARKER, SIZES, type ChildResult, type SizeName } from './common.js';
+
+type Mode = 'gen' | 'baseline' | 'export' | 'floor' | 'validate';
+const ALL_MODES: readonly Mode[] = ['gen', 'baseline', 'export', 'floor', 'validate'];
+
+interface Failure {
+  readonly mode: Mode;
+  readonly run: number;
+  readonly exitCode: number | null;
+  readonly wallMs: number;
+  readonly maxRssMB?: number;
+  readonly error: string;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const size: SizeName = parseSize(args.get('size'));
+const runs = Math.max(1, Number(args.get('runs') ?? 3));
+const seed = Number(args.get('seed') ?? 1);
+const keep = args.has('keep');
+const asJson = args.has('json');
+const level = Number(args.get('level') ?? 6);
+const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ALL_MODES);
+for (const m of only) if (!ALL_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const root = ensureDir(join(BENCH_TMP, `${size}-${stamp}`));
+/** Progress goes to stdout, or to stderr with --json (stdout then holds only the JSON). */
+const log = (s: string): void => void (asJson ? process.stderr : process.stdout).write(`${s}\n`);
+
+/** Runs one child; resolves with its result line, or a failure record. */
+function child(script: string, childArgs: string[], mode: Mode, run: number): Promise<ChildResult | Failure> {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(REPO_ROOT, 'bench', script), ...childArgs], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    p.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+      if (err.length > 200_000) err = err.slice(-100_000);
+    });
+    p.on('close', (code) => {
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
+      if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult);
+      else {
+        const msg = err.split('\n').filter((l) => !/^\s+at /.test(l)).join('\n').trim().slice(0, 2000);
+        resolve({ mode, run, exitCode: code, wallMs: performance.now() - started, error: msg || `exit ${code}` });
+      }
+    });
+  });
+}
+
+const isFailure = (r: ChildResult | Failure): r is Failure => 'error' in r;
+
+const results: Record<Mode, ChildResult[]> = { gen: [], baseline: [], export: [], floor: [], validate: [] };
+const failures: Failure[] = [];
+const identical: boolean[] = [];
+
+function record(mode: Mode, r: ChildResult | Failure): ChildResult | undefined {
+  if (isFailure(r)) {
+    failures.push(r);
+    log(`  ${mode.padEnd(9)} FAILED after ${(r.wallMs / 1000).toFixed(1)} s: ${r.error.split('\n').slice(0, 6).join(' | ').slice(0, 600)}`);
+    return undefined;
+  }
+  results[mode].push(r);
+  log(`  ${mode.padEnd(9)} ${(r.wallMs / 1000).toFixed(2).padStart(8)} s wall ${((r.cpuUserMs + r.cpuSystemMs) / 1000).toFixed(2).padStart(8)} s cpu ${r.maxRssMB.toFixed(0).padStart(6)} MiB peak RSS`);
+  return r;
+}
+
+log(`octx-export bench: size ${size} (${SIZES[size].toLocaleString('en-US')} chunks), ${runs} run(s), seed ${seed}, deflate level ${level}; scratch ${root}`);
+const common = ['--size', size, '--seed', String(seed)];
+for (let run = 1; run <= runs; run++) {
+  log(`run ${run}/${runs}`);
+  const dir = ensureDir(join(root, `run-${run}`));
+  const pkg = join(dir, 'package.octx');
+  let baseline: ChildResult | undefined;
+  let exported: ChildResult | undefined;
+  if (only.has('gen')) record('gen', await child('baseline.ts', [...common, '--mode', 'gen'], 'gen', run));
+  const doBaseline = async (): Promise<void> => {
+    if (!only.has('baseline')) return;
+    baseline = record('baseline', await child('baseline.ts', [...common, '--out', join(dir, 'baseline'), '--level', String(level)], 'baseline', run));
+    if (!keep) rmSync(join(dir, 'baseline'), { recursive: true, force: true });
+  };
+  const doExport = async (): Promise<void> => {
+    if (!only.has('export') && !only.has('floor') && !only.has('validate')) return;
+    exported = record('export', await child('export.ts', [...common, '--out', pkg, '--tmp', join(dir, 'spill'), '--level', String(level)], 'export', run));
+    rmSync(join(dir, 'spill'), { recursive: true, force: true });
+  };
+  if (run % 2 === 1) {
+    await doBaseline();
+    await doExport();
+  } else {
+    await doExport();
+    await doBaseline();
+  }
+  if (baseline && exported) identical.push(samePayload(baseline, exported));
+  if (exported) {
+    const v = ['--file', pkg, '--records', String(exported.records), '--payload-bytes', String(exported.payloadBytes)];
+    if (only.has('floor')) record('floor', await child('validate.ts', [...common, '--mode', 'floor', ...v], 'floor', run));
+    if (only.has('validate')) record('validate', await child('validate.ts', [...common, '--mode', 'validate', ...v], 'validate', run));
+  }
+  if (!keep) rmSync(dir, { recursive: true, force: true });
+}
+if (!keep) rmSync(root, { recursive: true, force: true });
+
+/** The exporter's manifest digests equal the baseline's: both sides hashed the same bytes. */
+function samePayload(b: ChildResult, e: ChildResult): boolean {
+  const bf = b.extra.files as Record<string, { sha256: string }>;
+  const ef = e.extra.files as Record<string, { sha256: string }>;
+  const bd = (b.extra.documents as { digestOfDigests: string }).digestOfDigests;
+  const ed = (e.extra.documents as { digestOfDigests: string }).digestOfDigests;
+  return bd === ed && Object.keys(bf).length === Object.keys(ef).length && Object.entries(bf).every(([p, f]) => ef[p]?.sha256 === f.sha256);
+}
+
+// ── report ────────────────────────────────────────────────────────────────────────────────
+
+const median = (xs: readonly number[]): number => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const MiB = 2 ** 20;
+
+interface Summary {
+  readonly mode: Mode;
+  readonly n: number;
+  readonly wallS: number;
+  readonly cpuS: number;
+  readonly recordsPerS: number;
+  readonly mibPerS: number;
+  readonly peakRssMiB: number;
+  readonly startRssMiB: number;
+  readonly wallAll: number[];
+}
+
+function summarise(mode: Mode): Summary | undefined {
+  const rs = results[mode];
+  if (rs.length === 0) return undefined;
+  return {
+    mode,
+    n: rs.length,
+    wallS: median(rs.map((r) => r.wallMs)) / 1000,
+    cpuS: median(rs.map((r) => r.cpuUserMs + r.cpuSystemMs)) / 1000,
+    recordsPerS: median(rs.map((r) => r.records / (r.wallMs / 1000))),
+    mibPerS: median(rs.map((r) => r.payloadBytes / MiB / (r.wallMs / 1000))),
+    peakRssMiB: median(rs.map((r) => r.maxRssMB)),
+    startRssMiB: median(rs.map((r) => r.startRssMB)),
+    wallAll: rs.map((r) => +(r.wallMs / 1000).toFixed(2)),
+  };
+}
+
+const S = Object.fromEntries(ALL_MODES.map((m) => [m, summarise(m)])) as Record<Mode, Summary | undefined>;
+const LABEL: Record<Mode, string> = { gen: 'generation only', baseline: 'baseline (floor)', export: 'exporter', floor: 'validate floor', validate: 'validatePackage' };
+const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
+const first = results.export[0] ?? results.baseline[0];
+
+const lines: string[] = [];
+lines.push('');
+lines.push(`size ${size}: ${SIZES[size].toLocaleString('en-US')} chunks, seed ${seed}, ${runs} run(s); medians`);
+if (first) {
+  const c = first.extra.counts as Record<string, number>;
+  lines.push(`corpus: ${c.documents} documents, ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event + ${c.eventEntities} event-entity links, ${c.vectors} vectors × 384; ${first.records.toLocaleString('en-US')} records, ${(first.payloadBytes / MiB).toFixed(1)} MiB payload`);
+}
+lines.push(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}`);
+lines.push('');
+lines.push(`| ${'measurement'.padEnd(18)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
+lines.push(`|${'-'.repeat(20)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
+for (const m of ALL_MODES) {
+  const s = S[m];
+  if (!s) continue;
+  const mibs = m === 'gen' ? '—' : fmt(s.mibPerS, 1);
+  lines.push(`| ${LABEL[m].padEnd(18)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
+}
+lines.push('');
+const ratio = (a?: Summary, b?: Summary, k: 'wallS' | 'cpuS' = 'wallS'): number => (a && b ? a[k] / b[k] : NaN);
+const targets: string[] = [];
+if (S.export && S.baseline) {
+  const wr = ratio(S.export, S.baseline);
+  const cr = ratio(S.export, S.baseline, 'cpuS');
+  lines.push(`exporter / baseline: wall ${fmt(wr)}×, CPU ${fmt(cr)}×`);
+  if (S.gen) {
+    const net = (S.export.wallS - S.gen.wallS) / (S.baseline.wallS - S.gen.wallS);
+    lines.push(`  without generation (wall − generation wall): ${fmt(net)}×`);
+  }
+  const limitRatio = 1.5;
+  const limitRss = size === 'L' ? 1024 : 400;
+  if (size !== 'S') targets.push(`exporter wall ≤ ${limitRatio} × baseline: ${fmt(wr)}× → ${wr <= limitRatio ? 'MET' : 'MISSED'}`);
+  if (size !== 'S') targets.push(`exporter peak RSS ≤ ${limitRss} MiB: ${fmt(S.export.peakRssMiB, 0)} MiB → ${S.export.peakRssMiB <= limitRss ? 'MET' : 'MISSED'}`);
+}
+if (identical.length > 0) lines.push(`payload bytes identical (every manifest digest = baseline digest): ${identical.every(Boolean) ? 'yes' : 'NO'} (${identical.length} run(s))`);
+if (S.validate && S.floor) {
+  const vr = ratio(S.validate, S.floor);
+  lines.push(`validatePackage / floor: wall ${fmt(vr)}×, CPU ${fmt(ratio(S.validate, S.floor, 'cpuS'))}×`);
+  if (size === 'M') {
+    targets.push(`validatePackage wall ≤ 2 × floor: ${fmt(vr)}× → ${vr <= 2 ? 'MET' : 'MISSED'}`);
+    targets.push(`validatePackage peak RSS ≤ 300 MiB: ${fmt(S.validate.peakRssMiB, 0)} MiB → ${S.validate.peakRssMiB <= 300 ? 'MET' : 'MISSED'}`);
+  }
+}
+if (results.export.length > 0) {
+  const ph = (k: string): number => median(results.export.map((r) => Number((r.extra.phases as Record<string, number>)[k] ?? NaN))) / 1000;
+  const mem = (k: string): number => median(results.export.map((r) => Number((r.extra.memory as Record<string, number>)[k] ?? NaN)));
+  const other = ph('total') - ph('plan') - ph('vectors') - ph('zip') - ph('verify');
+  lines.push(
+    `exporter phases (median s): collect ${fmt(ph('collectMs'))} (generation + add*), export ${fmt(ph('exportMs'))} = plan ${fmt(ph('plan'))} + arrow ${fmt(ph('vectors'))} + zip ${fmt(ph('zip'))} + verify ${fmt(ph('verify'))} + fsync/rename/cleanup ${fmt(other + (ph('exportMs') - ph('total')))}`,
+  );
+  lines.push(`exporter memory: RSS after collect ${fmt(mem('rssAfterCollectMB'), 0)} MiB (peak so far ${fmt(mem('maxRssAfterCollectMB'), 0)}), heap after collect ${fmt(mem('heapAfterCollectMB'), 0)} MiB; archive ${fmt(median(results.export.map((r) => Number(r.extra.archiveBytes))) / MiB, 1)} MiB`);
+}
+if (results.validate.length > 0) {
+  const v = results.validate[0]!.extra as { valid: boolean; fullyValidated: boolean; issues: string[] };
+  lines.push(`validatePackage result: valid ${v.valid}, fullyValidated ${v.fullyValidated}${v.issues.length ? `; ${v.issues.join(' | ')}` : ''}`);
+}
+if (targets.length > 0) {
+  lines.push('');
+  lines.push('targets:');
+  for (const t of targets) lines.push(`  ${t}`);
+}
+if (failures.length > 0) {
+  lines.push('');
+  lines.push('failures:');
+  for (const f of failures) lines.push(`  run ${f.run} ${f.mode}: exit ${f.exitCode} after ${fmt(f.wallMs / 1000)} s: ${f.error.split('\n').slice(0, 8).join(' | ').slice(0, 1200)}`);
+}
+if (keep) lines.push(`outputs kept in ${root}`);
+
+const saved = join(ensureDir(BENCH_TMP), `results-${size}-${stamp}.json`);
+const raw = { size, runs, seed, level, machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version }, summary: S, results, failures, identical };
+writeFileSync(saved, JSON.stringify(raw, null, 2));
+if (asJson) process.stdout.write(`${JSON.stringify(raw, null, 2)}\n`);
+else process.stdout.write(`${lines.join('\n')}\n\nraw results: ${saved}\n`);
+if (failures.length > 0) process.exitCode = 1;
+

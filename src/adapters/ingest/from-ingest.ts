@@ -1,0 +1,559 @@
+/**
+ * Seed 004 ingest-candidate envelopes → OCTX (MAPPINGS.md §3, under seed 001's no-synthesis
+ * rules):
+ *
+ * - envelopes are validated against the seed's JSON Schema exactly; for each `source.uri` only
+ *   the latest envelope counts (latest-wins, as the graph side does);
+ * - one Concept Document per source, its body read from the canonical Markdown file (a
+ *   caller-supplied function or a source folder), with `x-ingest: {uri, content_hash, commit, …}`
+ *   in the frontmatter;
+ * - one real full-text chunk per document (ordinal 0, text = the whole body) — the route seed 001
+ *   §4 prescribes when events are published without fine-grained chunking;
+ * - events come only from the caller's extractor (or, behind the explicit `triplesAsEvents`
+ *   opt-in, one event per triplet); nodes become entities only when an event links them;
+ * - triplets (and nodes) go to a private extension `extensions/<namespace>/0.1/…`.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { PackageBuilder } from '../../builder/package-builder.js';
+import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import type { JsonValue } from '../../model/json.js';
+import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../package/paths.js';
+import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
+import { envelopeViolations, type IngestEnvelope, type IngestNode, type IngestSource, type IngestTriplet } from './schema.js';
+
+import { DEFAULT_INGEST_NAMESPACE } from './defaults.js';
+
+export { DEFAULT_INGEST_NAMESPACE };
+
+/** One entity an extracted event involves. */
+export interface ExtractedEntityRef {
+  /** A node of the envelope, by its `id`, `name` or one of its `aliases`. */
+  readonly node?: string;
+  /** A name, for an entity that is not one of the envelope's nodes. */
+  readonly name?: string;
+  /** Entity type; defaults to the node's `entity_type`. Without either the link is refused. */
+  readonly type?: string;
+  /** Entity description when it is not a node with a `gloss`. */
+  readonly entityDescription?: string;
+  /** Relation weight (finite number). */
+  readonly weight?: number;
+  /** What the entity does in the event (the relation's `description`). */
+  readonly description?: string;
+}
+
+/** One event from the caller's extractor. */
+export interface ExtractedEvent {
+  /** The extractor's own stable key (keeps the event id across releases); default: title + content. */
+  readonly key?: string;
+  /** Displayable on its own. */
+  readonly title: string;
+  /** A complete statement understandable without the chunk. */
+  readonly content: string;
+  readonly summary?: string;
+  readonly category?: string;
+  /** Entities taking part (at least one, or the structure cannot be complete). */
+  readonly entities: readonly ExtractedEntityRef[];
+}
+
+/** What an extractor gets for one source. */
+export interface IngestSourceContext {
+  readonly uri: string;
+  readonly envelope: IngestEnvelope;
+  /** `knowledge/…` path of the document. */
+  readonly documentPath: string;
+  readonly documentId: string;
+  /** The Markdown body of the canonical file (without its frontmatter). */
+  readonly body: string;
+  /** The full-text chunk (absent when the body is empty). */
+  readonly chunk?: { readonly id: string; readonly text: string };
+}
+
+/** The caller's event extractor: a real extraction run over one source's text. */
+export type IngestEventExtractor = (context: IngestSourceContext) => readonly ExtractedEvent[] | Promise<readonly ExtractedEvent[]>;
+
+/** Returns the canonical Markdown of a source, or `undefined` when it is not available. */
+export type IngestBodyResolver = (source: IngestSource) => string | Uint8Array | undefined | Promise<string | Uint8Array | undefined>;
+
+/** Options of {@link fromIngest}. */
+export interface FromIngestOptions {
+  /** Reads a source's canonical Markdown (takes precedence over `sourceRoot`). */
+  readonly resolveBody?: IngestBodyResolver;
+  /** Folder holding the sources: the file is `<sourceRoot>/<path of the uri>`. */
+  readonly sourceRoot?: string;
+  /** Reverse-DNS namespace of the extension files (default {@link DEFAULT_INGEST_NAMESPACE}). */
+  readonly namespace?: string;
+  /** The caller's event extractor; without it (and without `triplesAsEvents`) there are no events. */
+  readonly extractEvents?: IngestEventExtractor;
+  /**
+   * Opt-in (never the default): one event per triplet — title and content "subject predicate
+   * object", linked to the full-text chunk and to the subject/object nodes that are typed
+   * nodes. It re-expresses extracted facts as events; decide deliberately whether that is an
+   * event in your domain (MAPPINGS.md §3.4 option C).
+   */
+  readonly triplesAsEvents?: boolean;
+  /** Check `source.content_hash` against the file when its format is recognised (default true). */
+  readonly verifyContentHash?: boolean;
+  /** Package path under `knowledge/` for a source (default: the path of the uri). */
+  readonly documentPath?: (source: IngestSource) => string;
+  /** Frontmatter `type` for documents without one (default `Document`). */
+  readonly documentType?: string;
+  /** Locates envelopes for error messages (the CLI passes file and line). */
+  readonly locate?: (index: number) => { readonly path: string; readonly line?: number } | undefined;
+}
+
+/** What happened to one source. */
+export interface IngestSourceOutcome {
+  readonly documentPath: string;
+  readonly documentId: string;
+  readonly chunkId?: string;
+  readonly contentHash: 'verified' | 'unverified-format' | 'not-checked';
+  readonly events: number;
+  readonly triplets: number;
+  readonly nodes: number;
+}
+
+/** A link from an event to an entity that could not be made, and why. */
+export interface RefusedEntityLink {
+  readonly uri: string;
+  readonly event: string;
+  readonly entity: string;
+  readonly reason: string;
+}
+
+/** What {@link fromIngest} did. */
+export interface IngestAdapterReport {
+  readonly envelopes: {
+    readonly given: number;
+    readonly kept: number;
+    /** Envelopes replaced by a later one for the same uri (latest-wins). */
+    readonly superseded: readonly { readonly uri: string; readonly contentHash: string; readonly index: number }[];
+  };
+  readonly sources: Readonly<Record<string, IngestSourceOutcome>>;
+  readonly events: { readonly count: number; readonly fromExtractor: number; readonly fromTriplets: number; readonly withoutEntities: readonly string[] };
+  readonly entities: { readonly count: number; readonly fromNodes: number; readonly other: number };
+  readonly nodes: { readonly total: number; readonly asEntities: number; readonly notLinked: number };
+  readonly refusedLinks: readonly RefusedEntityLink[];
+  readonly extension: { readonly namespace: string; readonly files: readonly string[]; readonly triplets: number; readonly nodes: number };
+  /**
+   * Whether the records this adapter added form a complete structure (seed 001 §6). The export
+   * decides; this says what to expect and why.
+   */
+  readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
+  readonly warnings: readonly string[];
+}
+
+const optionsSchema = z.object({
+  resolveBody: z.function().optional(),
+  sourceRoot: z.string().min(1).optional(),
+  namespace: z.string().regex(EXTENSION_NAMESPACE_PATTERN, { error: 'must be a lower-case reverse-DNS name such as com.example.ingest' }).optional(),
+  extractEvents: z.function().optional(),
+  triplesAsEvents: z.boolean().optional(),
+  verifyContentHash: z.boolean().optional(),
+  documentPath: z.function().optional(),
+  documentType: z.string().min(1).optional(),
+  locate: z.function().optional(),
+});
+
+const extractedEventSchema = z.object({
+  key: z.string().min(1).optional(),
+  title: z.string().refine((s) => s.trim() !== '', { error: 'must be a non-empty string' }),
+  content: z.string().refine((s) => s.trim() !== '', { error: 'must be a non-empty string' }),
+  summary: z.string().optional(),
+  category: z.string().optional(),
+  entities: z.array(
+    z
+      .object({
+        node: z.string().min(1).optional(),
+        name: z.string().min(1).optional(),
+        type: z.string().min(1).optional(),
+        entityDescription: z.string().optional(),
+        weight: z.number().optional(),
+        description: z.string().optional(),
+      })
+      .refine((r) => r.node !== undefined || r.name !== undefined, { error: 'needs node or name' }),
+  ),
+});
+
+const sha256 = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Compares a seed 004 `content_hash` with the bytes of the source: `sha256:`/`sha1:`/`md5:`
+ * prefixes or bare hex of 64/40/32 digits are recognised (40 hex digits match a raw SHA-1 or a
+ * git blob id). Any other format is `unknown-format`.
+ */
+export function checkContentHash(hash: string, bytes: Uint8Array): 'match' | 'mismatch' | 'unknown-format' {
+  const m = /^(?:(sha256|sha-256|sha1|sha-1|md5|git|blob)[:=])?([0-9a-fA-F]+)$/.exec(hash.trim());
+  if (!m) return 'unknown-format';
+  const hex = m[2]!.toLowerCase();
+  const candidates: string[] = [];
+  if (hex.length === 64) candidates.push(createHash('sha256').update(bytes).digest('hex'));
+  else if (hex.length === 40) {
+    candidates.push(createHash('sha1').update(bytes).digest('hex'));
+    candidates.push(createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex'));
+  } else if (hex.length === 32) candidates.push(createHash('md5').update(bytes).digest('hex'));
+  else return 'unknown-format';
+  return candidates.includes(hex) ? 'match' : 'mismatch';
+}
+
+/** The repository and file path of a source uri (`github:<owner>/<repo>@<path>`, any `scheme:path`, or a bare path). */
+export function parseSourceUri(uri: string): { readonly repository?: string; readonly path: string } {
+  const gh = /^github:([^/@\s]+\/[^@\s]+)@(.+)$/.exec(uri);
+  if (gh) return { repository: gh[1]!, path: gh[2]!.replace(/^\/+/, '') };
+  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/)?(.*)$/.exec(uri);
+  if (scheme) return { path: scheme[1]!.replace(/^\/+/, '') };
+  return { path: uri.replace(/^\/+/, '') };
+}
+
+/**
+ * Validates seed 004 envelopes, exactly as the JSON Schema states them.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID`, one issue per violation with the rule named
+ */
+export function validateEnvelopes(envelopes: readonly unknown[], locate?: FromIngestOptions['locate']): IngestEnvelope[] {
+  const problems: OctxIssue[] = [];
+  envelopes.forEach((value, index) => {
+    const at = locate?.(index);
+    for (const v of envelopeViolations(value)) {
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...(at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {}),
+          field: v.instancePath === '' ? '(envelope)' : v.instancePath,
+          message: `envelope #${index + 1} breaks schema rule "${v.rule}" at ${v.schemaPath}: ${v.message}`,
+        }),
+      );
+    }
+  });
+  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'ingest-candidate envelopes do not match the seed 004 schema:', problems);
+  return envelopes as IngestEnvelope[];
+}
+
+/**
+ * The latest envelope per `source.uri`: a later envelope replaces an earlier one, unless both
+ * carry `extractor.extracted_at` and the earlier one is strictly newer.
+ */
+export function latestPerSource(envelopes: readonly IngestEnvelope[]): { kept: { envelope: IngestEnvelope; index: number }[]; superseded: { uri: string; contentHash: string; index: number }[] } {
+  const current = new Map<string, { envelope: IngestEnvelope; index: number }>();
+  const superseded: { uri: string; contentHash: string; index: number }[] = [];
+  envelopes.forEach((envelope, index) => {
+    const uri = envelope.source.uri;
+    const cur = current.get(uri);
+    if (!cur) {
+      current.set(uri, { envelope, index });
+      return;
+    }
+    const a = cur.envelope.extractor.extracted_at;
+    const b = envelope.extractor.extracted_at;
+    if (a !== undefined && b !== undefined && a > b) superseded.push({ uri, contentHash: envelope.source.content_hash, index });
+    else {
+      superseded.push({ uri, contentHash: cur.envelope.source.content_hash, index: cur.index });
+      current.set(uri, { envelope, index });
+    }
+  });
+  const kept = [...current.values()].sort((x, y) => compareUtf8(x.envelope.source.uri, y.envelope.source.uri));
+  return { kept, superseded };
+}
+
+function findNode(nodes: readonly IngestNode[], ref: string): IngestNode | undefined {
+  return nodes.find((n) => n.id === ref) ?? nodes.find((n) => n.name === ref) ?? nodes.find((n) => n.aliases?.includes(ref));
+}
+
+const stripUndefined = <T extends Record<string, unknown>>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+
+/**
+ * Maps seed 004 envelopes into a builder. See the module comment for the rules.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (schema violations with the rule named, missing
+ *   or mismatching source files, invalid extractor output), `OCTX_OPTIONS_INVALID`, and the
+ *   builder's errors
+ */
+export async function fromIngest(builder: PackageBuilder, envelopes: readonly unknown[], options: FromIngestOptions = {}): Promise<IngestAdapterReport> {
+  const parsedOptions = optionsSchema.safeParse(options);
+  if (!parsedOptions.success) {
+    throw OctxError.aggregate(
+      'OCTX_OPTIONS_INVALID',
+      'fromIngest options are invalid:',
+      parsedOptions.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
+    );
+  }
+  if (!Array.isArray(envelopes)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'envelopes', message: 'envelopes must be an array' });
+  if (!options.resolveBody && !options.sourceRoot) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'resolveBody', message: 'the envelopes do not contain the Markdown: give resolveBody(source) or sourceRoot (the folder holding the canonical files)' });
+  }
+  const namespace = options.namespace ?? DEFAULT_INGEST_NAMESPACE;
+  const verify = options.verifyContentHash ?? true;
+  const warnings: string[] = [];
+  const valid = validateEnvelopes(envelopes, options.locate);
+  const { kept, superseded } = latestPerSource(valid);
+  const locOf = (index: number) => {
+    const at = options.locate?.(index);
+    return at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {};
+  };
+
+  // ── where each source lives ───────────────────────────────────────────────────────────
+  const repositories = new Set(kept.map((k) => parseSourceUri(k.envelope.source.uri).repository).filter((r) => r !== undefined));
+  const prefixRepository = repositories.size > 1;
+  interface Planned {
+    envelope: IngestEnvelope;
+    index: number;
+    uri: string;
+    sourcePath: string;
+    documentPath: string;
+    bytes: Uint8Array;
+  }
+  const planned: Planned[] = [];
+  const problems: OctxIssue[] = [];
+  const usedPaths = new Map<string, string>();
+  for (const { envelope, index } of kept) {
+    const uri = envelope.source.uri;
+    const parsed = parseSourceUri(uri);
+    const sourcePath = prefixRepository && parsed.repository ? `${parsed.repository}/${parsed.path}` : parsed.path;
+    let documentPath = options.documentPath ? options.documentPath(envelope.source) : sourcePath;
+    documentPath = documentPath.normalize('NFC');
+    if (!documentPath.endsWith('.md')) documentPath = `${documentPath.replace(/\.markdown$/i, '')}.md`;
+    const name = documentPath.split('/').at(-1);
+    if (name === 'index.md' || name === 'log.md') {
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri}: ${name} is a reserved OKF file name and cannot be a Concept Document; give documentPath(source) a different path for it` }));
+      continue;
+    }
+    const clash = usedPaths.get(documentPath);
+    if (clash !== undefined) {
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri} and ${clash} map to the same document path ${documentPath}; give documentPath(source)` }));
+      continue;
+    }
+    usedPaths.set(documentPath, uri);
+    let content: string | Uint8Array | undefined;
+    try {
+      if (options.resolveBody) content = await options.resolveBody(envelope.source);
+      else if (sourcePath.split('/').some((s) => s === '..' || s === '')) content = undefined;
+      else content = await readFile(join(options.sourceRoot!, sourcePath)).catch(() => undefined);
+    } catch (e) {
+      if (e instanceof OctxError) throw e;
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri}: resolveBody failed: ${(e as Error).message}` }));
+      continue;
+    }
+    if (content === undefined) {
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...locOf(index),
+          field: '/source/uri',
+          message: `${uri}: the canonical Markdown is not available${options.resolveBody ? ' (resolveBody returned nothing)' : ` (no file ${join(options.sourceRoot!, sourcePath)})`}; the envelope does not contain the text`,
+        }),
+      );
+      continue;
+    }
+    planned.push({ envelope, index, uri, sourcePath, documentPath, bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
+  }
+  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources cannot be exported:', problems);
+
+  // ── documents and full-text chunks ────────────────────────────────────────────────────
+  const sources: Record<string, IngestSourceOutcome> = {};
+  const hashProblems: OctxIssue[] = [];
+  interface Added {
+    p: Planned;
+    documentId: string;
+    chunk?: { id: string; text: string };
+    body: string;
+    hash: IngestSourceOutcome['contentHash'];
+  }
+  const added: Added[] = [];
+  for (const p of planned) {
+    let hash: IngestSourceOutcome['contentHash'] = 'not-checked';
+    if (verify) {
+      const r = checkContentHash(p.envelope.source.content_hash, p.bytes);
+      if (r === 'mismatch') {
+        hashProblems.push(
+          issue({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            ...locOf(p.index),
+            field: '/source/content_hash',
+            message: `${p.uri}: the file does not match source.content_hash ${p.envelope.source.content_hash}: the triplets were extracted from another version. Re-extract, supply that version, or turn the check off (verifyContentHash: false)`,
+          }),
+        );
+        continue;
+      }
+      hash = r === 'match' ? 'verified' : 'unverified-format';
+    }
+    let text: string;
+    try {
+      text = utf8.decode(p.bytes);
+    } catch {
+      hashProblems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(p.index), field: '/source/uri', message: `${p.uri}: the source file is not valid UTF-8` }));
+      continue;
+    }
+    const source = p.envelope.source;
+    const xingest: Record<string, JsonValue> = stripUndefined({
+      uri: source.uri,
+      content_hash: source.content_hash,
+      commit: source.commit,
+      anchor: source.anchor,
+      block_id: source.block_id,
+      extractor: stripUndefined({ model: p.envelope.extractor.model, tier: p.envelope.extractor.tier, extracted_at: p.envelope.extractor.extracted_at }),
+    }) as Record<string, JsonValue>;
+    const stem = p.documentPath.split('/').at(-1)!.replace(/\.md$/, '').replace(/[-_]+/g, ' ').trim();
+    const merged = mergeFrontmatter(text, { type: options.documentType ?? 'Document', title: stem || p.documentPath, documentId: builder.ids.document(`ingest:${p.uri}`), extras: { 'x-ingest': xingest } }, `knowledge/${p.documentPath}`);
+    if (merged.keptExtras.length > 0) warnings.push(`knowledge/${p.documentPath}: the source already has ${merged.keptExtras.join(', ')} in its frontmatter; kept as is`);
+    builder.addDocument({ path: p.documentPath, markdown: merged.markdown });
+    const documentId = builder.documentId(p.documentPath);
+    let chunk: Added['chunk'];
+    if (merged.body.trim() !== '') {
+      const id = builder.ids.chunk(`ingest:${p.uri}#full-text`);
+      builder.addChunk({ id, document_id: documentId, ordinal: 0, text: merged.body, 'x-ingest': { chunk: 'full-text' } });
+      chunk = { id, text: merged.body };
+    } else {
+      warnings.push(`knowledge/${p.documentPath}: the body is empty, so the document has no chunk (and cannot be part of a complete structure)`);
+    }
+    added.push({ p, documentId, body: merged.body, hash, ...(chunk ? { chunk } : {}) });
+  }
+  if (hashProblems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources do not match their envelopes:', hashProblems);
+
+  // ── events, entities ──────────────────────────────────────────────────────────────────
+  const refusedLinks: RefusedEntityLink[] = [];
+  const entityByKey = new Map<string, { id: string; type: string; fromNode: boolean }>();
+  const eventIds = new Set<string>();
+  const withoutEntities: string[] = [];
+  let fromExtractor = 0;
+  let fromTriplets = 0;
+  const linkedNodes = new Set<IngestNode>();
+  let chunksWithoutEvents = 0;
+
+  for (const a of added) {
+    const { envelope, uri } = a.p;
+    const nodes = envelope.nodes ?? [];
+    const extracted: { event: ExtractedEvent; triplet?: IngestTriplet }[] = [];
+    if (options.extractEvents) {
+      if (!a.chunk) {
+        warnings.push(`${uri}: no extraction for an empty document`);
+      } else {
+        const result = await options.extractEvents({ uri, envelope, documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, body: a.body, chunk: a.chunk });
+        if (!Array.isArray(result)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: 'extractEvents', message: `${uri}: the extractor must return an array of events` });
+        result.forEach((ev, i) => {
+          const ok = extractedEventSchema.safeParse(ev);
+          if (!ok.success) {
+            const first = ok.error.issues[0]!;
+            throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: `extractEvents[${i}].${first.path.join('.')}`, message: `${uri}: extracted event #${i + 1}: ${first.path.join('.')} ${first.message}` });
+          }
+          extracted.push({ event: ev });
+        });
+      }
+    }
+    if (options.triplesAsEvents && a.chunk) {
+      for (const t of envelope.triplets) {
+        const refs: ExtractedEntityRef[] = [];
+        if (findNode(nodes, t.subject)) refs.push({ node: t.subject, description: 'subject' });
+        else refusedLinks.push({ uri, event: `${t.subject} ${t.predicate} ${t.object}`, entity: t.subject, reason: 'the subject is not one of the envelope nodes' });
+        if (t.object !== t.subject && findNode(nodes, t.object)) refs.push({ node: t.object, description: 'object' });
+        const sentence = `${t.subject} ${t.predicate} ${t.object}`;
+        extracted.push({ event: { key: `ingest:${uri}#triplet:${sha256(JSON.stringify([t.subject, t.predicate, t.object]))}`, title: sentence, content: sentence, entities: refs }, triplet: t });
+      }
+    }
+    let events = 0;
+    for (const { event, triplet } of extracted) {
+      const id = builder.ids.event(event.key ?? `ingest:${uri}#event:${sha256(`${event.title}\n${event.content}`)}`);
+      if (eventIds.has(id)) {
+        warnings.push(`${uri}: event "${event.title}" was extracted twice; kept once`);
+        continue;
+      }
+      eventIds.add(id);
+      const xingest: Record<string, JsonValue> = stripUndefined({
+        extractor: stripUndefined({ model: envelope.extractor.model, tier: envelope.extractor.tier, extracted_at: envelope.extractor.extracted_at }),
+        anchor: envelope.source.anchor,
+        block_id: envelope.source.block_id,
+        triplet: triplet ? stripUndefined({ subject: triplet.subject, predicate: triplet.predicate, object: triplet.object, confidence: triplet.confidence }) : undefined,
+      }) as Record<string, JsonValue>;
+      builder.addEvent(stripUndefined({ id, title: event.title, content: event.content, summary: event.summary, category: event.category, 'x-ingest': xingest }));
+      if (a.chunk) builder.linkChunkEvent({ chunk_id: a.chunk.id, event_id: id });
+      events++;
+      if (triplet) fromTriplets++;
+      else fromExtractor++;
+      const linked = new Set<string>();
+      for (const ref of event.entities) {
+        const node = ref.node !== undefined ? findNode(nodes, ref.node) : undefined;
+        if (ref.node !== undefined && !node) {
+          refusedLinks.push({ uri, event: event.title, entity: ref.node, reason: 'no node of the envelope has this id, name or alias' });
+          continue;
+        }
+        const name = node ? node.name : ref.name!;
+        const type = ref.type ?? node?.entity_type;
+        if (type === undefined) {
+          refusedLinks.push({ uri, event: event.title, entity: name, reason: 'no entity type (the node has no entity_type and the extractor gave none); no placeholder type is written' });
+          continue;
+        }
+        const key = node ? (node.id ?? node.name) : name;
+        let entity = entityByKey.get(key);
+        if (!entity) {
+          const description = node?.gloss ?? ref.entityDescription;
+          const extras = node ? stripUndefined({ node_key: node.id, aliases: node.aliases }) : {};
+          entity = { id: builder.ids.entity(`ingest:${key}`), type, fromNode: node !== undefined };
+          builder.addEntity(stripUndefined({ id: entity.id, name, type, description, ...(Object.keys(extras).length > 0 ? { 'x-ingest': extras as Record<string, JsonValue> } : {}) }));
+          entityByKey.set(key, entity);
+        } else if (entity.type !== type) {
+          warnings.push(`entity "${name}" is typed ${entity.type} and also ${type}; the first type is kept`);
+        }
+        if (node) linkedNodes.add(node);
+        if (linked.has(entity.id)) continue;
+        linked.add(entity.id);
+        builder.linkEventEntity(stripUndefined({ event_id: id, entity_id: entity.id, weight: ref.weight, description: ref.description }));
+      }
+      if (linked.size === 0) withoutEntities.push(id);
+    }
+    if (a.chunk && events === 0) chunksWithoutEvents++;
+    sources[uri] = { documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, ...(a.chunk ? { chunkId: a.chunk.id } : {}), contentHash: a.hash, events, triplets: envelope.triplets.length, nodes: nodes.length };
+  }
+
+  // ── the private extension ─────────────────────────────────────────────────────────────
+  const tripletLines: string[] = [];
+  const nodeLines: string[] = [];
+  for (const a of added) {
+    const { envelope, uri } = a.p;
+    const extractor = stripUndefined({ model: envelope.extractor.model, tier: envelope.extractor.tier, extracted_at: envelope.extractor.extracted_at });
+    for (const t of envelope.triplets) {
+      tripletLines.push(JSON.stringify(stripUndefined({ document_id: a.documentId, source_uri: uri, content_hash: envelope.source.content_hash, subject: t.subject, predicate: t.predicate, object: t.object, confidence: t.confidence, predicate_embed: t.predicate_embed, extractor })));
+    }
+    for (const n of envelope.nodes ?? []) {
+      nodeLines.push(JSON.stringify(stripUndefined({ document_id: a.documentId, source_uri: uri, name: n.name, id: n.id, gloss: n.gloss, aliases: n.aliases, embed: n.embed, entity_type: n.entity_type })));
+    }
+  }
+  const files: string[] = [];
+  if (tripletLines.length > 0) {
+    const path = `extensions/${namespace}/0.1/triplets.jsonl`;
+    builder.addExtensionFile(path, `${tripletLines.join('\n')}\n`);
+    files.push(path);
+  }
+  if (nodeLines.length > 0) {
+    const path = `extensions/${namespace}/0.1/nodes.jsonl`;
+    builder.addExtensionFile(path, `${nodeLines.join('\n')}\n`);
+    files.push(path);
+  }
+
+  const totalNodes = added.reduce((n, a) => n + (a.p.envelope.nodes?.length ?? 0), 0);
+  const emptyDocs = added.filter((a) => !a.chunk).length;
+  const entityCount = entityByKey.size;
+  const fromNodes = [...entityByKey.values()].filter((e) => e.fromNode).length;
+  let structure: IngestAdapterReport['structure'];
+  if (added.length === 0) structure = { expected: 'documents-only', reason: 'no source was exported' };
+  else if (eventIds.size === 0) {
+    structure = {
+      expected: 'documents-only',
+      reason: options.extractEvents || options.triplesAsEvents ? 'the extraction produced no event' : 'no event extractor was given (and triplesAsEvents is off): envelopes carry nodes and triplets but no events, so there is no sag-structured layer; triplets are kept in the extension',
+    };
+  } else if (emptyDocs > 0 || chunksWithoutEvents > 0 || withoutEntities.length > 0) {
+    const parts = [emptyDocs ? `${emptyDocs} document(s) without a chunk (empty body)` : '', chunksWithoutEvents ? `${chunksWithoutEvents} document(s) whose extraction gave no event` : '', withoutEntities.length ? `${withoutEntities.length} event(s) without an entity` : ''].filter(Boolean);
+    structure = { expected: 'documents-only', reason: `coverage is incomplete: ${parts.join(', ')}; no filler records are invented` };
+  } else structure = { expected: 'complete', reason: 'every document has its full-text chunk, every chunk an event, every event an entity' };
+
+  return {
+    envelopes: { given: envelopes.length, kept: kept.length, superseded },
+    sources,
+    events: { count: eventIds.size, fromExtractor, fromTriplets, withoutEntities },
+    entities: { count: entityCount, fromNodes, other: entityCount - fromNodes },
+    nodes: { total: totalNodes, asEntities: linkedNodes.size, notLinked: totalNodes - linkedNodes.size },
+    refusedLinks,
+    extension: { namespace, files, triplets: tripletLines.length, nodes: nodeLines.length },
+    structure,
+    warnings,
+  };
+}

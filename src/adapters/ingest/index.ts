@@ -1,0 +1,35 @@
+/** Seed 004 ingest-candidate adapter: envelopes → documents, full-text chunks, events, entities, triplet extension. */
+export {
+  fromIngest,
+  validateEnvelopes,
+  latestPerSource,
+  checkContentHash,
+  parseSourceUri,
+  DEFAULT_INGEST_NAMESPACE,
+  type FromIngestOptions,
+  type IngestAdapterReport,
+  type IngestSourceOutcome,
+  type IngestSourceContext,
+  type IngestEventExtractor,
+  type IngestBodyResolver,
+  type ExtractedEvent,
+  type ExtractedEntityRef,
+  type RefusedEntityLink,
+} from './from-ingest.js';
+export {
+  IngestEnvelopeSchema,
+  IngestSourceSchema,
+  IngestExtractorSchema,
+  IngestNodeSchema,
+  IngestTripletSchema,
+  INGEST_ENTITY_TYPES,
+  envelopeViolations,
+  type IngestEnvelope,
+  type IngestSource,
+  type IngestExtractor,
+  type IngestNode,
+  type IngestTriplet,
+  type IngestSchemaRule,
+  type IngestRuleViolation,
+} from './schema.js';
+export { loadIngestFiles, eventsFromFile, type IngestFileInput } from './files.js';

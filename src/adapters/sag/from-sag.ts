@@ -1,0 +1,514 @@
+/**
+ * zleap-sag engine database (SQLite) → OCTX, for one source (sag-anchor.md §1.4, §5 B), with
+ * the fixes the anchor lists as SAG exporter pitfalls: duplicate chunk ranks are an error that
+ * names them, soft-deleted events are left out, a parent is kept only when it is exported and
+ * `level` is recomputed from the kept parent chain (never copied), NaN/∞ weights are refused,
+ * and no text is copied from a title into an event's content.
+ *
+ * Both schema generations are read: `source_config_id` (zleap-sag ≤ 0.7) and `data_source_id`
+ * (≥ 0.8.2). Local database ids never enter the package: record ids are a preserved
+ * `extra_data.octx.record_id`, else the id ledger — or, in `sag-compatible` mode, SAG's own
+ * deterministic mapping (UUIDv4 with its version nibble set to 7) before the ledger.
+ */
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { PackageBuilder } from '../../builder/package-builder.js';
+import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import type { LedgerKind } from '../../release/producer-state.js';
+import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
+import { preservedRecordId, sagCompatibleId } from './sag-ids.js';
+
+/** How record ids are chosen. */
+export type SagIdMode = 'ledger' | 'sag-compatible';
+
+/** Options of {@link fromSagDatabase}. */
+export interface FromSagOptions {
+  /** The source: `source_config.id` (older schema) or `data_source_id` (newer schema). */
+  readonly sourceId: string;
+  /**
+   * `ledger` (default): a preserved `extra_data.octx.record_id`, else a stable UUIDv7 from the
+   * id ledger. `sag-compatible`: a preserved record id, else the local id when it is a UUIDv7,
+   * else a UUIDv4 local id with its version nibble set to 7 (what SAG's own exporter writes),
+   * else the ledger.
+   */
+  readonly idMode?: SagIdMode;
+  /** Only these articles (default: every article of the source that is not soft-deleted). */
+  readonly articleIds?: readonly string[];
+  /** Only a `generation_id` (newer schemas; tables without the column are not filtered). */
+  readonly generationId?: string;
+  /** Read only the articles (documents); no structure. */
+  readonly documentsOnly?: boolean;
+  /** Frontmatter `type` of the documents (default `Document`). */
+  readonly documentType?: string;
+}
+
+/** What {@link fromSagDatabase} read and wrote. */
+export interface SagAdapterReport {
+  /** Which schema generation the database has. */
+  readonly generation: 'source_config_id' | 'data_source_id';
+  readonly source: { readonly id: string; readonly name?: string };
+  readonly idMode: SagIdMode;
+  /** How the record ids were chosen. */
+  readonly ids: { readonly preserved: number; readonly sagCompatible: number; readonly ledger: number };
+  readonly documents: { readonly count: number; readonly paths: readonly string[] };
+  readonly chunks: {
+    readonly count: number;
+    /** Chunks without an article (e.g. chat sources): not part of any document. */
+    readonly unbound: number;
+    /** Chunks of articles that were not selected or are deleted. */
+    readonly otherArticles: number;
+  };
+  readonly events: {
+    readonly count: number;
+    readonly softDeleted: number;
+    readonly otherArticles: number;
+    /** OCTX ids of events whose parent was not exported: they became top-level events. */
+    readonly detachedFromParent: readonly string[];
+    /** OCTX ids of events whose `chunk_id` is missing or not exported. */
+    readonly withoutChunk: readonly string[];
+  };
+  readonly entities: { readonly count: number };
+  readonly relations: { readonly chunkEvents: number; readonly eventEntities: number };
+  /** What to expect from the export's coverage gate, and why. */
+  readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
+  readonly warnings: readonly string[];
+}
+
+const optionsSchema = z.object({
+  sourceId: z.string({ error: 'is required (the source_config.id / data_source_id)' }).min(1, { error: 'must not be empty' }),
+  idMode: z.enum(['ledger', 'sag-compatible']).optional(),
+  articleIds: z.array(z.string().min(1)).optional(),
+  generationId: z.string().min(1).optional(),
+  documentsOnly: z.boolean().optional(),
+  documentType: z.string().min(1).optional(),
+});
+
+const REQUIRED_TABLES = ['article', 'source_chunk', 'source_event', 'entity', 'event_entity'] as const;
+const LIST = 20;
+
+type Row = Record<string, unknown>;
+
+function parseExtra(value: unknown): unknown {
+  if (typeof value !== 'string' || value === '') return value ?? undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'bigint' ? String(v) : undefined);
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** SAG's document slug (`export_snapshot`): NFKD, ASCII only, runs of other characters → `-`, lower case, ≤ 80. */
+export function sagSlug(title: string): string {
+  const ascii = title.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
+  const slug = ascii
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase()
+    .slice(0, 80)
+    .replace(/-+$/, '');
+  return slug === '' ? 'document' : slug;
+}
+
+/** A datetime column as text (`2026-07-01 10:00:00` → `2026-07-01T10:00:00`), like SAG's naive ISO strings. */
+function isoLike(v: unknown): string | undefined {
+  if (v === null || v === undefined || v === '') return undefined;
+  if (typeof v === 'string') return v.replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
+  if (typeof v === 'number') return new Date(v > 1e11 ? v : v * 1000).toISOString();
+  return undefined;
+}
+
+/**
+ * Reads one source of a zleap-sag SQLite database into a builder: articles → documents
+ * (`# title` + content under `knowledge/documents/<slug>-<id tail>.md`), `source_chunk` →
+ * chunks (`rank` → `ordinal`), non-deleted `source_event` → events (with recomputed levels),
+ * `source_event.chunk_id` → chunk-event links, `event_entity` + `entity` → entities and
+ * weighted event-entity links.
+ * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_ADAPTER_INPUT_INVALID` (not a
+ *   SAG database, unknown source, duplicate ranks, empty texts, broken references, …),
+ *   `OCTX_OPTIONS_INVALID`, and the builder's errors
+ */
+export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, options: FromSagOptions): Promise<SagAdapterReport> {
+  const parsed = optionsSchema.safeParse(options);
+  if (!parsed.success) {
+    throw OctxError.aggregate(
+      'OCTX_OPTIONS_INVALID',
+      'fromSagDatabase options are invalid:',
+      parsed.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
+    );
+  }
+  let db: Database.Database;
+  try {
+    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    db.prepare('SELECT name FROM sqlite_master LIMIT 1').get();
+  } catch (e) {
+    throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dbPath, message: `cannot open ${dbPath} as an SQLite database: ${(e as Error).message}` });
+  }
+  try {
+    return readSource(builder, db, dbPath, options);
+  } finally {
+    db.close();
+  }
+}
+
+function readSource(builder: PackageBuilder, db: Database.Database, dbPath: string, options: FromSagOptions): SagAdapterReport {
+  const idMode: SagIdMode = options.idMode ?? 'ledger';
+  const warnings: string[] = [];
+  const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
+  const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
+  if (missing.length > 0) {
+    throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, message: `not a zleap-sag engine database: table(s) ${missing.join(', ')} missing (expected ${REQUIRED_TABLES.join(', ')})` });
+  }
+  const columns = (table: string): Set<string> => new Set((db.prepare(`PRAGMA table_info("${table}")`).all() as Row[]).map((r) => String(r.name)));
+  const cols = Object.fromEntries(REQUIRED_TABLES.map((t) => [t, columns(t)])) as Record<(typeof REQUIRED_TABLES)[number], Set<string>>;
+  const generation = cols.article.has('source_config_id') ? 'source_config_id' : cols.article.has('data_source_id') ? 'data_source_id' : undefined;
+  if (!generation) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'article', message: 'table article has neither source_config_id nor data_source_id: unknown zleap-sag schema generation' });
+  for (const t of ['source_chunk', 'source_event', 'entity'] as const) {
+    if (!cols[t].has(generation)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: t, message: `table ${t} has no ${generation} column while article has one: mixed schema generations` });
+  }
+  const p = generation;
+  const gen = (table: (typeof REQUIRED_TABLES)[number], alias = '') => (options.generationId !== undefined && cols[table].has('generation_id') ? ` AND ${alias}generation_id = @generation` : '');
+  const params = { source: options.sourceId, ...(options.generationId !== undefined ? { generation: options.generationId } : {}) };
+
+  let sourceName: string | undefined;
+  const sourceTable = generation === 'source_config_id' ? ['source_config'] : ['data_source', 'data_sources'];
+  for (const t of sourceTable) {
+    if (tables.has(t) && columns(t).has('name')) {
+      const row = db.prepare(`SELECT name FROM "${t}" WHERE id = ?`).get(options.sourceId) as Row | undefined;
+      if (row && typeof row.name === 'string') sourceName = row.name;
+      break;
+    }
+  }
+
+  // ── ids ────────────────────────────────────────────────────────────────────────────────
+  const counts = { preserved: 0, sagCompatible: 0, ledger: 0 };
+  const ledger: Record<LedgerKind, (key: string) => string> = {
+    document: (k) => builder.ids.document(k),
+    chunk: (k) => builder.ids.chunk(k),
+    event: (k) => builder.ids.event(k),
+    entity: (k) => builder.ids.entity(k),
+  };
+  const exchange = (kind: LedgerKind, localId: string, extra: unknown): string => {
+    const preserved = preservedRecordId(extra);
+    if (preserved) {
+      counts.preserved++;
+      return preserved;
+    }
+    if (idMode === 'sag-compatible') {
+      const compatible = sagCompatibleId(localId);
+      if (compatible) {
+        counts.sagCompatible++;
+        return compatible;
+      }
+    }
+    counts.ledger++;
+    return ledger[kind](`sag:${localId}`);
+  };
+
+  // ── articles → documents ──────────────────────────────────────────────────────────────
+  const articleRows = db
+    .prepare(`SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source${gen('article')} ORDER BY id`)
+    .all(params) as Row[];
+  let articles = articleRows.filter((r) => String(r.status ?? '').toUpperCase() !== 'DELETED');
+  if (options.articleIds) {
+    const wanted = new Set(options.articleIds);
+    const found = new Set(articles.map((a) => String(a.id)));
+    const unknown = options.articleIds.filter((id) => !found.has(id));
+    if (unknown.length > 0) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'articleIds', message: `article(s) ${unknown.slice(0, LIST).join(', ')} are not (non-deleted) articles of source ${options.sourceId}` });
+    articles = articles.filter((a) => wanted.has(String(a.id)));
+  }
+  if (articles.length === 0) {
+    const known = (db.prepare(`SELECT DISTINCT ${p} AS s FROM article ORDER BY 1 LIMIT ${LIST}`).all() as Row[]).map((r) => String(r.s));
+    throw OctxError.of({
+      code: 'OCTX_ADAPTER_INPUT_INVALID',
+      path: dbPath,
+      field: p,
+      message: `source ${options.sourceId} has no (non-deleted) article in this database${known.length > 0 ? `; sources with articles: ${known.join(', ')}` : ''}`,
+    });
+  }
+  const documentOf = new Map<string, string>();
+  const paths: string[] = [];
+  for (const a of articles) {
+    const localId = String(a.id);
+    const documentId = exchange('document', localId, parseExtra(a.extra_data));
+    const title = text(a.title).trim() || 'Document';
+    const content = text(a.content);
+    let markdown = /^\s*#\s/.test(content) ? content.replace(/^\s+/, '') : `# ${title}\n\n${content}`;
+    if (!markdown.endsWith('\n')) markdown += '\n';
+    const path = `documents/${sagSlug(title)}-${documentId.slice(-8)}.md`;
+    const merged = mergeFrontmatter(markdown, { type: options.documentType ?? 'Document', title, documentId }, `knowledge/${path}`);
+    builder.addDocument({ path, markdown: merged.markdown });
+    documentOf.set(localId, builder.documentId(path));
+    paths.push(`knowledge/${path}`);
+  }
+
+  const base = { generation, source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) }, idMode, documents: { count: articles.length, paths } } as const;
+  if (options.documentsOnly) {
+    return {
+      ...base,
+      ids: counts,
+      chunks: { count: 0, unbound: 0, otherArticles: 0 },
+      events: { count: 0, softDeleted: 0, otherArticles: 0, detachedFromParent: [], withoutChunk: [] },
+      entities: { count: 0 },
+      relations: { chunkEvents: 0, eventEntities: 0 },
+      structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
+      warnings,
+    };
+  }
+
+  // ── source_chunk → chunks ─────────────────────────────────────────────────────────────
+  const problems: OctxIssue[] = [];
+  const chunkRows = db
+    .prepare(
+      `SELECT id, article_id, content, ${cols.source_chunk.has('raw_content') ? 'raw_content' : 'NULL AS raw_content'}, ${cols.source_chunk.has('heading') ? 'heading' : 'NULL AS heading'}, rank, ${cols.source_chunk.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'}${cols.source_chunk.has('generation_id') ? ', generation_id' : ''} FROM source_chunk WHERE ${p} = @source${gen('source_chunk')} ORDER BY article_id, rank, id`,
+    )
+    .all(params) as Row[];
+  let unbound = 0;
+  let otherChunkArticles = 0;
+  const chunkOf = new Map<string, string>();
+  const ranks = new Map<string, Map<number, string>>();
+  const duplicateRanks: string[] = [];
+  const generations = new Set<string>();
+  const chunkRecords: Record<string, unknown>[] = [];
+  for (const c of chunkRows) {
+    const localId = String(c.id);
+    const article = str(c.article_id);
+    if (article === undefined) {
+      unbound++;
+      continue;
+    }
+    const documentId = documentOf.get(article);
+    if (documentId === undefined) {
+      otherChunkArticles++;
+      continue;
+    }
+    if (c.generation_id !== undefined && c.generation_id !== null) generations.add(String(c.generation_id));
+    const rank = typeof c.rank === 'bigint' ? Number(c.rank) : c.rank;
+    if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0) {
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_chunk.rank', message: `chunk ${localId} of article ${article} has rank ${JSON.stringify(c.rank)}; the ordinal must be an integer ≥ 0` }));
+      continue;
+    }
+    let perArticle = ranks.get(article);
+    if (!perArticle) ranks.set(article, (perArticle = new Map()));
+    const clash = perArticle.get(rank);
+    if (clash !== undefined) {
+      duplicateRanks.push(`article ${article} rank ${rank}: chunks ${clash} and ${localId}`);
+      continue;
+    }
+    perArticle.set(rank, localId);
+    const body = text(c.content) || text(c.raw_content);
+    if (body.trim() === '') {
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_chunk.content', message: `chunk ${localId} of article ${article} has no text (content and raw_content are empty); re-process the article` }));
+      continue;
+    }
+    const id = exchange('chunk', localId, parseExtra(c.extra_data));
+    chunkOf.set(localId, id);
+    const heading = text(c.heading).trim();
+    chunkRecords.push({ id, document_id: documentId, ordinal: rank, text: body, ...(heading !== '' ? { heading } : {}) });
+  }
+  if (duplicateRanks.length > 0) {
+    problems.unshift(
+      issue({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'source_chunk.rank',
+        message: `duplicate chunk ranks (OCTX ordinals are unique per document): ${duplicateRanks.slice(0, LIST).join('; ')}${duplicateRanks.length > LIST ? ` … and ${duplicateRanks.length - LIST} more` : ''}${generations.size > 1 ? ` — the chunks span ${generations.size} generations; choose one with generationId` : ''}`,
+      }),
+    );
+  }
+  if (unbound > 0) warnings.push(`${unbound} chunk(s) of this source belong to no article (e.g. chat sources) and are not exported`);
+
+  // ── source_event → events ─────────────────────────────────────────────────────────────
+  const ev = cols.source_event;
+  const opt = (c: string) => (ev.has(c) ? c : `NULL AS ${c}`);
+  const eventRows = db
+    .prepare(
+      `SELECT id, article_id, title, ${opt('summary')}, ${opt('content')}, ${opt('category')}, ${opt('status')}, ${opt('parent_id')}, ${opt('start_time')}, ${opt('end_time')}, ${opt('chunk_id')}, ${opt('extra_data')} FROM source_event WHERE ${p} = @source${gen('source_event')} ORDER BY id`,
+    )
+    .all(params) as Row[];
+  let softDeleted = 0;
+  let otherEventArticles = 0;
+  const kept = new Map<string, Row & { extra: unknown }>();
+  for (const e of eventRows) {
+    if (String(e.status ?? '').toUpperCase() === 'DELETED') {
+      softDeleted++;
+      continue;
+    }
+    const article = str(e.article_id);
+    if (article === undefined || !documentOf.has(article)) {
+      otherEventArticles++;
+      continue;
+    }
+    kept.set(String(e.id), { ...e, extra: parseExtra(e.extra_data) });
+  }
+  // Levels from the kept parent chain.
+  const level = new Map<string, number>();
+  const cycles: string[] = [];
+  const levelOf = (id: string, seen: Set<string>): number => {
+    const known = level.get(id);
+    if (known !== undefined) return known;
+    const parent = str(kept.get(id)!.parent_id);
+    if (parent === undefined || !kept.has(parent)) {
+      level.set(id, 0);
+      return 0;
+    }
+    if (seen.has(parent)) {
+      cycles.push(id);
+      level.set(id, 0);
+      return 0;
+    }
+    seen.add(id);
+    const l = levelOf(parent, seen) + 1;
+    level.set(id, l);
+    return l;
+  };
+  for (const id of kept.keys()) levelOf(id, new Set([id]));
+  if (cycles.length > 0) problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'source_event.parent_id', message: `the parent chain of event(s) ${cycles.slice(0, LIST).join(', ')} loops` }));
+
+  const eventOf = new Map<string, string>();
+  for (const [localId, e] of kept) eventOf.set(localId, exchange('event', localId, e.extra));
+  const detachedFromParent: string[] = [];
+  const eventRecords: { level: number; localId: string; record: Record<string, unknown> }[] = [];
+  for (const [localId, e] of kept) {
+    const extraOctx = (e.extra as { octx?: { original_title?: unknown } } | undefined)?.octx;
+    const originalTitle = typeof extraOctx?.original_title === 'string' && extraOctx.original_title.trim() !== '' ? extraOctx.original_title : undefined;
+    const title = originalTitle ?? text(e.title);
+    const content = text(e.content).trim() || text(e.summary).trim();
+    if (title.trim() === '') problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_event.title', message: `event ${localId} has an empty title; re-extract its article` }));
+    if (content === '') {
+      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_event.content', message: `event ${localId} has neither content nor summary (its title is not copied into content); re-extract its article` }));
+    }
+    const id = eventOf.get(localId)!;
+    const parentLocal = str(e.parent_id);
+    const l = level.get(localId)!;
+    if (parentLocal !== undefined && !kept.has(parentLocal)) detachedFromParent.push(id);
+    const summary = text(e.summary).trim();
+    const category = text(e.category).trim();
+    const start = isoLike(e.start_time);
+    const end = isoLike(e.end_time);
+    eventRecords.push({
+      level: l,
+      localId,
+      record: {
+        id,
+        title,
+        content,
+        ...(summary !== '' ? { summary } : {}),
+        ...(category !== '' ? { category } : {}),
+        ...(l > 0 ? { parent_id: eventOf.get(parentLocal!)!, level: l } : {}),
+        ...(start !== undefined ? { start_time: start } : {}),
+        ...(end !== undefined ? { end_time: end } : {}),
+      },
+    });
+  }
+
+  // ── event_entity + entity ─────────────────────────────────────────────────────────────
+  const en = cols.entity;
+  const ee = cols.event_entity;
+  const linkRows = db
+    .prepare(
+      `SELECT ee.event_id AS event_id, ee.entity_id AS entity_id, ${ee.has('weight') ? 'ee.weight' : 'NULL'} AS weight, ${ee.has('description') ? 'ee.description' : 'NULL'} AS rel_description,
+              en.id AS en_id, en.type AS en_type, en.name AS en_name, ${en.has('description') ? 'en.description' : 'NULL'} AS en_description, ${en.has('extra_data') ? 'en.extra_data' : 'NULL'} AS en_extra, en.${p} AS en_source
+         FROM event_entity ee JOIN source_event e ON e.id = ee.event_id LEFT JOIN entity en ON en.id = ee.entity_id
+        WHERE e.${p} = @source ORDER BY ee.event_id, ee.entity_id`,
+    )
+    .all({ source: options.sourceId }) as Row[];
+  const entityOf = new Map<string, string>();
+  const entityRecords: Record<string, unknown>[] = [];
+  const linkRecords: Record<string, unknown>[] = [];
+  const brokenEntities: string[] = [];
+  const pairs = new Set<string>();
+  for (const r of linkRows) {
+    const eventLocal = String(r.event_id);
+    const eventId = eventOf.get(eventLocal);
+    if (eventId === undefined) continue;
+    const entityLocal = String(r.entity_id);
+    if (r.en_id === null || r.en_id === undefined || String(r.en_source) !== options.sourceId) {
+      brokenEntities.push(entityLocal);
+      continue;
+    }
+    let entityId = entityOf.get(entityLocal);
+    if (entityId === undefined) {
+      const name = text(r.en_name).trim();
+      const type = text(r.en_type).trim();
+      if (name === '' || type === '') {
+        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: entityLocal, field: name === '' ? 'entity.name' : 'entity.type', message: `entity ${entityLocal} has an empty ${name === '' ? 'name' : 'type'}` }));
+        continue;
+      }
+      entityId = exchange('entity', entityLocal, parseExtra(r.en_extra));
+      entityOf.set(entityLocal, entityId);
+      const description = text(r.en_description).trim();
+      entityRecords.push({ id: entityId, name: text(r.en_name), type: text(r.en_type), ...(description !== '' ? { description } : {}) });
+    }
+    const key = `${eventId} ${entityId}`;
+    if (pairs.has(key)) continue;
+    pairs.add(key);
+    let weight: number | undefined;
+    if (r.weight !== null && r.weight !== undefined) {
+      weight = Number(r.weight);
+      if (!Number.isFinite(weight)) {
+        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'event_entity.weight', message: `event ${eventLocal} → entity ${entityLocal} has weight ${JSON.stringify(r.weight)}, not a finite number` }));
+        continue;
+      }
+    }
+    const description = text(r.rel_description).trim();
+    linkRecords.push({ event_id: eventId, entity_id: entityId, ...(weight !== undefined ? { weight } : {}), ...(description !== '' ? { description } : {}) });
+  }
+  if (brokenEntities.length > 0) {
+    const distinct = [...new Set(brokenEntities)];
+    problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'event_entity.entity_id', message: `event-entity rows point at entities that are missing or belong to another source: ${distinct.slice(0, LIST).join(', ')}${distinct.length > LIST ? ` … and ${distinct.length - LIST} more` : ''}` }));
+  }
+  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the SAG database ${dbPath} cannot be exported as it is:`, problems);
+
+  // ── into the builder (documents → chunks → entities → events → relations) ────────────
+  for (const c of chunkRecords) builder.addChunk(c as never);
+  for (const e of entityRecords) builder.addEntity(e as never);
+  eventRecords.sort((a, b) => a.level - b.level || (a.localId < b.localId ? -1 : a.localId > b.localId ? 1 : 0));
+  for (const e of eventRecords) builder.addEvent(e.record as never);
+  const withoutChunk: string[] = [];
+  const chunksWithEvents = new Set<string>();
+  let chunkEvents = 0;
+  const exportedChunks = new Set(chunkOf.values());
+  for (const [localId, e] of kept) {
+    const eventId = eventOf.get(localId)!;
+    const linked = new Set<string>();
+    const primary = str(e.chunk_id);
+    const chunkId = primary !== undefined ? chunkOf.get(primary) : undefined;
+    if (chunkId !== undefined) linked.add(chunkId);
+    // Chunks preserved from an earlier OCTX import (SAG keeps them in extra_data.octx.chunk_ids).
+    const more = (e.extra as { octx?: { chunk_ids?: unknown } } | undefined)?.octx?.chunk_ids;
+    if (Array.isArray(more)) for (const c of more) if (typeof c === 'string' && exportedChunks.has(c)) linked.add(c);
+    if (linked.size === 0) withoutChunk.push(eventId);
+    for (const c of [...linked].sort()) {
+      builder.linkChunkEvent({ chunk_id: c, event_id: eventId });
+      chunksWithEvents.add(c);
+      chunkEvents++;
+    }
+  }
+  for (const l of linkRecords) builder.linkEventEntity(l as never);
+
+  // ── what the coverage gate will say ───────────────────────────────────────────────────
+  const docsWithChunks = new Set(chunkRecords.map((c) => c.document_id as string));
+  const eventsWithEntities = new Set(linkRecords.map((l) => l.event_id as string));
+  const gaps = [
+    articles.length - docsWithChunks.size > 0 ? `${articles.length - docsWithChunks.size} document(s) without chunks` : '',
+    chunkRecords.length - chunksWithEvents.size > 0 ? `${chunkRecords.length - chunksWithEvents.size} chunk(s) without events` : '',
+    withoutChunk.length > 0 ? `${withoutChunk.length} event(s) without a chunk` : '',
+    kept.size - eventsWithEntities.size > 0 ? `${kept.size - eventsWithEntities.size} event(s) without entities` : '',
+  ].filter(Boolean);
+  const structure: SagAdapterReport['structure'] =
+    gaps.length === 0 ? { expected: 'complete', reason: 'every document has chunks, every chunk an event, every event a chunk and an entity' } : { expected: 'documents-only', reason: `coverage is incomplete: ${gaps.join(', ')}; re-extract those articles (no filler records are invented)` };
+
+  return {
+    ...base,
+    ids: counts,
+    chunks: { count: chunkRecords.length, unbound, otherArticles: otherChunkArticles },
+    events: { count: kept.size, softDeleted, otherArticles: otherEventArticles, detachedFromParent, withoutChunk },
+    entities: { count: entityRecords.length },
+    relations: { chunkEvents, eventEntities: linkRecords.length },
+    structure,
+    warnings,
+  };
+}

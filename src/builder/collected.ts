@@ -1,0 +1,41 @@
+import type { PreparedVectorConfig } from '../vectors/config.js';
+import type { VectorTarget } from '../vectors/targets.js';
+import type { VectorSpill } from '../vectors/vector-spill.js';
+import type { IdRegistry } from '../structure/id-registry.js';
+import type { StructureStore } from '../structure/structure-store.js';
+
+/** A knowledge document as collected: its bytes are already on disk in the spill folder. */
+export interface CollectedDocument {
+  readonly path: string;
+  readonly kind: 'concept' | 'reserved';
+  readonly documentId?: string;
+  /** Dense id in the registry (concepts only). */
+  readonly dense?: number;
+  readonly title?: string;
+  readonly file: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/** A private extension file (`extensions/<namespace>/<major.minor>/…`). */
+export interface CollectedExtension {
+  readonly path: string;
+  readonly file: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * Everything the builder collected, read-only: the planner's whole input. The builder owns and
+ * mutates these; the planner and writer only read them.
+ */
+export interface Collected {
+  readonly ids: IdRegistry;
+  readonly documents: readonly CollectedDocument[];
+  readonly extensions: readonly CollectedExtension[];
+  readonly structure: StructureStore;
+  readonly vectorConfig?: PreparedVectorConfig;
+  readonly vectorSpills: ReadonlyMap<VectorTarget, VectorSpill>;
+  /** Folder holding the spills; the writer may put generated files (Arrow) there. */
+  readonly workDir: string;
+}

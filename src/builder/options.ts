@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { isUuidV7, UUID_V7_PATTERN } from '../model/ids.js';
+import { isSemVer } from '../model/semver.js';
+import { toOctxTime } from '../model/time.js';
+import type { DerivedFrom } from '../package/manifest.js';
+import type { ProgressEvent } from '../plan/report.js';
+
+/** Options of `new PackageBuilder(options)`. */
+export interface PackageBuilderOptions {
+  /** The Asset: its display name and, for later releases, its stable id (minted when absent). */
+  readonly asset: {
+    readonly name: string;
+    readonly id?: string;
+    /** For a Derived Asset: the direct source release (`asset.derived_from`). */
+    readonly derivedFrom?: DerivedFrom;
+  };
+  /** The Release. `version` defaults to `1.0.0` (or the next version from `state`). */
+  readonly release?: {
+    readonly version?: string;
+    /** Release time; default: now (UTC, whole seconds), or the time recorded in `state` for a rebuild. */
+    readonly createdAt?: Date | string;
+  };
+  /** Producer state file (asset id, released versions, id ledger); see `ProducerState`. */
+  readonly state?: string;
+  /** Where record payloads are spilled while collecting (default: the OS temp folder). */
+  readonly tempDir?: string;
+  /** `type` given to documents whose frontmatter has none (default `Document`). */
+  readonly defaultDocumentType?: string;
+}
+
+/** Options of `builder.export(options)`. */
+export interface ExportOptions {
+  /** The `.octx` file to write. */
+  readonly output: string;
+  /** Replace an existing file at `output` (default false: refuse with `OCTX_OUTPUT_EXISTS`). */
+  readonly overwrite?: boolean;
+  /** Export only the Markdown knowledge layer (no structure, no vectors). */
+  readonly documentsOnly?: boolean;
+  /**
+   * `auto` (default): write the structure layer only when coverage is complete, else omit it and
+   * report why. `require`: throw `OCTX_STRUCTURE_INCOMPLETE` instead of omitting it.
+   */
+  readonly structure?: 'auto' | 'require';
+  /** zlib level for text entries, 0–9 (default 6). Arrow files are always stored. */
+  readonly compressionLevel?: number;
+  /** Progress and warning events. */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Cancels the export; nothing is left at the output path. */
+  readonly signal?: AbortSignal;
+}
+
+const derivedFromSchema = z.strictObject({
+  asset_id: z.string().regex(UUID_V7_PATTERN, { error: 'must be a canonical lowercase UUIDv7' }),
+  version: z.string().refine(isSemVer, { error: 'must be SemVer 2.0.0' }),
+  package_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256:<64 lowercase hex>' }),
+});
+
+const builderOptionsSchema = z.object({
+  asset: z.object({
+    name: z.string({ error: 'must be a string' }).refine((s) => s.trim().length > 0 && s.isWellFormed(), { error: 'must be a non-empty string' }),
+    id: z.string().optional(),
+    derivedFrom: derivedFromSchema.optional(),
+  }),
+  release: z
+    .object({
+      version: z.string({ error: 'must be a string' }).optional(),
+      createdAt: z.union([z.date(), z.string()], { error: 'must be a Date or an OCTX UTC time string' }).optional(),
+    })
+    .optional(),
+  state: z.string().min(1).optional(),
+  tempDir: z.string().min(1).optional(),
+  defaultDocumentType: z.string().refine((s) => s.trim().length > 0, { error: 'must be non-empty' }).optional(),
+});
+
+const exportOptionsSchema = z.object({
+  output: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }),
+  overwrite: z.boolean().optional(),
+  documentsOnly: z.boolean().optional(),
+  structure: z.enum(['auto', 'require']).optional(),
+  compressionLevel: z.number().int().min(0).max(9).optional(),
+  onProgress: z.function().optional(),
+  signal: z.instanceof(AbortSignal).optional(),
+});
+
+function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
+  return error.issues.map((zi) => {
+    const field = [prefix, ...zi.path.map(String)].filter(Boolean).join('.');
+    return issue({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} ${zi.message}` });
+  });
+}
+
+/** Builder options after validation, with defaults that do not depend on state. */
+export interface ResolvedBuilderOptions {
+  readonly assetName: string;
+  readonly assetId?: string;
+  readonly derivedFrom?: DerivedFrom;
+  readonly version?: string;
+  readonly createdAt?: string;
+  readonly state?: string;
+  readonly tempDir?: string;
+  readonly defaultDocumentType?: string;
+}
+
+/**
+ * Validates builder options at the API boundary (zod), then the OCTX formats.
+ * @throws OctxError `OCTX_OPTIONS_INVALID`, `OCTX_ID_INVALID`, `OCTX_VERSION_INVALID`,
+ *   `OCTX_RELEASE_CREATED_AT_INVALID` or `OCTX_ASSET_INVALID`.
+ */
+export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
+  const parsed = builderOptionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error, '');
+    throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'PackageBuilder options are invalid:', issues);
+  }
+  const o = parsed.data;
+  if (o.asset.id !== undefined && !isUuidV7(o.asset.id)) {
+    throw OctxError.of({ code: 'OCTX_ID_INVALID', field: 'asset.id', recordId: o.asset.id, message: `asset.id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(o.asset.id)})` });
+  }
+  if (o.asset.derivedFrom && o.asset.id !== undefined && o.asset.derivedFrom.asset_id === o.asset.id) {
+    throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.derivedFrom.asset_id', message: 'a Derived Asset needs its own asset id, different from its source' });
+  }
+  if (o.release?.version !== undefined && !isSemVer(o.release.version)) {
+    throw OctxError.of({ code: 'OCTX_VERSION_INVALID', field: 'release.version', message: `release.version must be SemVer 2.0.0 without a "v" prefix, like 1.0.0 or 1.1.0-rc.1 (got ${JSON.stringify(o.release.version)})` });
+  }
+  let createdAt: string | undefined;
+  if (o.release?.createdAt !== undefined) {
+    createdAt = toOctxTime(o.release.createdAt);
+    if (createdAt === undefined) {
+      throw OctxError.of({ code: 'OCTX_RELEASE_CREATED_AT_INVALID', field: 'release.createdAt', message: `release.createdAt must be a valid Date or a UTC time like 2026-07-12T10:00:00Z (got ${JSON.stringify(o.release.createdAt)})` });
+    }
+  }
+  return {
+    assetName: o.asset.name,
+    ...(o.asset.id !== undefined ? { assetId: o.asset.id } : {}),
+    ...(o.asset.derivedFrom ? { derivedFrom: o.asset.derivedFrom } : {}),
+    ...(o.release?.version !== undefined ? { version: o.release.version } : {}),
+    ...(createdAt !== undefined ? { createdAt } : {}),
+    ...(o.state !== undefined ? { state: o.state } : {}),
+    ...(o.tempDir !== undefined ? { tempDir: o.tempDir } : {}),
+    ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
+  };
+}
+
+/** Export options after validation, with defaults. */
+export interface ResolvedExportOptions {
+  readonly output: string;
+  readonly overwrite: boolean;
+  readonly documentsOnly: boolean;
+  readonly structure: 'auto' | 'require';
+  readonly compressionLevel: number;
+  readonly onProgress?: (event: ProgressEvent) => void;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Validates export options (zod) and applies defaults.
+ * @throws OctxError `OCTX_OPTIONS_INVALID`
+ */
+export function resolveExportOptions(input: unknown): ResolvedExportOptions {
+  const parsed = exportOptionsSchema.safeParse(input);
+  if (!parsed.success) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', zodIssues(parsed.error, ''));
+  const o = parsed.data;
+  return {
+    output: o.output,
+    overwrite: o.overwrite ?? false,
+    documentsOnly: o.documentsOnly ?? false,
+    structure: o.structure ?? 'auto',
+    compressionLevel: o.compressionLevel ?? 6,
+    ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+  };
+}

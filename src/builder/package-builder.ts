@@ -1,0 +1,412 @@
+import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { OctxError } from '../model/errors.js';
+import { isUuidV7, newId } from '../model/ids.js';
+import { sha256Hex } from '../model/json.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
+import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
+import { AtomicOutput } from '../package/atomic-output.js';
+import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
+import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
+import { EXTENSION_PATH_PATTERN, logicalPathProblem } from '../package/paths.js';
+import { writePackage } from '../package/package-writer.js';
+import { planExport } from '../plan/planner.js';
+import type { ExportReport } from '../plan/report.js';
+import { IdKind, IdRegistry, kindName } from '../structure/id-registry.js';
+import { StructureStore } from '../structure/structure-store.js';
+import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
+import { embedAll, type Embedder } from '../vectors/embedder.js';
+import { isVectorTarget, type VectorTarget } from '../vectors/targets.js';
+import { compileInputTemplate, templateForTarget } from '../vectors/template.js';
+import { VectorSpill } from '../vectors/vector-spill.js';
+import type { Collected, CollectedDocument, CollectedExtension } from './collected.js';
+import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
+import { createSpillDir, removeSpillDir } from './spill-dir.js';
+
+/** What `export()` returns. */
+export interface ExportResult {
+  /** Absolute path of the written `.octx`. */
+  readonly output: string;
+  readonly assetId: string;
+  readonly version: string;
+  /** `sha256:<hex>` package digest. */
+  readonly packageDigest: string;
+  /** The manifest as written. */
+  readonly manifest: Manifest;
+  /** What went in, what was left out and why. */
+  readonly report: ExportReport;
+}
+
+/** Options of {@link PackageBuilder.embed}. */
+export interface EmbedOptions {
+  /** Texts per `embedder.embed()` call (default 64). */
+  readonly batchSize?: number;
+  /** Calls in flight at once (default 2). */
+  readonly concurrency?: number;
+  /** Retries of a failed call, with exponential backoff (default 3). */
+  readonly retries?: number;
+  readonly signal?: AbortSignal;
+  /** Called with the number of records embedded so far. */
+  readonly onProgress?: (embedded: number) => void;
+}
+
+const TARGET_KIND = { chunks: IdKind.Chunk, events: IdKind.Event, entities: IdKind.Entity } as const;
+const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
+
+/**
+ * Collects documents, structure records and vectors, then exports one `.octx` package.
+ *
+ * The builder only collects and fails fast on bad input; at `export()` a planner decides what goes
+ * in (the coverage gate, vector completeness) and a writer writes, verifies and publishes the
+ * bytes. Record payloads are spilled to a private temporary folder as they arrive, so memory holds
+ * only ids and the reference graph. A builder exports once: the spill folder is removed when the
+ * export ends, successfully or not (call {@link PackageBuilder.dispose} to abandon one).
+ *
+ * @example
+ * const result = await new PackageBuilder({ asset: { name: 'Product Guide' }, release: { version: '1.0.0' } })
+ *   .addDocument({ path: 'guide.md', markdown: '# Guide\n\nBody.' })
+ *   .export({ output: 'out/guide.octx' });
+ */
+export class PackageBuilder {
+  readonly #options: ResolvedBuilderOptions;
+  readonly #assetId: string;
+  readonly #ids = new IdRegistry();
+  readonly #dir: string;
+  readonly #documents: CollectedDocument[] = [];
+  readonly #documentIds = new Map<string, string>();
+  readonly #extensions: CollectedExtension[] = [];
+  readonly #structure: StructureStore;
+  readonly #vectorSpills = new Map<VectorTarget, VectorSpill>();
+  #vectorConfig: PreparedVectorConfig | undefined;
+  #consumed = false;
+  readonly #state: ProducerState | undefined;
+  readonly #ledger: IdLedger;
+
+  /**
+   * @throws OctxError `OCTX_OPTIONS_INVALID`, `OCTX_ID_INVALID`, `OCTX_VERSION_INVALID`,
+   *   `OCTX_RELEASE_CREATED_AT_INVALID`, `OCTX_ASSET_INVALID`
+   */
+  constructor(options: PackageBuilderOptions) {
+    this.#options = resolveBuilderOptions(options);
+    this.#state = this.#options.state !== undefined ? ProducerState.load(this.#options.state) : undefined;
+    const remembered = this.#state?.asset?.id;
+    if (remembered !== undefined && this.#options.assetId !== undefined && remembered !== this.#options.assetId) {
+      throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: this.#state!.path, field: 'asset.id', message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset` });
+    }
+    this.#ledger = this.#state?.ids ?? new IdLedger({ document: {}, chunk: {}, event: {}, entity: {} });
+    this.#assetId = this.#options.assetId ?? remembered ?? newId();
+    if (this.#options.derivedFrom?.asset_id === this.#assetId) {
+      throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.id', message: 'a Derived Asset needs a new asset id, different from its source' });
+    }
+    this.#ids.define(this.#assetId, IdKind.Asset, 0);
+    this.#dir = createSpillDir(this.#options.tempDir);
+    mkdirSync(join(this.#dir, 'knowledge'));
+    this.#structure = new StructureStore(this.#ids, this.#dir);
+  }
+
+  /** The asset id (given, remembered by the producer state, or minted). */
+  get assetId(): string {
+    return this.#assetId;
+  }
+
+  /**
+   * The id ledger: `ids.chunk(key)` returns the same UUIDv7 for the same producer key on every
+   * run once it is persisted in the producer `state` file (without a state file, ids live only
+   * as long as this builder).
+   */
+  get ids(): IdLedger {
+    return this.#ledger;
+  }
+
+  /** The producer state, when the builder was given a `state` file. */
+  get state(): ProducerState | undefined {
+    return this.#state;
+  }
+
+  /** The release version this builder will export. */
+  get version(): string {
+    return this.#options.version ?? (this.#state ? nextVersion(this.#state) : '1.0.0');
+  }
+
+  #assertOpen(): void {
+    if (this.#consumed) throw new OctxError('OCTX_BUILDER_CONSUMED', 'this PackageBuilder was already exported or disposed; create a new one');
+  }
+
+  /**
+   * Adds a knowledge document. Missing frontmatter keys are filled (`type`, `title`,
+   * `octx.document_id`); existing keys are never overwritten. `index.md`/`log.md` must follow the
+   * OKF reserved-file structure and get no id.
+   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_FRONTMATTER`,
+   *   `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
+   */
+  addDocument(input: DocumentInput): this {
+    this.#assertOpen();
+    const path = knowledgePath(input?.path);
+    if (this.#documentIds.has(path) || this.#documents.some((d) => d.path === path)) {
+      throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, field: 'path', message: `a document with path ${path} was already added (paths are compared after NFC normalisation)` });
+    }
+    const doc = prepareDocument(input, { mintId: (p) => this.#state?.documentIdFor(p) ?? newId(), ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}) });
+    let dense: number | undefined;
+    if (doc.documentId !== undefined) {
+      this.#ids.assertFree(doc.documentId, IdKind.Document, 'octx.document_id');
+      dense = this.#ids.define(doc.documentId, IdKind.Document, this.#documents.length);
+      this.#documentIds.set(path, doc.documentId);
+    }
+    const file = join(this.#dir, 'knowledge', `${this.#documents.length}.md`);
+    writeFileSync(file, doc.bytes);
+    this.#documents.push({
+      path,
+      kind: doc.kind,
+      file,
+      size: doc.bytes.length,
+      sha256: sha256Hex(doc.bytes),
+      ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
+      ...(doc.title !== undefined ? { title: doc.title } : {}),
+    });
+    return this;
+  }
+
+  /**
+   * The `octx.document_id` of an added Concept Document, by its path (relative to `knowledge/`,
+   * or with the `knowledge/` prefix).
+   * @throws OctxError `OCTX_PATH_INVALID` when no Concept Document has that path
+   */
+  documentId(path: string): string {
+    const key = path.normalize('NFC').startsWith('knowledge/') ? path.normalize('NFC') : knowledgePath(path);
+    const id = this.#documentIds.get(key);
+    if (id === undefined) throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: key, message: `no Concept Document was added at ${key}` });
+    return id;
+  }
+
+  /** Adds a chunk (`{ id, document_id, ordinal, text, ...extra }`). @throws OctxError */
+  addChunk<R extends ChunkRecord>(record: R): this {
+    this.#assertOpen();
+    this.#structure.addChunk(record);
+    return this;
+  }
+
+  /** Adds an event (`{ id, title, content, summary?, category?, parent_id?, level?, ...extra }`). @throws OctxError */
+  addEvent<R extends EventRecord>(record: R): this {
+    this.#assertOpen();
+    this.#structure.addEvent(record);
+    return this;
+  }
+
+  /** Adds an entity (`{ id, name, type, description?, ...extra }`). @throws OctxError */
+  addEntity<R extends EntityRecord>(record: R): this {
+    this.#assertOpen();
+    this.#structure.addEntity(record);
+    return this;
+  }
+
+  /** Links a chunk to an event it supports. @throws OctxError */
+  linkChunkEvent<R extends ChunkEventLink>(link: R): this {
+    this.#assertOpen();
+    this.#structure.linkChunkEvent(link);
+    return this;
+  }
+
+  /** Links an event to an entity taking part in it. @throws OctxError */
+  linkEventEntity<R extends EventEntityLink>(link: R): this {
+    this.#assertOpen();
+    this.#structure.linkEventEntity(link);
+    return this;
+  }
+
+  /**
+   * Adds a private extension file at `extensions/<reverse-dns>/<major.minor>/…` (listed and
+   * hashed like every payload).
+   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`
+   */
+  addExtensionFile(path: string, content: string | Uint8Array): this {
+    this.#assertOpen();
+    const problem = typeof path === 'string' ? logicalPathProblem(path) : 'path must be a string';
+    if (problem || !EXTENSION_PATH_PATTERN.test(path)) {
+      throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: String(path), field: 'path', message: `${problem ?? 'not an extension path'}; extension files live at extensions/<lower-case reverse-DNS namespace>/<major.minor>/<file>, e.g. extensions/com.example.pipeline/0.1/data.jsonl` });
+    }
+    if (this.#extensions.some((x) => x.path === path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
+    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
+    const file = join(this.#dir, `extension-${this.#extensions.length}`);
+    writeFileSync(file, bytes);
+    this.#extensions.push({ path, file, size: bytes.length, sha256: sha256Hex(bytes) });
+    return this;
+  }
+
+  /**
+   * Sets the one vector config of the package (`vectors/config.json`); its fingerprint is
+   * computed. Setting an identical config again is a no-op; a different one is refused.
+   * @throws OctxError `OCTX_VECTOR_CONFIG_INVALID`, `OCTX_VECTOR_CONFIG_FORBIDDEN`,
+   *   `OCTX_VECTOR_FINGERPRINT_MISMATCH`
+   */
+  setVectorConfig(config: VectorConfigInput): this {
+    this.#assertOpen();
+    const prepared = prepareVectorConfig(config);
+    if (this.#vectorConfig) {
+      if (this.#vectorConfig.fingerprint === prepared.fingerprint) return this;
+      throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_INVALID', field: 'vectorConfig', message: `a package has one vector config shared by all targets; one with fingerprint ${this.#vectorConfig.fingerprint} is already set` });
+    }
+    this.#vectorConfig = prepared;
+    return this;
+  }
+
+  /** The prepared vector config, when one is set. */
+  get vectorConfig(): PreparedVectorConfig | undefined {
+    return this.#vectorConfig;
+  }
+
+  /**
+   * Adds the vector of one record of a target. The record may be added before or after; at
+   * export, a target whose vectors do not cover every record is omitted (never padded).
+   * @throws OctxError `OCTX_VECTOR_CONFIG_REQUIRED`, `OCTX_ID_INVALID`, `OCTX_REFERENCE_UNKNOWN`,
+   *   `OCTX_VECTOR_VALUE_INVALID`, `OCTX_VECTOR_RECORD_ID_DUPLICATE`
+   */
+  addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[]): this {
+    this.#assertOpen();
+    if (!isVectorTarget(target)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    const config = this.#vectorConfig;
+    if (!config) throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_REQUIRED', recordId, message: 'call setVectorConfig() (or embed()) before addVector(): the config fixes the dimensions' });
+    if (!isUuidV7(recordId)) throw OctxError.of({ code: 'OCTX_ID_INVALID', recordId: String(recordId), field: 'record_id', message: 'vector record ids must be canonical lowercase UUIDv7 record ids' });
+    const dense = this.#ids.ref(recordId);
+    const kind = this.#ids.kindOf(dense);
+    if (kind !== IdKind.Referenced && kind !== TARGET_KIND[target]) {
+      throw OctxError.of({ code: 'OCTX_REFERENCE_UNKNOWN', recordId, field: 'record_id', message: `${recordId} is a ${kindName(kind)}, not one of the ${target}` });
+    }
+    let spill = this.#vectorSpills.get(target);
+    if (!spill) {
+      spill = new VectorSpill({ file: join(this.#dir, `${target}.f32`), target, dimensions: config.dimensions, normalized: config.normalized });
+      this.#vectorSpills.set(target, spill);
+    }
+    spill.add(dense, recordId, vector);
+    return this;
+  }
+
+  /**
+   * Embeds every record of a target with `embedder` and adds the vectors. The embedder's
+   * `config` becomes the package's vector config (or must equal the one already set); each
+   * record's input is rendered from its `input_template`. Add the target's records first.
+   * @throws OctxError `OCTX_TEMPLATE_FIELD_MISSING`, `OCTX_EMBEDDER_FAILED`, `OCTX_ABORTED`, and
+   *   the errors of {@link PackageBuilder.addVector}
+   */
+  async embed(target: VectorTarget, embedder: Embedder, options: EmbedOptions = {}): Promise<this> {
+    this.#assertOpen();
+    if (!isVectorTarget(target)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    this.setVectorConfig(embedder.config);
+    const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
+    const file = this.#structure.spillFile(TARGET_RECORD[target]);
+    async function* items(): AsyncGenerator<{ id: string; text: string }> {
+      const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+      for await (const line of lines) {
+        if (line === '') continue;
+        const record = JSON.parse(line) as Record<string, unknown>;
+        const id = record.id as string;
+        yield { id, text: render(record, id) };
+      }
+    }
+    await embedAll({
+      items: items(),
+      embedder,
+      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
+      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      onBatch: (ids, vectors) => {
+        for (let i = 0; i < ids.length; i++) this.addVector(target, ids[i]!, vectors[i]!);
+      },
+    });
+    return this;
+  }
+
+  /**
+   * Plans, writes, verifies and atomically publishes the package.
+   * @throws OctxError — `OCTX_OPTIONS_INVALID`, `OCTX_OUTPUT_EXISTS`, `OCTX_CONCEPT_REQUIRED`,
+   *   `OCTX_STRUCTURE_INVALID` (aggregated), `OCTX_STRUCTURE_INCOMPLETE` (with the report),
+   *   `OCTX_VALIDATION_ERROR`, `OCTX_ABORTED`, `OCTX_IO_ERROR`
+   */
+  async export(options: ExportOptions): Promise<ExportResult> {
+    this.#assertOpen();
+    const opts = resolveExportOptions(options);
+    const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
+    this.#consumed = true;
+    const timings: Record<string, number> = {};
+    try {
+      if (opts.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled before it started');
+      let t = performance.now();
+      const structureFiles = this.#structure.finish();
+      for (const spill of this.#vectorSpills.values()) spill.flush();
+      opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
+      const plan = planExport(this.#collected(), structureFiles, { documentsOnly: opts.documentsOnly, structure: opts.structure });
+      opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 1, total: 1 });
+      for (const w of plan.warnings) opts.onProgress?.({ phase: 'warning', issue: w });
+      timings.plan = performance.now() - t;
+      t = performance.now();
+      const version = this.version;
+      const state = this.#state;
+      const createdAt = this.#options.createdAt ?? state?.releases[version]?.created_at ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const written = await writePackage(
+        plan,
+        { assetId: this.#assetId, assetName: this.#options.assetName, ...(this.#options.derivedFrom ? { derivedFrom: this.#options.derivedFrom } : {}), version, createdAt },
+        {
+          output,
+          workDir: this.#dir,
+          compressionLevel: opts.compressionLevel,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+          ...(state ? { beforePublish: (m: Manifest) => state.assertPublishable(version, m.release.package_digest, computeContentDigest(m)) } : {}),
+        },
+      );
+      if (state) {
+        await state.recordRelease({
+          assetId: this.#assetId,
+          assetName: this.#options.assetName,
+          version,
+          release: { created_at: createdAt, package_digest: written.manifest.release.package_digest, content_digest: computeContentDigest(written.manifest) },
+          documents: Object.fromEntries(this.#documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
+        });
+      }
+      const report: ExportReport = {
+        documents: plan.documents,
+        structure: plan.structure,
+        vectors: plan.vectors,
+        capabilities: Object.keys(written.manifest.capabilities ?? {}),
+        files: written.files,
+        archive: { size: written.archiveSize },
+        warnings: plan.warnings,
+        timings: { ...timings, ...written.timings, total: timings.plan! + (performance.now() - t) },
+      };
+      return { output: output.path, assetId: this.#assetId, version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };
+    } catch (e) {
+      await output.discard();
+      throw e;
+    } finally {
+      await this.#cleanup();
+    }
+  }
+
+  /** Abandons the builder and removes its temporary files. */
+  async dispose(): Promise<void> {
+    this.#consumed = true;
+    await this.#cleanup();
+  }
+
+  async #cleanup(): Promise<void> {
+    this.#structure.close();
+    for (const spill of this.#vectorSpills.values()) spill.close();
+    await removeSpillDir(this.#dir);
+  }
+
+  #collected(): Collected {
+    return {
+      ids: this.#ids,
+      documents: this.#documents,
+      extensions: this.#extensions,
+      structure: this.#structure,
+      ...(this.#vectorConfig ? { vectorConfig: this.#vectorConfig } : {}),
+      vectorSpills: this.#vectorSpills,
+      workDir: this.#dir,
+    };
+  }
+}
+
+export type { DerivedFrom };

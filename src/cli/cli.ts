@@ -1,0 +1,62 @@
+/**
+ * The command-line interface of the SDK. One file per command under `commands/`; this file only
+ * dispatches, prints help and version, and turns errors into messages and exit codes (0 ok,
+ * 1 invalid or failed, 2 usage or I/O error). `main.ts` is the executable entry point.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { commandHelp, mainHelp, parseCommandLine, usageError, type CliIo, type Command } from './args.js';
+import { buildCommand } from './commands/build.js';
+import { deriveCommand } from './commands/derive.js';
+import { fromIngestCommand } from './commands/from-ingest.js';
+import { fromRagCommand } from './commands/from-rag.js';
+import { fromSagCommand } from './commands/from-sag.js';
+import { inspectCommand } from './commands/inspect.js';
+import { validateCommand } from './commands/validate.js';
+import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
+
+/** Every command, in the order `--help` lists them. */
+export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
+
+/** The package version (from package.json, two folders up in both src/ and dist/). */
+export function cliVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit code.
+ * Never throws.
+ */
+export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const json = argv.includes('--json');
+  const debug = argv.includes('--debug');
+  const [first, ...rest] = argv;
+  try {
+    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+      const topic = first === 'help' ? rest[0] : undefined;
+      const cmd = topic !== undefined ? COMMANDS.find((c) => c.name === topic) : undefined;
+      if (topic !== undefined && !cmd) throw usageError(`unknown command ${JSON.stringify(topic)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+      io.stdout.write(cmd ? commandHelp(cmd) : mainHelp(COMMANDS, cliVersion()));
+      return first === undefined ? EXIT_USAGE : EXIT_OK;
+    }
+    if (first === '--version' || first === '-v') {
+      io.stdout.write(`${cliVersion()}\n`);
+      return EXIT_OK;
+    }
+    const command = COMMANDS.find((c) => c.name === first);
+    if (!command) throw usageError(`unknown command ${JSON.stringify(first)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+    const { values, positionals } = parseCommandLine(command, rest);
+    if (values.help) {
+      io.stdout.write(commandHelp(command));
+      return EXIT_OK;
+    }
+    return await command.run({ values, positionals, io, json, debug });
+  } catch (e) {
+    return reportError(e, io, { json, debug, ...(first !== undefined && COMMANDS.some((c) => c.name === first) ? { command: first } : {}) });
+  }
+}

@@ -1,0 +1,52 @@
+import { stat } from 'node:fs/promises';
+import { OctxError } from '../../model/errors.js';
+import type { Command } from '../args.js';
+import { EXIT_OK } from '../errors.js';
+import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+
+/** Fails with a usage error when `dir` is not a folder. */
+export async function requireFolder(dir: string, what: string): Promise<void> {
+  let ok = false;
+  try {
+    ok = (await stat(dir)).isDirectory();
+  } catch {
+    ok = false;
+  }
+  if (!ok) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `${what} ${dir} is not a folder` });
+}
+
+export const buildCommand: Command = {
+  name: 'build',
+  summary: 'build a package from a working folder (the package layout without a manifest)',
+  description: [
+    'The folder holds knowledge/**.md and optionally data/*.jsonl, relations/*.jsonl, extensions/**,',
+    'and vectors/config.json with vectors as vectors/<target>.arrow or vectors/<target>.jsonl',
+    '({"record_id", "vector"} lines). The structure layer is written and sag-structured/0.1 declared',
+    'only when coverage is complete; otherwise it is omitted and the report says why.',
+  ].join('\n'),
+  positionals: [{ name: 'workdir', description: 'the working folder' }],
+  options: EXPORT_OPTIONS,
+  examples: [
+    'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --name "Three Kingdoms"',
+    'octx-export build ./kb -o out/kb.octx --name "KB" --state .octx-state.json --require-structure',
+  ],
+  async run(ctx) {
+    checkExportFlags(ctx.values);
+    const workdir = ctx.positionals[0]!;
+    await requireFolder(workdir, 'working folder');
+    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/workdir.js')]);
+    const builder = new PackageBuilder(builderOptions(ctx.values));
+    let loaded;
+    try {
+      loaded = await loadWorkdir(builder, workdir);
+    } catch (e) {
+      await builder.dispose();
+      throw e;
+    }
+    const result = await runExport(builder, ctx);
+    const lines = exportSummary(result);
+    if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
+    printOutcome(ctx, exportJson('build', result, { loaded }), lines);
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,103 @@
+import { readFile } from 'node:fs/promises';
+import type { RagAdapterReport } from '../../adapters/rag/from-rag.js';
+import { OctxError } from '../../model/errors.js';
+import type { JsonValue } from '../../model/json.js';
+import type { Command } from '../args.js';
+import { flag, str, usageError } from '../args.js';
+import { EXIT_OK } from '../errors.js';
+import { builderOptions, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+
+/** Human lines about a RAG adapter run. */
+export function ragLines(r: RagAdapterReport): string[] {
+  const lines = [
+    `  rag           ${r.chunks.count} chunk(s) of ${r.documents.count} document(s): ${r.documents.fromOriginals} from originals, ${r.documents.rebuilt} rebuilt from chunks; kb_id ${r.kbIds.join(', ')}`,
+  ];
+  const v = r.vectors;
+  if (v.status === 'none') lines.push(`  rag vectors   none (${v.reason})`);
+  else if (v.status === 'complete') lines.push(`  rag vectors   complete and fresh: ${v.rows} rows, ${v.model}, ${v.dimensions} dims, normalized ${v.normalized}${v.added ? '' : ' (checked, not packaged: vectors/0.1 needs sag-structured)'}`);
+  else lines.push(`  rag vectors   omitted (${v.reason}): ${v.message}${v.stale.count ? `; stale: ${v.stale.sample.join(', ')}` : ''}`);
+  lines.push(`  note          ${r.structure.status}: ${r.structure.reason}`);
+  if (r.scrubbedKeys.length > 0) lines.push(`  scrubbed      ${r.scrubbedKeys.length} secret-looking key(s) dropped: ${r.scrubbedKeys.slice(0, 5).join(', ')}`);
+  for (const w of r.warnings) lines.push(`  warning       ${w}`);
+  return lines;
+}
+
+export const fromRagCommand: Command = {
+  name: 'from-rag',
+  summary: 'export seed 002 RAG Chunk and Vector objects (JSON/JSONL) as a documents-only package',
+  description: [
+    'Reads Chunk and Vector objects (any mix of .json and .jsonl files). Retrieval Result objects are',
+    'refused: they are query output, not knowledge. Documents come from --documents (a folder with',
+    '<doc_id>.md or <doc_name without extension>.md); --rebuild-documents rebuilds a missing one',
+    'from its chunks when they are a complete, non-overlapping partition. Vectors are checked',
+    '(text_md5 against chunk_text, status 1, every chunk covered); --normalized must be given with',
+    'vectors because the standard does not say. Seed 002 has no events or entities, so the package',
+    'is documents-only; the chunks and vectors are checked and reported, not packaged.',
+  ].join('\n'),
+  positionals: [{ name: 'input', description: 'JSON or JSONL files with Chunk and Vector objects', variadic: true }],
+  options: {
+    ...EXPORT_OPTIONS,
+    documents: { type: 'string', value: '<dir>', description: 'folder with the original documents converted to Markdown' },
+    'rebuild-documents': { type: 'boolean', description: 'rebuild a document without an original from its non-overlapping chunks (recorded in its frontmatter)' },
+    separator: { type: 'string', value: '<text>', description: 'text between chunks of a rebuilt document (default: a blank line)' },
+    normalized: { type: 'string', value: '<true|false>', description: 'whether the vectors were L2-normalised (required with vectors)' },
+    'vector-config': { type: 'string', value: '<file.json>', description: 'more embedding settings for vectors/config.json (revision, pooling, input_template, …)' },
+  },
+  examples: [
+    'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --normalized true -o out/rag.octx --name "Finance reports"',
+    'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag.octx --name "Finance reports"',
+  ],
+  async run(ctx) {
+    if (flag(ctx.values, 'require-structure')) {
+      throw usageError('from-rag: seed 002 carries no events or entities, so a complete structure layer cannot be required; drop --require-structure', 'require-structure');
+    }
+    const normalizedText = str(ctx.values, 'normalized');
+    if (normalizedText !== undefined && normalizedText !== 'true' && normalizedText !== 'false') throw usageError('--normalized must be true or false', 'normalized');
+    const separator = str(ctx.values, 'separator');
+    if (separator !== undefined && !flag(ctx.values, 'rebuild-documents')) throw usageError('--separator only applies with --rebuild-documents', 'separator');
+    let vectorConfig: Record<string, JsonValue> | undefined;
+    const configFile = str(ctx.values, 'vector-config');
+    if (configFile !== undefined) {
+      let text: string;
+      try {
+        text = await readFile(configFile, 'utf8');
+      } catch (e) {
+        throw OctxError.of({ code: 'OCTX_IO_ERROR', path: configFile, message: `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+      }
+      const { parseStrictJson } = await import('../../read/strict-json.js');
+      const parsed = parseStrictJson(text);
+      if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+        throw OctxError.of({ code: 'OCTX_JSON_INVALID', path: configFile, message: parsed.ok ? 'the vector config must be a JSON object' : parsed.message });
+      }
+      vectorConfig = parsed.value as Record<string, JsonValue>;
+    }
+    const [{ PackageBuilder }, { fromRag }, { loadRagFiles, ragDocumentsFolder }] = await Promise.all([
+      import('../../builder/package-builder.js'),
+      import('../../adapters/rag/from-rag.js'),
+      import('../../adapters/rag/files.js'),
+    ]);
+    const input = await loadRagFiles(ctx.positionals);
+    const documentsDir = str(ctx.values, 'documents');
+    const documents = documentsDir !== undefined ? await ragDocumentsFolder(documentsDir) : undefined;
+    const builder = new PackageBuilder(builderOptions(ctx.values));
+    let report: RagAdapterReport;
+    try {
+      report = await fromRag(builder, {
+        chunks: input.chunks,
+        vectors: input.vectors,
+        locate: input.locate,
+        addVectors: false,
+        ...(documents ? { documents } : {}),
+        ...(normalizedText !== undefined ? { normalized: normalizedText === 'true' } : {}),
+        ...(vectorConfig ? { vectorConfig } : {}),
+        ...(flag(ctx.values, 'rebuild-documents') ? { rebuildDocuments: separator !== undefined ? { separator } : true } : {}),
+      });
+    } catch (e) {
+      await builder.dispose();
+      throw e;
+    }
+    const result = await runExport(builder, ctx, { documentsOnly: true });
+    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...exportSummary(result), ...ragLines(report)]);
+    return EXIT_OK;
+  },
+};

@@ -1,0 +1,145 @@
+/**
+ * How the CLI reports failures: `error CODE at <place>: message` lines plus one `hint:` line,
+ * never a stack trace for user errors (OctxError); unexpected errors print their stack only with
+ * `--debug`. Exit codes: 1 invalid input or failed export, 2 usage or I/O error.
+ */
+import { OCTX_CODES, type OctxCode } from '../model/codes.js';
+import { OctxError, type OctxIssue } from '../model/errors.js';
+import type { CliIo } from './args.js';
+
+/** Exit code of a successful run. */
+export const EXIT_OK = 0;
+/** Exit code of an invalid package, invalid input or a failed export. */
+export const EXIT_FAILED = 1;
+/** Exit code of a usage or I/O error. */
+export const EXIT_USAGE = 2;
+
+/** Codes that are usage or I/O errors (exit 2); every other code exits 1. */
+const USAGE_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>([
+  'OCTX_USAGE_ERROR',
+  'OCTX_OPTIONS_INVALID',
+  'OCTX_VERSION_INVALID',
+  'OCTX_RELEASE_CREATED_AT_INVALID',
+  'OCTX_ASSET_INVALID',
+  'OCTX_OPEN_ERROR',
+  'OCTX_IO_ERROR',
+  'OCTX_OUTPUT_EXISTS',
+  'OCTX_OUTPUT_INVALID',
+  'OCTX_STATE_INVALID',
+]);
+
+/** One line on how to fix each code a user is likely to meet. */
+export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
+  OCTX_USAGE_ERROR: 'run `octx-export <command> --help` for the arguments and options',
+  OCTX_OPTIONS_INVALID: 'check the option value named above; `octx-export <command> --help` lists the accepted values',
+  OCTX_VERSION_INVALID: 'give --version as SemVer 2.0.0 without a "v", e.g. 1.2.0 or 1.3.0-rc.1',
+  OCTX_RELEASE_CREATED_AT_INVALID: 'give --created-at as a UTC time such as 2026-07-12T10:00:00Z',
+  OCTX_OPEN_ERROR: 'check the path: it must be an existing .octx file or package folder',
+  OCTX_IO_ERROR: 'check that the path exists and that you may read (or write) it',
+  OCTX_OUTPUT_EXISTS: 'pass --overwrite to replace the file, or choose another -o path',
+  OCTX_OUTPUT_INVALID: 'choose an -o path in an existing, writable folder',
+  OCTX_STATE_INVALID: 'point --state at the producer state file of this asset, or at a new file to start one',
+  OCTX_RELEASE_CONFLICT: 'this version was already released with other content: pass a higher --version (or omit --version with --state to bump the patch)',
+  OCTX_RELEASE_VERSION_REQUIRED: 'the content changed: pass a --version higher than the last release (or omit --version with --state)',
+  OCTX_STRUCTURE_INCOMPLETE:
+    'every document needs a chunk, every chunk and entity an event, every event a chunk and an entity: add the real missing records, or drop --require-structure to export the documents only',
+  OCTX_STRUCTURE_INVALID: 'fix the records named above (ids, references, ordinals, event levels); nothing was written',
+  OCTX_CONCEPT_REQUIRED: 'add at least one Markdown document (not index.md/log.md) under knowledge/',
+  OCTX_RECORD_INVALID: 'fix the field named above; records use the sag-structured/0.1 wire field names (id, document_id, ordinal, text, …)',
+  OCTX_RECORD_FIELD_FORBIDDEN: 'remove the field: events carry no chunk_id/references/rank and entities no local index fields',
+  OCTX_REFERENCE_UNKNOWN: 'the id must be the id of a document or record in the same input',
+  OCTX_ID_INVALID: 'ids are canonical lower-case UUIDv7, e.g. 019c2222-2222-7222-8222-222222222222',
+  OCTX_ID_DUPLICATE: 'every id must be unique across the asset, documents, chunks, events and entities',
+  OCTX_CHUNK_ORDINAL_DUPLICATE: 'give each chunk of a document its own ordinal',
+  OCTX_DOCUMENT_FRONTMATTER: 'fix the YAML frontmatter between the --- lines at the top of the file',
+  OCTX_DOCUMENT_TYPE_MISSING: 'give the document a non-empty string type, quoted in YAML (type: "Guide")',
+  OCTX_DOCUMENT_INVALID: 'documents must be UTF-8 Markdown',
+  OCTX_PATH_INVALID: 'use relative POSIX paths in NFC; documents end in .md, extension files live under extensions/<reverse-dns>/<major.minor>/',
+  OCTX_FILE_PATH_DUPLICATE: 'two inputs map to the same package path; rename one',
+  OCTX_OKF_RESERVED_INVALID: 'index.md and log.md are reserved OKF files: follow their structure or rename the file',
+  OCTX_JSON_INVALID: 'each JSON file (or JSONL line) must be one strict JSON value: no comments, NaN or trailing commas',
+  OCTX_JSON_DUPLICATE_KEY: 'remove the repeated key from the JSON object',
+  OCTX_JSONL_EMPTY_LINE: 'remove the empty line: every JSONL line is one JSON object',
+  OCTX_JSONL_RECORD_TYPE: 'every JSONL line must be a JSON object',
+  OCTX_VECTOR_CONFIG_INVALID: 'vectors/config.json needs model, dimensions (positive integer) and normalized (true/false)',
+  OCTX_VECTOR_CONFIG_FORBIDDEN: 'remove URLs, keys, endpoints and distance metrics from the vector config',
+  OCTX_VECTOR_CONFIG_REQUIRED: 'add vectors/config.json before the vector files',
+  OCTX_VECTOR_VALUE_INVALID: 'every vector needs exactly `dimensions` finite numbers',
+  OCTX_VECTOR_RECORD_ID_DUPLICATE: 'give each record one vector only',
+  OCTX_VECTOR_ARROW_INVALID: 'write the vectors as an uncompressed Arrow IPC file with record_id (utf8) and vector (fixed_size_list<float32>)',
+  OCTX_VECTOR_COLUMNS_REQUIRED: 'the Arrow file needs a record_id and a vector column',
+  OCTX_ADAPTER_INPUT_INVALID: 'fix the input named above; docs/cli.md describes the accepted input of each adapter',
+  OCTX_SECURITY_ERROR: 'remove symbolic links and unsafe paths from the input',
+  OCTX_DERIVATION_REQUIRED: 'the source package is invalid: derive a documents-only asset (--documents-only) to recover its documents',
+  OCTX_VALIDATION_ERROR: 'the written package failed its own validation; this is a bug — please report it with the input',
+  OCTX_ABORTED: 'the export was cancelled; nothing was written',
+  OCTX_EMBEDDER_FAILED: 'check the embedding service, then retry',
+};
+
+/** The exit code for an error. */
+export function exitCodeFor(e: unknown): number {
+  if (e instanceof OctxError) return USAGE_CODES.has(e.code) ? EXIT_USAGE : EXIT_FAILED;
+  const sys = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof sys === 'string' && /^E[A-Z]+$/.test(sys)) return EXIT_USAGE;
+  return EXIT_FAILED;
+}
+
+/** The hint line for a code. */
+export function hintFor(code: OctxCode): string {
+  return HINTS[code] ?? `${OCTX_CODES[code] ?? 'see docs/cli.md'} — see docs/cli.md#exit-codes-and-errors`;
+}
+
+function place(i: OctxIssue): string {
+  const parts: string[] = [];
+  if (i.path !== undefined) parts.push(i.path + (i.line !== undefined ? `:${i.line}` : ''));
+  if (i.recordId !== undefined) parts.push(`record ${i.recordId}`);
+  if (i.field !== undefined) parts.push(`field ${i.field}`);
+  return parts.join(', ');
+}
+
+/** One issue as the CLI prints it: `error CODE at <place>: message` (first line of the message). */
+export function formatIssueLine(i: OctxIssue, label = i.severity === 'warning' ? 'warning' : 'error'): string {
+  const where = place(i);
+  const message = i.message.split('\n')[0]!;
+  return `${label} ${i.code}${where ? ` at ${where}` : ''}: ${message}`;
+}
+
+const MAX_PRINTED = 20;
+
+/** The JSON form of an error for `--json`. */
+export function errorJson(e: OctxError, command: string | undefined): Record<string, unknown> {
+  return {
+    ok: false,
+    ...(command ? { command } : {}),
+    error: { code: e.code, message: e.message.split('\n')[0], hint: hintFor(e.code), issues: e.issues, ...(e.report !== undefined ? { report: e.report } : {}) },
+  };
+}
+
+/**
+ * Prints an error and returns its exit code: issues as `error` lines on stderr (at most 20) and
+ * one `hint:` line; with `json`, also one JSON document on stdout.
+ */
+export function reportError(e: unknown, io: CliIo, options: { json: boolean; debug: boolean; command?: string }): number {
+  const code = exitCodeFor(e);
+  if (e instanceof OctxError) {
+    const issues = e.issues.length > 0 ? e.issues : [{ code: e.code, severity: 'error' as const, message: e.message }];
+    const lines = issues.slice(0, MAX_PRINTED).map((i) => formatIssueLine({ ...i, severity: 'error' }));
+    if (issues.length > MAX_PRINTED) lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
+    lines.push(`hint: ${hintFor(e.code)}`);
+    if (options.debug && e.stack) lines.push(e.stack);
+    io.stderr.write(`${lines.join('\n')}\n`);
+    if (options.json) io.stdout.write(`${JSON.stringify(errorJson(e, options.command), null, 2)}\n`);
+    return code;
+  }
+  const err = e instanceof Error ? e : new Error(String(e));
+  const sys = (err as NodeJS.ErrnoException).code;
+  const lines = [`error${sys ? ` ${sys}` : ''}: ${err.message.split('\n')[0]}`];
+  if (code === EXIT_USAGE) lines.push('hint: check that the path exists and that you may read (or write) it');
+  if (options.debug) lines.push(err.stack ?? '');
+  else lines.push('(run again with --debug for the stack trace)');
+  io.stderr.write(`${lines.join('\n')}\n`);
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify({ ok: false, ...(options.command ? { command: options.command } : {}), error: { code: sys ?? 'UNEXPECTED', message: err.message.split('\n')[0] } }, null, 2)}\n`);
+  }
+  return code;
+}

@@ -1,0 +1,117 @@
+/**
+ * What every exporting command shares: the export options, building the PackageBuilder from
+ * them, running the export with progress and warnings, and printing the result.
+ */
+import { resolve } from 'node:path';
+import type { ExportResult, PackageBuilder } from '../builder/package-builder.js';
+import type { PackageBuilderOptions } from '../builder/options.js';
+import type { CommandContext, OptionSpec, OptionValues } from './args.js';
+import { flag, str, usageError } from './args.js';
+import { formatIssueLine } from './errors.js';
+import { ProgressLine } from './progress.js';
+
+/** Options of `build`, `derive` and the adapter commands. */
+export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  output: { type: 'string', short: 'o', value: '<file.octx>', description: 'the package to write', required: true },
+  name: { type: 'string', value: '<asset name>', description: 'display name of the asset', required: true },
+  version: { type: 'string', value: '<x.y.z>', description: 'release version (default 1.0.0, or the next patch with --state)' },
+  state: { type: 'string', value: '<file>', description: 'producer state file: keeps the asset id, released versions and record ids stable across runs' },
+  'created-at': { type: 'string', value: '<time>', description: 'release time, UTC (e.g. 2026-07-12T10:00:00Z); default now, or the recorded time of a rebuild' },
+  'documents-only': { type: 'boolean', description: 'export only the Markdown knowledge layer' },
+  'require-structure': { type: 'boolean', description: 'fail (exit 1) instead of omitting an incomplete structure layer' },
+  overwrite: { type: 'boolean', description: 'replace an existing output file' },
+};
+
+/** Builder options from the command line. */
+export function builderOptions(values: OptionValues): PackageBuilderOptions {
+  const version = str(values, 'version');
+  const createdAt = str(values, 'created-at');
+  const state = str(values, 'state');
+  return {
+    asset: { name: str(values, 'name')! },
+    release: { ...(version !== undefined ? { version } : {}), ...(createdAt !== undefined ? { createdAt } : {}) },
+    ...(state !== undefined ? { state } : {}),
+  };
+}
+
+/** Checks option combinations shared by the exporting commands. */
+export function checkExportFlags(values: OptionValues): void {
+  if (flag(values, 'documents-only') && flag(values, 'require-structure')) throw usageError('--documents-only and --require-structure exclude each other', 'documents-only');
+}
+
+/**
+ * Exports with progress on a terminal and warnings on stderr (not with `--json`: they are in the
+ * report). The builder is disposed on failure.
+ */
+export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean } = {}): Promise<ExportResult> {
+  const progress = new ProgressLine(ctx.io.stderr);
+  try {
+    return await builder.export({
+      output: resolve(str(ctx.values, 'output')!),
+      overwrite: flag(ctx.values, 'overwrite'),
+      documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
+      structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
+      onProgress: (e) => {
+        if (e.phase === 'warning') {
+          if (!ctx.json) {
+            progress.done();
+            ctx.io.stderr.write(`${formatIssueLine(e.issue, 'warning')}\n`);
+          }
+          return;
+        }
+        progress.update(e);
+      },
+    });
+  } finally {
+    progress.done();
+  }
+}
+
+const kib = (n: number): string => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
+
+/** Human summary lines of an export. */
+export function exportSummary(result: ExportResult): string[] {
+  const { report, manifest } = result;
+  const caps = Object.entries(manifest.capabilities ?? {}).map(([name, d]) => `${name}/${(d as { version?: string }).version ?? '?'}`);
+  const c = report.structure.counts;
+  const lines = [
+    `wrote ${result.output} (${kib(report.archive.size)})`,
+    `  asset         ${result.assetId} "${manifest.asset.name}"${manifest.asset.derived_from ? ` (derived from ${manifest.asset.derived_from.asset_id} ${manifest.asset.derived_from.version})` : ''}`,
+    `  release       ${result.version} (${manifest.release.created_at})`,
+    `  digest        ${result.packageDigest}`,
+    `  capabilities  ${caps.length > 0 ? caps.join(', ') : 'none — documents only'}`,
+    `  documents     ${report.documents.concepts} concept(s), ${report.documents.reserved} reserved`,
+  ];
+  const s = report.structure;
+  if (s.status === 'written') lines.push(`  structure     written: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`);
+  else lines.push(`  structure     ${s.status}: ${s.reason}`);
+  const targets = Object.entries(report.vectors.targets).flatMap(([name, t]) =>
+    t.status === 'written' ? [`${name} written (${t.rows} rows)`] : t.status === 'omitted' ? [`${name} omitted (${t.reason})`] : [],
+  );
+  lines.push(`  vectors       ${targets.length > 0 ? targets.join(', ') : 'none'}`);
+  const extensions = manifest.files.filter((f) => f.path.startsWith('extensions/')).map((f) => f.path);
+  if (extensions.length > 0) lines.push(`  extensions    ${extensions.join(', ')}`);
+  return lines;
+}
+
+/** The JSON document of an export. */
+export function exportJson(command: string, result: ExportResult, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ok: true,
+    command,
+    output: result.output,
+    assetId: result.assetId,
+    version: result.version,
+    packageDigest: result.packageDigest,
+    capabilities: result.manifest.capabilities ?? {},
+    ...extra,
+    report: result.report,
+    manifest: result.manifest,
+  };
+}
+
+/** Prints either the JSON document or the human lines. */
+export function printOutcome(ctx: CommandContext, json: Record<string, unknown>, lines: readonly string[]): void {
+  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  else ctx.io.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,32 @@
+/**
+ * octx-export: produce Open Context (`.octx`) packages.
+ *
+ * Start with {@link PackageBuilder}; read and check packages with `openPackage` and
+ * `validatePackage`. Every failure is an {@link OctxError} with a stable `code` and a list of
+ * `issues`.
+ * @packageDocumentation
+ */
+export { PackageBuilder, type ExportResult, type EmbedOptions } from './builder/package-builder.js';
+export type { ExportOptions, PackageBuilderOptions } from './builder/options.js';
+export type { DocumentInput } from './knowledge/document.js';
+export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind } from './model/records.js';
+export { ChunkRecordSchema, EventRecordSchema, EntityRecordSchema, ChunkEventLinkSchema, EventEntityLinkSchema } from './structure/record-schemas.js';
+export type { ExportReport, StructureReport, StructureStatus, StructureCounts, VectorsReport, VectorTargetReport, ReportFile, ProgressEvent } from './plan/report.js';
+export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
+
+export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';
+export { OCTX_CODES, type OctxCode } from './model/codes.js';
+export { newId, isUuidV7, UUID_V7_PATTERN } from './model/ids.js';
+export { isSemVer, parseSemVer, compareSemVer, bumpSemVer, SEMVER_PATTERN, type SemVer } from './model/semver.js';
+export { isOctxTime, toOctxTime } from './model/time.js';
+export { jcsBytes, jcsDigest, type JsonValue, type JsonObject } from './model/json.js';
+
+export { computePackageDigest } from './package/digest.js';
+export type { Manifest, ManifestFile, DerivedFrom, Capabilities } from './package/manifest.js';
+export { compareUtf8, STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from './package/paths.js';
+
+export * from './vectors/index.js';
+export * from './read/index.js';
+
+export { loadWorkdir, type WorkdirLoadReport } from './adapters/workdir.js';
+export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';

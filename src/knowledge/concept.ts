@@ -1,0 +1,62 @@
+import { issue, type OctxIssue } from '../model/errors.js';
+import { isUuidV7 } from '../model/ids.js';
+import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
+
+/** What a reader learns from a Concept Document's text. */
+export interface ConceptReading {
+  /** Problems, with reference codes (`OCTX_DOCUMENT_FRONTMATTER`, `…_TYPE_REQUIRED`, `…_ID_INVALID`). */
+  readonly issues: OctxIssue[];
+  /** `octx.document_id` when it is a canonical UUIDv7. */
+  readonly documentId?: string;
+  /** The frontmatter mapping (YAML 1.2 reading) when it parsed. */
+  readonly frontmatter?: Record<string, unknown>;
+  /** The Markdown body after the frontmatter. */
+  readonly body?: string;
+}
+
+/**
+ * Reads a Concept Document as a consumer does (OCTX-REFERENCE §8.2): safe frontmatter that is a
+ * mapping, a non-empty string `type` (under YAML 1.1 typing too, as the reference's PyYAML reads
+ * it), and `octx.document_id` as a canonical UUIDv7.
+ *
+ * @param path package path, used in the issues
+ * @param text the file text with any BOM already stripped
+ */
+export function readConceptDocument(path: string, text: string): ConceptReading {
+  const issues: OctxIssue[] = [];
+  const split = splitFrontmatter(text);
+  if (!split.ok) return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: split.reason })] };
+  if (split.parts.frontmatter === undefined) {
+    return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: 'a Concept Document must start with a YAML frontmatter block (--- … ---)' })] };
+  }
+  const parsed = parseFrontmatter(split.parts.frontmatter);
+  if (!parsed.ok) return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: parsed.reason })] };
+  const { data, yaml11 } = parsed.value;
+  const typeProblem = documentTypeProblem(data.type, yaml11.type);
+  if (typeProblem) issues.push(issue({ code: 'OCTX_DOCUMENT_TYPE_REQUIRED', path, field: 'type', message: typeProblem }));
+  const octx = data.octx;
+  const octx11 = yaml11.octx as Record<string, unknown> | undefined;
+  let documentId: string | undefined;
+  if (octx === null || typeof octx !== 'object' || Array.isArray(octx)) {
+    issues.push(issue({ code: 'OCTX_DOCUMENT_ID_INVALID', path, field: 'octx.document_id', message: 'frontmatter needs an octx mapping with document_id' }));
+  } else {
+    const id = (octx as Record<string, unknown>).document_id;
+    const id11 = octx11 && typeof octx11 === 'object' ? octx11.document_id : undefined;
+    if (!isUuidV7(id) || id11 !== id) {
+      issues.push(issue({ code: 'OCTX_DOCUMENT_ID_INVALID', path, field: 'octx.document_id', message: `octx.document_id must be a canonical lowercase UUIDv7 string (got ${JSON.stringify(id) ?? 'nothing'})` }));
+    } else documentId = id;
+  }
+  return { issues, frontmatter: data, body: split.parts.body, ...(documentId ? { documentId } : {}) };
+}
+
+/**
+ * Why a frontmatter `type` is unusable, or `undefined` when it is a non-empty string under both
+ * YAML 1.2 and YAML 1.1 typing.
+ */
+export function documentTypeProblem(type12: unknown, type11: unknown): string | undefined {
+  if (type12 === undefined) return 'type is missing';
+  if (typeof type12 !== 'string') return `type must be a string (got ${typeof type12}); quote it in YAML`;
+  if (type12.trim() === '') return 'type must not be empty';
+  if (typeof type11 !== 'string') return `type "${type12}" is not a string under YAML 1.1 (the reference reads it as ${typeof type11}); quote it`;
+  return undefined;
+}

@@ -1,0 +1,142 @@
+import { isMap, isNode, isScalar, parseDocument, visit, type Document } from 'yaml';
+
+/**
+ * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
+ * first lines, and the body after it. Offsets index the BOM-stripped text.
+ */
+export interface MarkdownParts {
+  /** The frontmatter source between the fences, without the fences; `undefined` when absent. */
+  readonly frontmatter?: string;
+  /** Everything after the closing fence line (or the whole text when there is no frontmatter). */
+  readonly body: string;
+  /** The line ending of the opening fence: frontmatter we write keeps it. */
+  readonly newline: '\n' | '\r\n';
+}
+
+/** Result of {@link splitFrontmatter}: either the parts, or why an opened block is not closed. */
+export type SplitResult = { ok: true; parts: MarkdownParts } | { ok: false; reason: string };
+
+/** Strips one leading UTF-8 BOM (U+FEFF), which readers must accept and producers never write. */
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Splits Markdown into frontmatter and body the way the reference reader does: the first line
+ * must be exactly `---` (CRLF accepted) and a later line exactly `---` closes the block; a fence
+ * line with trailing spaces is not a fence.
+ */
+export function splitFrontmatter(text: string): SplitResult {
+  const first = /^---(\r?\n)/.exec(text);
+  if (!first) return { ok: true, parts: { body: text, newline: text.includes('\r\n') ? '\r\n' : '\n' } };
+  const newline = first[1] === '\r\n' ? '\r\n' : '\n';
+  let pos = first[0].length;
+  while (pos <= text.length) {
+    const nl = text.indexOf('\n', pos);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(pos, end).replace(/\r$/, '');
+    if (line === '---') {
+      const frontmatter = text.slice(first[0].length, pos);
+      const body = nl < 0 ? '' : text.slice(nl + 1);
+      return { ok: true, parts: { frontmatter, body, newline } };
+    }
+    if (nl < 0) break;
+    pos = nl + 1;
+  }
+  return { ok: false, reason: 'frontmatter opened with --- is never closed' };
+}
+
+const ALLOWED_TAGS = new Set(['str', 'int', 'float', 'bool', 'null', 'map', 'seq'].map((t) => `tag:yaml.org,2002:${t}`));
+
+// Characters PyYAML (the reference reader) refuses anywhere in a YAML stream.
+// eslint-disable-next-line no-control-regex
+const NON_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f\ufffe\uffff]/;
+
+/** A frontmatter block that passed the safe-YAML rules, with its data and editable document. */
+export interface ParsedFrontmatter {
+  /** The mapping as plain data (YAML 1.2 core schema). */
+  readonly data: Record<string, unknown>;
+  /** The yaml Document, kept so missing keys can be added without reformatting the rest. */
+  readonly document: Document.Parsed;
+  /** The same block read with YAML 1.1 typing, as the reference's PyYAML reads it. */
+  readonly yaml11: Record<string, unknown>;
+}
+
+/** Why a frontmatter block is unsafe, or its parsed form. */
+export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string };
+
+function parseStrict(source: string, version: '1.1' | '1.2'): { ok: true; doc: Document.Parsed; data: unknown } | { ok: false; reason: string } {
+  const doc = parseDocument(source, {
+    version,
+    ...(version === '1.2' ? { schema: 'core' as const } : {}),
+    uniqueKeys: true,
+    merge: false,
+    strict: true,
+    stringKeys: true,
+    prettyErrors: false,
+    logLevel: 'silent',
+  });
+  if (doc.errors.length > 0) return { ok: false, reason: doc.errors[0]!.message.split('\n')[0]! };
+  if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
+  let problem: string | undefined;
+  let depth = 0;
+  visit(doc, {
+    Alias() {
+      problem ??= 'YAML aliases are not allowed';
+      return visit.BREAK;
+    },
+    Node(_, node) {
+      if (node.anchor) {
+        problem ??= `YAML anchor &${node.anchor} is not allowed`;
+        return visit.BREAK;
+      }
+      if (node.tag && !ALLOWED_TAGS.has(node.tag)) {
+        problem ??= `YAML tag ${node.tag} is not allowed (only plain scalars, mappings and sequences)`;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+    Pair(_, pair) {
+      if (isNode(pair.key) && !isScalar(pair.key)) {
+        problem ??= 'complex (non-scalar) mapping keys are not allowed';
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (problem) return { ok: false, reason: problem };
+  const data: unknown = doc.toJS({ maxAliasCount: 0 });
+  depth = measureDepth(data);
+  if (depth > 100) return { ok: false, reason: 'frontmatter nesting is deeper than 100' };
+  return { ok: true, doc, data };
+}
+
+function measureDepth(v: unknown, d = 0): number {
+  if (d > 100) return d;
+  if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
+  if (v !== null && typeof v === 'object') return Object.values(v).reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
+  return d;
+}
+
+/**
+ * Parses a frontmatter block with the safe rules OCTX requires: no anchors or aliases, no
+ * duplicate keys, no complex keys, only str/int/float/bool/null/map/seq tags, no characters
+ * PyYAML refuses, depth ≤ 100, and a mapping (or empty) at the root. The block is read twice,
+ * as YAML 1.2 (our data) and as YAML 1.1 (what the reference validator sees), so callers can
+ * refuse values whose type differs between the two (`type: yes` is a string only in 1.2).
+ */
+export function parseFrontmatter(source: string): ParseResult {
+  if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
+  if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
+  const modern = parseStrict(source, '1.2');
+  if (!modern.ok) return modern;
+  const legacy = parseStrict(source, '1.1');
+  if (!legacy.ok) return legacy;
+  const isEmpty = modern.data === null || modern.data === undefined;
+  if (!isEmpty && (!isMap(modern.doc.contents) || typeof modern.data !== 'object' || Array.isArray(modern.data))) {
+    return { ok: false, reason: 'frontmatter is not a mapping' };
+  }
+  const asRecord = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, yaml11: asRecord(legacy.data) } };
+}
+

@@ -1,0 +1,82 @@
+/**
+ * The five structure record shapes of `sag-structured/0.1`, as callers pass them to the builder.
+ * Field names are the wire names; any other field is an "unknown optional field" kept verbatim,
+ * except the names the spec forbids. The builder methods are generic over these shapes, so a
+ * record may carry extra fields (object literals and interfaces alike).
+ */
+
+/** A chunk: a real piece of one Concept Document's text (`data/chunks.jsonl`). */
+export interface ChunkRecord {
+  /** Canonical lowercase UUIDv7, unique in the package. */
+  readonly id: string;
+  /** `octx.document_id` of a Concept Document in this package. */
+  readonly document_id: string;
+  /** Integer ≥ 0, unique within the document; gaps are allowed. */
+  readonly ordinal: number;
+  /** The complete chunk text (not a summary). */
+  readonly text: string;
+}
+
+/** An event extracted from chunks (`data/events.jsonl`). */
+export interface EventRecord {
+  readonly id: string;
+  /** Non-empty, displayable on its own. */
+  readonly title: string;
+  /** Non-empty complete statement, understandable without the chunk. */
+  readonly content: string;
+  readonly summary?: string;
+  readonly category?: string;
+  /** Parent event (child events only; needs `level`). */
+  readonly parent_id?: string;
+  /** Depth ≥ 1 for child events: parent level + 1 (top-level events have none: level 0). */
+  readonly level?: number;
+}
+
+/** An entity taking part in events (`data/entities.jsonl`). */
+export interface EntityRecord {
+  readonly id: string;
+  /** Non-empty canonical name. */
+  readonly name: string;
+  /** Non-empty, any vocabulary; consumers keep it as written. */
+  readonly type: string;
+  readonly description?: string;
+}
+
+/** A chunk → event provenance link (`relations/chunk-events.jsonl`). */
+export interface ChunkEventLink {
+  readonly chunk_id: string;
+  readonly event_id: string;
+}
+
+/** An event → entity link (`relations/event-entities.jsonl`). */
+export interface EventEntityLink {
+  readonly event_id: string;
+  readonly entity_id: string;
+  /** Finite number, no fixed scale; omit when unknown (never null). */
+  readonly weight?: number;
+  readonly description?: string;
+}
+
+/** The record kinds, by JSONL file. */
+export type RecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-entity';
+
+/** Required then optional known fields per kind, in the order they are written. */
+export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = {
+  chunk: ['id', 'document_id', 'ordinal', 'text'],
+  event: ['id', 'title', 'content', 'summary', 'category', 'parent_id', 'level'],
+  entity: ['id', 'name', 'type', 'description'],
+  'chunk-event': ['chunk_id', 'event_id'],
+  'event-entity': ['event_id', 'entity_id', 'weight', 'description'],
+};
+
+/**
+ * Field names a record must not carry (schema `false` in the spec): provenance lives only in
+ * relations, and local index/database fields never enter OCTX.
+ */
+export const FORBIDDEN_RECORD_FIELDS: Readonly<Record<RecordKind, ReadonlySet<string>>> = {
+  chunk: new Set(),
+  event: new Set(['chunk_id', 'chunk_ids', 'references', 'rank']),
+  entity: new Set(['normalized_name', 'entity_type_id', 'index_id', 'index_status', 'embedding', 'vector']),
+  'chunk-event': new Set(),
+  'event-entity': new Set(),
+};

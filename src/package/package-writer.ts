@@ -1,0 +1,117 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { OctxError, type OctxIssue } from '../model/errors.js';
+import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
+import type { ProgressEvent, ReportFile } from '../plan/report.js';
+import { validatePackage } from '../read/validate-package.js';
+import { writeArrowTarget } from '../vectors/arrow-file.js';
+import type { AtomicOutput } from './atomic-output.js';
+import { buildManifest, manifestBytes, type DerivedFrom, type Manifest } from './manifest.js';
+import { writeArchive } from './archive-writer.js';
+
+/** Identity and release data the manifest needs. */
+export interface PackageIdentity {
+  readonly assetId: string;
+  readonly assetName: string;
+  readonly derivedFrom?: DerivedFrom;
+  readonly version: string;
+  readonly createdAt: string;
+}
+
+/** Options of {@link writePackage}. */
+export interface WritePackageOptions {
+  readonly output: AtomicOutput;
+  readonly workDir: string;
+  readonly compressionLevel: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Last check before publishing (release protection); throwing aborts and removes the file. */
+  readonly beforePublish?: (manifest: Manifest) => void | Promise<void>;
+}
+
+/** What {@link writePackage} produced. */
+export interface WrittenPackage {
+  readonly manifest: Manifest;
+  readonly files: readonly ReportFile[];
+  readonly archiveSize: number;
+  readonly timings: Readonly<Record<string, number>>;
+}
+
+function throwIfAborted(signal: AbortSignal | undefined, phase: string): void {
+  if (signal?.aborted) throw new OctxError('OCTX_ABORTED', `export cancelled during ${phase}`);
+}
+
+/**
+ * Writes a plan's bytes: materialises the Arrow targets, builds the manifest and its digest,
+ * writes the ZIP to the output's temporary file (manifest first, then payloads in UTF-8 path
+ * order), verifies it with the package validator (re-reading every entry, re-hashing it and
+ * recomputing the digest), and publishes it atomically. Nothing is left behind on failure.
+ */
+export async function writePackage(plan: ExportPlan, identity: PackageIdentity, options: WritePackageOptions): Promise<WrittenPackage> {
+  const timings: Record<string, number> = {};
+  const started = performance.now();
+  const files: PlannedFile[] = [...plan.files];
+  try {
+    for (const target of plan.arrowTargets) {
+      throwIfAborted(options.signal, 'vectors');
+      files.push(await materialiseArrow(target, options));
+    }
+    timings.vectors = performance.now() - started;
+
+    const manifest = buildManifest({
+      assetId: identity.assetId,
+      assetName: identity.assetName,
+      ...(identity.derivedFrom ? { derivedFrom: identity.derivedFrom } : {}),
+      version: identity.version,
+      createdAt: identity.createdAt,
+      capabilities: plan.capabilities,
+      files: files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+    });
+    const manifestBuf = manifestBytes(manifest);
+
+    const zipStarted = performance.now();
+    const written = await writeArchive(options.output.tempPath, manifestBuf, files, {
+      level: options.compressionLevel,
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    timings.zip = performance.now() - zipStarted;
+
+    throwIfAborted(options.signal, 'verify');
+    const verifyStarted = performance.now();
+    options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
+    const report = await validatePackage(options.output.tempPath);
+    if (!report.valid || !report.fullyValidated || report.packageDigest !== manifest.release.package_digest) {
+      const issues: OctxIssue[] = report.issues.filter((i: OctxIssue) => i.severity === 'error');
+      throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the written package failed its own validation; nothing was published:', issues.length > 0 ? issues : report.issues, report);
+    }
+    options.onProgress?.({ phase: 'verify', kind: 'package', completed: 1, total: 1 });
+    timings.verify = performance.now() - verifyStarted;
+
+    throwIfAborted(options.signal, 'publish');
+    await options.beforePublish?.(manifest);
+    await options.output.commit();
+    const byName = new Map(written.map((w) => [w.name, w]));
+    const planned = new Map(files.map((f) => [f.path, f]));
+    const reportFiles: ReportFile[] = manifest.files.map(({ path }) => {
+      const w = byName.get(path)!;
+      const f = planned.get(path)!;
+      return { path, size: f.size, sha256: f.sha256, compressedSize: w.compressedSize, method: w.method };
+    });
+    const archiveSize = (await stat(options.output.path)).size;
+    return { manifest, files: reportFiles, archiveSize, timings };
+  } catch (e) {
+    await options.output.discard();
+    throw e;
+  }
+}
+
+async function materialiseArrow(target: PlannedArrowTarget, options: WritePackageOptions): Promise<PlannedFile> {
+  const outPath = join(options.workDir, `${target.target}.arrow`);
+  function* rows(): Generator<{ recordIndex: number; id: string }> {
+    for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
+  }
+  const { sha256, size } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, ...(options.signal ? { signal: options.signal } : {}) });
+  return { path: target.path, source: { file: outPath }, size, sha256 };
+}
+

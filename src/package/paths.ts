@@ -1,0 +1,94 @@
+/**
+ * Logical path rules of OCTX (reference §2–§3): NFC, relative POSIX, no empty/`.`/`..`
+ * segments, no backslash, NUL or drive prefix, and only the payload paths the format allows.
+ */
+
+/** The five files of `sag-structured/0.1`, in the order the spec lists them. */
+export const STRUCTURE_PATHS = [
+  'data/chunks.jsonl',
+  'data/events.jsonl',
+  'data/entities.jsonl',
+  'relations/chunk-events.jsonl',
+  'relations/event-entities.jsonl',
+] as const;
+
+/** The files of `vectors/0.1`. */
+export const VECTOR_CONFIG_PATH = 'vectors/config.json';
+/** Standard vector target files, keyed by target. */
+export const VECTOR_TARGET_PATHS = {
+  chunks: 'vectors/chunks.arrow',
+  events: 'vectors/events.arrow',
+  entities: 'vectors/entities.arrow',
+} as const;
+
+const STANDARD_PATHS: ReadonlySet<string> = new Set<string>([
+  ...STRUCTURE_PATHS,
+  VECTOR_CONFIG_PATH,
+  ...Object.values(VECTOR_TARGET_PATHS),
+]);
+
+/** `extensions/<lower-case reverse-DNS>/<major.minor>/…` exactly as the reference accepts it. */
+export const EXTENSION_PATH_PATTERN =
+  /^extensions\/(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\/(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\/.+/;
+
+/** A reverse-DNS extension namespace such as `com.example.pipeline`. */
+export const EXTENSION_NAMESPACE_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/** Reserved OKF file names: never Concept Documents, at any depth. */
+export const RESERVED_DOCUMENT_NAMES: ReadonlySet<string> = new Set(['index.md', 'log.md']);
+
+/**
+ * Why `path` is not a safe logical path, or `undefined` when it is one. Does not normalise:
+ * a path that changes under NFC is refused.
+ */
+export function logicalPathProblem(path: string): string | undefined {
+  if (typeof path !== 'string' || path.length === 0) return 'path is empty';
+  if (path.includes('\0')) return 'path contains NUL';
+  if (path.includes('\\')) return 'path contains a backslash';
+  if (path.startsWith('/')) return 'path is absolute';
+  if (/^[A-Za-z]:/.test(path)) return 'path starts with a drive prefix';
+  if (!path.isWellFormed()) return 'path contains a lone UTF-16 surrogate';
+  if (path.normalize('NFC') !== path) return 'path is not Unicode NFC';
+  for (const seg of path.split('/')) {
+    if (seg === '') return 'path has an empty segment';
+    if (seg === '.' || seg === '..') return `path has a "${seg}" segment`;
+  }
+  return undefined;
+}
+
+/** What a payload path is, or `undefined` when OCTX does not allow it as a listed payload. */
+export type PayloadKind = 'knowledge' | 'structure' | 'vectors' | 'extension';
+
+/** Classifies a (safe) logical path as a payload kind. */
+export function payloadKind(path: string): PayloadKind | undefined {
+  if (path.startsWith('knowledge/') && path.endsWith('.md') && path.length > 'knowledge/.md'.length) return 'knowledge';
+  if ((STRUCTURE_PATHS as readonly string[]).includes(path)) return 'structure';
+  if (STANDARD_PATHS.has(path)) return 'vectors';
+  if (EXTENSION_PATH_PATTERN.test(path)) return 'extension';
+  return undefined;
+}
+
+/** The file name (last segment) of a logical path. */
+export function baseName(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i < 0 ? path : path.slice(i + 1);
+}
+
+/** True for `knowledge/**.md` whose name is not `index.md`/`log.md`. */
+export function isConceptPath(path: string): boolean {
+  return payloadKind(path) === 'knowledge' && !RESERVED_DOCUMENT_NAMES.has(baseName(path));
+}
+
+/** True for a reserved `index.md`/`log.md` under `knowledge/`. */
+export function isReservedPath(path: string): boolean {
+  return payloadKind(path) === 'knowledge' && RESERVED_DOCUMENT_NAMES.has(baseName(path));
+}
+
+/**
+ * Orders strings by their UTF-8 bytes (= Unicode code point order), as the package digest
+ * requires. JavaScript's default sort compares UTF-16 code units and differs for astral
+ * characters versus U+E000–U+FFFF.
+ */
+export function compareUtf8(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}

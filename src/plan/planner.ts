@@ -1,0 +1,212 @@
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { sha256Hex } from '../model/json.js';
+import type { RecordKind } from '../model/records.js';
+import type { Capabilities } from '../package/manifest.js';
+import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { computeCoverage, coverageIssues } from '../structure/coverage.js';
+import { checkStructureGraph } from '../structure/graph-checks.js';
+import { IdKind } from '../structure/id-registry.js';
+import type { VectorTarget } from '../vectors/targets.js';
+import { VECTOR_TARGETS } from '../vectors/targets.js';
+import type { VectorSpill } from '../vectors/vector-spill.js';
+import type { Collected } from '../builder/collected.js';
+import type { StructureCounts, StructureReport, VectorTargetReport, VectorsReport } from './report.js';
+
+/** A payload file whose bytes already exist, with its digest. */
+export interface PlannedFile {
+  readonly path: string;
+  readonly source: { readonly file: string } | { readonly bytes: Buffer };
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/** A vector target to be materialised as an Arrow file by the writer, rows in JSONL order. */
+export interface PlannedArrowTarget {
+  readonly target: VectorTarget;
+  readonly path: string;
+  readonly spill: VectorSpill;
+  /** Dense ids of the target's records, in their JSONL order. */
+  readonly rows: Int32Array;
+  readonly ids: (dense: number) => string;
+}
+
+/**
+ * The immutable decision of what goes into the package: the files (except Arrow bytes, which the
+ * writer produces from the spills), the capabilities to declare, and the report of everything
+ * that was left out and why.
+ */
+export interface ExportPlan {
+  readonly files: readonly PlannedFile[];
+  readonly arrowTargets: readonly PlannedArrowTarget[];
+  readonly capabilities: Capabilities;
+  readonly documents: { readonly concepts: number; readonly reserved: number };
+  readonly structure: StructureReport;
+  readonly vectors: VectorsReport;
+  readonly warnings: readonly OctxIssue[];
+}
+
+/** The finished structure spills (one JSONL file per kind). */
+export type StructureFiles = Readonly<Record<RecordKind, { readonly file: string; readonly size: number; readonly sha256: string; readonly lines: number }>>;
+
+/** What the planner is asked to do. */
+export interface PlanOptions {
+  readonly documentsOnly: boolean;
+  readonly structure: 'auto' | 'require';
+}
+
+const KIND_PATHS: Readonly<Record<RecordKind, string>> = {
+  chunk: STRUCTURE_PATHS[0],
+  event: STRUCTURE_PATHS[1],
+  entity: STRUCTURE_PATHS[2],
+  'chunk-event': STRUCTURE_PATHS[3],
+  'event-entity': STRUCTURE_PATHS[4],
+};
+
+const TARGET_KIND: Readonly<Record<VectorTarget, IdKind>> = { chunks: IdKind.Chunk, events: IdKind.Event, entities: IdKind.Entity };
+
+/**
+ * Decides what the package contains (kysely-style: the builder collects, this plans, the writer
+ * writes). Errors in the input — unresolved references, hierarchy faults, vectors for unknown
+ * records, no Concept Document — abort with one aggregated `OctxError`; incomplete coverage either
+ * omits the structure (`auto`) or throws `OCTX_STRUCTURE_INCOMPLETE` (`require`).
+ */
+export function planExport(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
+  const { ids, structure } = collected;
+  const concepts = collected.documents.filter((d) => d.kind === 'concept');
+  if (concepts.length === 0) {
+    throw OctxError.of({ code: 'OCTX_CONCEPT_REQUIRED', message: 'a package needs at least one Concept Document (a knowledge/**.md other than index.md or log.md); add one with addDocument()' });
+  }
+  const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { file: d.file }, size: d.size, sha256: d.sha256 }));
+  for (const x of collected.extensions) files.push({ path: x.path, source: { file: x.file }, size: x.size, sha256: x.sha256 });
+
+  const counts: StructureCounts = {
+    chunks: structure.chunkId.length,
+    events: structure.eventId.length,
+    entities: structure.entityId.length,
+    chunkEvents: structure.linkChunk.length,
+    eventEntities: structure.mentionEvent.length,
+  };
+  const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
+  const warnings: OctxIssue[] = [];
+  const vectorsAdded = (t: VectorTarget): number => collected.vectorSpills.get(t)?.size ?? 0;
+
+  if (options.documentsOnly || structure.isEmpty) {
+    const status = options.documentsOnly ? 'not-requested' : 'none';
+    const reason = options.documentsOnly ? 'documentsOnly was requested: only the Markdown knowledge layer is exported' : 'no structure records were added';
+    const vectors = omitAllVectors(collected, options.documentsOnly ? 'documents-only' : 'structure-omitted', vectorsAdded);
+    if (vectors.status === 'omitted') warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
+    return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings };
+  }
+
+  const errors = checkStructureGraph(ids, structure);
+  errors.push(...unknownVectorRecords(collected));
+  if (errors.length > 0) {
+    throw OctxError.aggregate('OCTX_STRUCTURE_INVALID', `the structure input has ${errors.length} error(s); nothing was written:`, errors);
+  }
+
+  const coverage = computeCoverage(
+    ids,
+    structure,
+    concepts.map((d) => ({ dense: d.dense!, path: d.path })),
+  );
+  if (!coverage.complete) {
+    const orphanIssues = coverageIssues(coverage, options.structure === 'require' ? 'error' : 'warning');
+    const summary = coverageSummary(coverage);
+    const report: StructureReport = { status: 'omitted', counts, coverage, reason: `coverage is incomplete (${summary}); a partial structure layer never enters a package` };
+    if (options.structure === 'require') {
+      throw OctxError.aggregate('OCTX_STRUCTURE_INCOMPLETE', `structure: 'require' but coverage is incomplete (${summary}):`, orphanIssues, report);
+    }
+    warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only` }));
+    const vectors = omitAllVectors(collected, 'structure-omitted', vectorsAdded);
+    return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings };
+  }
+
+  for (const kind of Object.keys(KIND_PATHS) as RecordKind[]) {
+    const f = structureFiles[kind];
+    files.push({ path: KIND_PATHS[kind], source: { file: f.file }, size: f.size, sha256: f.sha256 });
+  }
+  const structureReport: StructureReport = { status: 'written', counts, coverage, reason: 'every record is valid and all five coverage rules hold' };
+
+  const { vectors, arrowTargets } = planVectors(collected, warnings);
+  const capabilities: Capabilities = arrowTargets.length > 0 ? { 'sag-structured': { version: '0.1' }, vectors: { version: '0.1' } } : { 'sag-structured': { version: '0.1' } };
+  if (arrowTargets.length > 0 && collected.vectorConfig) {
+    files.push({ path: VECTOR_CONFIG_PATH, source: { bytes: collected.vectorConfig.bytes }, size: collected.vectorConfig.bytes.length, sha256: sha256Hex(collected.vectorConfig.bytes) });
+  }
+  return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings };
+}
+
+function coverageSummary(c: ReturnType<typeof computeCoverage>): string {
+  const parts: string[] = [];
+  if (c.documentsWithoutChunks.count) parts.push(`${c.documentsWithoutChunks.count} document(s) without chunks`);
+  if (c.chunksWithoutEvents.count) parts.push(`${c.chunksWithoutEvents.count} chunk(s) without events`);
+  if (c.eventsWithoutChunks.count) parts.push(`${c.eventsWithoutChunks.count} event(s) without chunks`);
+  if (c.eventsWithoutEntities.count) parts.push(`${c.eventsWithoutEntities.count} event(s) without entities`);
+  if (c.entitiesWithoutEvents.count) parts.push(`${c.entitiesWithoutEvents.count} entit(y/ies) without events`);
+  return parts.join(', ');
+}
+
+function omitAllVectors(collected: Collected, reason: 'structure-omitted' | 'documents-only', added: (t: VectorTarget) => number): VectorsReport {
+  const targets = {} as Record<VectorTarget, VectorTargetReport>;
+  let any = false;
+  for (const t of VECTOR_TARGETS) {
+    const n = added(t);
+    if (n > 0) any = true;
+    targets[t] = n > 0 ? { status: 'omitted', reason, vectors: n } : { status: 'none' };
+  }
+  return { status: any ? 'omitted' : 'none', ...(collected.vectorConfig ? { fingerprint: collected.vectorConfig.fingerprint } : {}), targets };
+}
+
+/** Vectors whose record id is not a record of the target's kind: an input error. */
+function unknownVectorRecords(collected: Collected): OctxIssue[] {
+  const out: OctxIssue[] = [];
+  for (const [target, spill] of collected.vectorSpills) {
+    const kind = TARGET_KIND[target];
+    let known = 0;
+    for (let i = 0; i < collected.ids.size && known < spill.size; i++) if (spill.has(i) && collected.ids.kindOf(i) === kind) known++;
+    if (known === spill.size) continue;
+    for (let i = 0; i < collected.ids.size; i++) {
+      if (spill.has(i) && collected.ids.kindOf(i) !== kind) {
+        out.push(issue({ code: 'OCTX_REFERENCE_UNKNOWN', path: VECTOR_TARGET_PATHS[target], recordId: collected.ids.idOf(i), field: 'record_id', message: `a ${target} vector was added for ${collected.ids.idOf(i)}, which is not one of the package's ${target}` }));
+      }
+    }
+  }
+  return out;
+}
+
+function planVectors(collected: Collected, warnings: OctxIssue[]): { vectors: VectorsReport; arrowTargets: PlannedArrowTarget[] } {
+  const targets = {} as Record<VectorTarget, VectorTargetReport>;
+  const arrowTargets: PlannedArrowTarget[] = [];
+  const s = collected.structure;
+  const tables: Record<VectorTarget, { length: number; get(i: number): number; view(): Int32Array }> = { chunks: s.chunkId, events: s.eventId, entities: s.entityId };
+  let anyAdded = false;
+  for (const t of VECTOR_TARGETS) {
+    const spill = collected.vectorSpills.get(t);
+    if (!spill || spill.size === 0) {
+      targets[t] = { status: 'none' };
+      continue;
+    }
+    anyAdded = true;
+    const table = tables[t];
+    const missing: string[] = [];
+    let missingCount = 0;
+    for (let r = 0; r < table.length; r++) {
+      if (!spill.has(table.get(r))) {
+        missingCount++;
+        if (missing.length < 20) missing.push(collected.ids.idOf(table.get(r)));
+      }
+    }
+    if (missingCount > 0) {
+      targets[t] = { status: 'omitted', reason: 'incomplete', records: table.length, vectors: spill.size, missing: missingCount, sample: missing };
+      warnings.push(issue({ code: 'OCTX_VECTOR_COVERAGE', severity: 'warning', path: VECTOR_TARGET_PATHS[t], message: `${t} vectors cover ${spill.size} of ${table.length} records (${missingCount} missing, e.g. ${missing.slice(0, 3).join(', ')}); partial vector sets are not allowed, so this target is omitted` }));
+      continue;
+    }
+    const norms = spill.normWarnings;
+    if (norms.count > 0) {
+      warnings.push(issue({ code: 'OCTX_VECTOR_NORM', severity: 'warning', path: VECTOR_TARGET_PATHS[t], recordId: norms.sample[0], message: `${norms.count} ${t} vector(s) differ from unit length by more than 1e-3 although the config says normalized: true (e.g. ${norms.sample.slice(0, 3).join(', ')})` }));
+    }
+    targets[t] = { status: 'written', rows: table.length };
+    arrowTargets.push({ target: t, path: VECTOR_TARGET_PATHS[t], spill, rows: table.view().slice(), ids: (dense) => collected.ids.idOf(dense) });
+  }
+  const status = arrowTargets.length > 0 ? 'written' : anyAdded ? 'omitted' : 'none';
+  return { vectors: { status, ...(collected.vectorConfig ? { fingerprint: collected.vectorConfig.fingerprint } : {}), targets }, arrowTargets };
+}

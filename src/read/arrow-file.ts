@@ -1,0 +1,449 @@
+/**
+ * Streaming reader for the vector targets: Arrow IPC **file** format (OCTX-REFERENCE §10.6).
+ *
+ * apache-arrow can read the file format only by loading the whole file (`RecordBatchReader.from`
+ * on a byte stream that starts with the `ARROW1` magic buffers everything, and the random-access
+ * reader needs a file handle). So the framing is done here, one message at a time: the magic is
+ * checked and dropped, every message header is decoded with `Message.decode` and checked (one
+ * schema first, only schema/dictionary/record-batch messages, **no body compression** — checked
+ * on the header before the body is touched — and the batch/row/value limits), and the verified
+ * messages are handed to apache-arrow's streaming `RecordBatchReader`, which decodes one record
+ * batch at a time. After the end-of-stream marker the footer is read and must list exactly the
+ * batches that were streamed, at the offsets where they were found, so a reader that trusts the
+ * footer (pyarrow) sees the same data as this one.
+ */
+import { Message, MessageHeader, Precision, RecordBatchReader, Type, type Field, type Schema } from 'apache-arrow';
+import type { OctxCode } from '../model/codes.js';
+import { OctxError } from '../model/errors.js';
+import type { ArchiveLimits } from './limits.js';
+
+/** The file magic at the start: `ARROW1` and two padding bytes. */
+const MAGIC_HEAD = Buffer.from('ARROW1\0\0', 'latin1');
+const MAGIC_TAIL = Buffer.from('ARROW1', 'latin1');
+const EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+/** Bytes after the end-of-stream marker (footer + length + magic) that are read into memory. */
+const MAX_FOOTER_BYTES = 64 * 1024 * 1024;
+
+/** Column layout of a valid vector target, found in its schema. */
+export interface ArrowVectorSchema {
+  /** Index of the `record_id` column. */
+  readonly recordIdIndex: number;
+  /** Index of the `vector` column. */
+  readonly vectorIndex: number;
+  /** `fixed_size_list` width. */
+  readonly dimension: number;
+}
+
+/** One record batch, reduced to what OCTX needs. Views stay valid after the next batch. */
+export interface ArrowVectorBatch {
+  /** Rows in the batch. */
+  readonly length: number;
+  /** Vector width. */
+  readonly dimension: number;
+  /** `record_id` per row; `null` where the column is null. */
+  readonly recordIds: readonly (string | null)[];
+  /** Row-major values, exactly `length × dimension` floats (a view into the batch body). */
+  readonly values: Float32Array;
+  /** Number of null `vector` cells. */
+  readonly vectorNulls: number;
+  /** True when row `i`'s vector is null. */
+  isVectorNull(i: number): boolean;
+  /** Number of null elements inside vectors. */
+  readonly elementNulls: number;
+  /** True when row `i`'s vector holds a null element. */
+  hasNullElement(i: number): boolean;
+}
+
+/** Options of {@link readArrowVectorFile}. */
+export interface ArrowReadOptions {
+  /** Package path, for issues. */
+  readonly path: string;
+  /** Exact file size in bytes. */
+  readonly size: number;
+  /** Limits (batches, rows, values, dimension, metadata size). */
+  readonly limits: ArchiveLimits;
+  /** `config.dimensions`, when known: the schema's width must equal it. */
+  readonly expectedDimension?: number;
+}
+
+function problem(code: OctxCode, path: string, message: string): OctxError {
+  return OctxError.of({ code, path, message });
+}
+
+/**
+ * Pull-based byte reader over an async iterator of chunks. `read(n)` returns exactly `n` bytes
+ * (a view when they lie in one chunk, one copy otherwise) and keeps its position.
+ */
+export class ByteReader {
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private ended = false;
+  /** Bytes consumed so far. */
+  position = 0;
+
+  constructor(
+    private readonly source: AsyncIterator<Buffer>,
+    private readonly path: string,
+  ) {}
+
+  private async fill(n: number): Promise<void> {
+    while (this.buffered < n && !this.ended) {
+      const r = await this.source.next();
+      if (r.done) this.ended = true;
+      else if (r.value.length > 0) {
+        this.chunks.push(r.value);
+        this.buffered += r.value.length;
+      }
+    }
+  }
+
+  /** Exactly `n` bytes, or `OCTX_VECTOR_ARROW_INVALID` when the file ends first. */
+  async read(n: number): Promise<Buffer> {
+    await this.fill(n);
+    if (this.buffered < n) throw problem('OCTX_VECTOR_ARROW_INVALID', this.path, 'the Arrow file is truncated');
+    this.position += n;
+    this.buffered -= n;
+    const first = this.chunks[0];
+    if (first && first.length >= n) {
+      if (first.length === n) this.chunks.shift();
+      else this.chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let at = 0;
+    while (at < n) {
+      const c = this.chunks[0]!;
+      const take = Math.min(c.length, n - at);
+      c.copy(out, at, 0, take);
+      at += take;
+      if (take === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(take);
+    }
+    return out;
+  }
+
+  /** Everything that is left, refused with `OCTX_RESOURCE_LIMIT` above `max` bytes. */
+  async readRest(max: number): Promise<Buffer> {
+    await this.fill(max + 1);
+    if (this.buffered > max) throw problem('OCTX_RESOURCE_LIMIT', this.path, `more than ${max} bytes follow the last Arrow message`);
+    return this.read(this.buffered);
+  }
+
+  /** Consumes the rest of the source without keeping it (so a hash over the stream completes). */
+  async drain(): Promise<void> {
+    this.chunks = [];
+    this.buffered = 0;
+    while (!this.ended) {
+      const r = await this.source.next();
+      if (r.done) this.ended = true;
+    }
+  }
+}
+
+interface Block {
+  readonly offset: number;
+  readonly metaDataLength: number;
+  readonly bodyLength: number;
+}
+
+/** Minimal FlatBuffers reading of the Arrow `Footer` table: only the two block vectors. */
+function parseFooterBlocks(buf: Buffer, path: string): { dictionaries: Block[]; recordBatches: Block[] } {
+  const bad = (): OctxError => problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow footer is malformed');
+  const u32 = (at: number): number => {
+    if (at < 0 || at + 4 > buf.length) throw bad();
+    return buf.readUInt32LE(at);
+  };
+  const table = u32(0);
+  const vtable = table - buf.readInt32LE(table);
+  if (vtable < 0 || vtable + 4 > buf.length) throw bad();
+  const vtLength = buf.readUInt16LE(vtable);
+  const field = (i: number): number => {
+    const slot = 4 + 2 * i;
+    if (slot + 2 > vtLength || vtable + slot + 2 > buf.length) return 0;
+    const off = buf.readUInt16LE(vtable + slot);
+    return off === 0 ? 0 : table + off;
+  };
+  const blocks = (i: number): Block[] => {
+    const at = field(i);
+    if (at === 0) return [];
+    const vec = at + u32(at);
+    const n = u32(vec);
+    if (vec + 4 + n * 24 > buf.length) throw bad();
+    const out: Block[] = [];
+    for (let k = 0; k < n; k++) {
+      const b = vec + 4 + k * 24;
+      out.push({ offset: Number(buf.readBigInt64LE(b)), metaDataLength: buf.readInt32LE(b + 8), bodyLength: Number(buf.readBigInt64LE(b + 16)) });
+    }
+    return out;
+  };
+  // Footer: 0 version, 1 schema, 2 dictionaries, 3 recordBatches, 4 custom_metadata.
+  return { dictionaries: blocks(2), recordBatches: blocks(3) };
+}
+
+function sameBlocks(a: readonly Block[], b: readonly Block[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.offset !== y.offset || x.metaDataLength !== y.metaDataLength || x.bodyLength !== y.bodyLength) return false;
+  }
+  return true;
+}
+
+/**
+ * Checks the schema of a vector target: exactly one `record_id` and one `vector` column,
+ * `record_id` non-nullable `utf8` (not large, not dictionary), `vector` non-nullable
+ * `fixed_size_list<float32>` with a non-nullable child, width within 1…`maxDimension` and equal
+ * to `expectedDimension` when given. Extra columns are allowed.
+ * @throws OctxError `OCTX_VECTOR_COLUMNS_REQUIRED`, `OCTX_VECTOR_RECORD_ID_SCHEMA`,
+ *   `OCTX_VECTOR_VALUE_SCHEMA`, `OCTX_VECTOR_DIMENSION_INVALID`
+ */
+export function checkVectorSchema(schema: Schema, path: string, maxDimension: number, expectedDimension?: number): ArrowVectorSchema {
+  const fields: readonly Field[] = schema.fields;
+  const ids = fields.flatMap((f, i) => (f.name === 'record_id' ? [i] : []));
+  const vecs = fields.flatMap((f, i) => (f.name === 'vector' ? [i] : []));
+  if (ids.length !== 1 || vecs.length !== 1) {
+    throw problem('OCTX_VECTOR_COLUMNS_REQUIRED', path, `a vector target needs exactly one record_id and one vector column (found ${ids.length} and ${vecs.length})`);
+  }
+  const idField = fields[ids[0]!]!;
+  if (idField.type.typeId !== Type.Utf8) {
+    throw problem('OCTX_VECTOR_RECORD_ID_SCHEMA', path, `record_id must be utf8, not ${String(idField.type)}`);
+  }
+  if (idField.nullable) throw problem('OCTX_VECTOR_RECORD_ID_SCHEMA', path, 'the record_id field must be declared non-nullable');
+  const vecField = fields[vecs[0]!]!;
+  const t = vecField.type;
+  if (t.typeId !== Type.FixedSizeList) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, `vector must be fixed_size_list<float32>, not ${String(t)}`);
+  const child = (t.children as Field[])[0];
+  if (!child || child.type.typeId !== Type.Float || (child.type as { precision?: Precision }).precision !== Precision.SINGLE) {
+    throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, `vector elements must be float32, not ${child ? String(child.type) : 'missing'}`);
+  }
+  if (vecField.nullable) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, 'the vector field must be declared non-nullable');
+  if (child.nullable) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, 'the vector element field must be declared non-nullable');
+  const dimension = (t as { listSize: number }).listSize;
+  if (!Number.isInteger(dimension) || dimension < 1 || dimension > maxDimension) {
+    throw problem('OCTX_VECTOR_DIMENSION_INVALID', path, `vector dimension ${dimension} is outside 1…${maxDimension}`);
+  }
+  if (expectedDimension !== undefined && dimension !== expectedDimension) {
+    throw problem('OCTX_VECTOR_DIMENSION_INVALID', path, `vector dimension ${dimension} differs from config.dimensions ${expectedDimension}`);
+  }
+  return { recordIdIndex: ids[0]!, vectorIndex: vecs[0]!, dimension };
+}
+
+interface DataLike {
+  readonly offset: number;
+  readonly length: number;
+  readonly nullCount: number;
+  readonly nullBitmap: Uint8Array | undefined;
+  readonly valueOffsets: Int32Array;
+  readonly values: Uint8Array | Float32Array;
+  readonly children: DataLike[];
+}
+
+function bit(bitmap: Uint8Array | undefined, index: number): boolean {
+  if (!bitmap || bitmap.length === 0) return true;
+  return ((bitmap[index >> 3]! >> (index & 7)) & 1) === 1;
+}
+
+function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): ArrowVectorBatch {
+  const bad = (why: string): OctxError => problem('OCTX_VECTOR_ARROW_INVALID', path, `a record batch is malformed: ${why}`);
+  const idData = data.children[layout.recordIdIndex]!;
+  const vecData = data.children[layout.vectorIndex]!;
+  const elemData = vecData.children[0]!;
+  const n = data.length;
+  const dim = layout.dimension;
+  if (idData.length !== n || vecData.length !== n) throw bad('column lengths differ');
+
+  // record_id: check offsets before slicing, since apache-arrow does not validate them.
+  const offs = idData.valueOffsets;
+  const bytes = idData.values as Uint8Array;
+  const o0 = idData.offset;
+  if (offs.length < o0 + n + 1) throw bad('record_id offsets are short');
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const idNulls = idData.nullCount;
+  const recordIds: (string | null)[] = new Array<string | null>(n);
+  let prev = offs[o0]!;
+  if (prev < 0) throw bad('record_id offsets are negative');
+  for (let i = 0; i < n; i++) {
+    const end = offs[o0 + i + 1]!;
+    if (end < prev || end > text.length) throw bad('record_id offsets are out of range');
+    recordIds[i] = idNulls > 0 && !bit(idData.nullBitmap, o0 + i) ? null : text.toString('utf8', prev, end);
+    prev = end;
+  }
+
+  const floats = elemData.values as Float32Array;
+  const base = elemData.offset + vecData.offset * dim;
+  if (floats.length < base + n * dim) throw bad('vector values are short');
+  const values = floats.subarray(base, base + n * dim);
+  const vecNulls = vecData.nullCount;
+  const elemNulls = elemData.nullCount;
+  return {
+    length: n,
+    dimension: dim,
+    recordIds,
+    values,
+    vectorNulls: Math.max(0, vecNulls),
+    isVectorNull: (i) => vecNulls > 0 && !bit(vecData.nullBitmap, vecData.offset + i),
+    elementNulls: Math.max(0, elemNulls),
+    hasNullElement: (i) => {
+      if (elemNulls <= 0) return false;
+      const from = elemData.offset + (vecData.offset + i) * dim;
+      for (let k = 0; k < dim; k++) if (!bit(elemData.nullBitmap, from + k)) return true;
+      return false;
+    },
+  };
+}
+
+/**
+ * Reads a vector target from a byte stream and yields its record batches one at a time (only
+ * the current batch is in memory; the next is read when the consumer asks for it).
+ * @throws OctxError with a vector code (`OCTX_VECTOR_ARROW_INVALID`,
+ *   `OCTX_VECTOR_COMPRESSION_UNSUPPORTED`, `OCTX_VECTOR_COLUMNS_REQUIRED`,
+ *   `OCTX_VECTOR_RECORD_ID_SCHEMA`, `OCTX_VECTOR_VALUE_SCHEMA`, `OCTX_VECTOR_DIMENSION_INVALID`)
+ *   or `OCTX_RESOURCE_LIMIT`, all with `path`; errors of the byte source propagate unchanged.
+ */
+export async function* readArrowVectorBatches(reader: ByteReader, options: ArrowReadOptions): AsyncGenerator<ArrowVectorBatch, void, undefined> {
+  const { path, size, limits } = options;
+  const head = await reader.read(Math.min(8, size));
+  if (size < 8 + 10 || !head.equals(MAGIC_HEAD)) {
+    const isStream = head.length >= 4 && head.readInt32LE(0) === -1;
+    throw problem(
+      'OCTX_VECTOR_ARROW_INVALID',
+      path,
+      isStream ? 'this is the Arrow IPC stream format; vector targets must use the IPC file format (ARROW1 magic)' : 'not an Arrow IPC file (no ARROW1 magic)',
+    );
+  }
+
+  let dimension = 0;
+  let rows = 0;
+  let batchCount = 0;
+  const recordBlocks: Block[] = [];
+  const dictBlocks: Block[] = [];
+  let footerChecked = false;
+
+  async function* messages(): AsyncGenerator<Uint8Array, void, undefined> {
+    let schemaSeen = false;
+    for (;;) {
+      const offset = reader.position;
+      if (size - offset < 10) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file ends without a footer');
+      const marker = await reader.read(4);
+      let footerBytes: Buffer;
+      let sawEos = false;
+      if (marker.readInt32LE(0) !== -1) {
+        // No end-of-stream marker: the footer starts here.
+        footerBytes = Buffer.concat([marker, await reader.readRest(MAX_FOOTER_BYTES)]);
+      } else {
+        const metaLength = (await reader.read(4)).readInt32LE(0);
+        if (metaLength === 0) {
+          sawEos = true;
+          footerBytes = await reader.readRest(MAX_FOOTER_BYTES);
+        } else {
+          if (metaLength < 0 || metaLength > size - reader.position) throw problem('OCTX_VECTOR_ARROW_INVALID', path, `bad Arrow message length ${metaLength}`);
+          if (metaLength > limits.maxFileSize) throw problem('OCTX_RESOURCE_LIMIT', path, `an Arrow metadata message is larger than maxFileSize`);
+          const meta = await reader.read(metaLength);
+          let message: Message;
+          let header: unknown;
+          try {
+            message = Message.decode(meta);
+            header = message.header();
+          } catch (e) {
+            throw problem('OCTX_VECTOR_ARROW_INVALID', path, `undecodable Arrow message: ${(e as Error).message}`);
+          }
+          const bodyLength = message.bodyLength;
+          if (!Number.isSafeInteger(bodyLength) || bodyLength < 0 || bodyLength > size - reader.position) {
+            throw problem('OCTX_VECTOR_ARROW_INVALID', path, `bad Arrow body length ${bodyLength}`);
+          }
+          const type = message.headerType;
+          if (type === MessageHeader.Schema) {
+            if (schemaSeen) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file holds more than one schema message');
+            schemaSeen = true;
+          } else if (!schemaSeen) {
+            throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the first Arrow message must be the schema');
+          } else if (type === MessageHeader.RecordBatch || type === MessageHeader.DictionaryBatch) {
+            const rb = (type === MessageHeader.RecordBatch ? header : (header as { data: unknown }).data) as { compression: unknown; length: number } | null;
+            if (!rb) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'an Arrow batch message has no header');
+            // Checked on the header, before the body is read or anything is decompressed.
+            if (rb.compression !== null && rb.compression !== undefined) {
+              throw problem('OCTX_VECTOR_COMPRESSION_UNSUPPORTED', path, 'Arrow IPC body compression is not allowed in vectors/0.1');
+            }
+            batchCount += 1;
+            if (batchCount > limits.maxArrowBatches) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowBatches} Arrow batches (limit maxArrowBatches)`);
+            if (type === MessageHeader.RecordBatch) {
+              rows += rb.length;
+              if (rows > limits.maxArrowRows) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowRows} Arrow rows (limit maxArrowRows)`);
+              if (rows * dimension > limits.maxArrowValues) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowValues} vector values (limit maxArrowValues)`);
+              recordBlocks.push({ offset, metaDataLength: 8 + metaLength, bodyLength });
+            } else dictBlocks.push({ offset, metaDataLength: 8 + metaLength, bodyLength });
+          } else {
+            throw problem('OCTX_VECTOR_ARROW_INVALID', path, `unexpected Arrow message type ${MessageHeader[type] ?? type}`);
+          }
+          const body = bodyLength > 0 ? await reader.read(bodyLength) : Buffer.alloc(0);
+          yield EOS.subarray(0, 4);
+          yield lengthPrefix(metaLength);
+          yield meta;
+          if (body.length > 0) yield body;
+          continue;
+        }
+      }
+      // Footer: <footer flatbuffer> <int32 length> "ARROW1", nothing after.
+      if (!schemaSeen) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file has no schema message');
+      if (footerBytes.length < 10 || !footerBytes.subarray(footerBytes.length - 6).equals(MAGIC_TAIL)) {
+        throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file does not end with the ARROW1 magic (stream format, or truncated)');
+      }
+      const footerLength = footerBytes.readInt32LE(footerBytes.length - 10);
+      if (footerLength <= 0 || footerLength + 10 !== footerBytes.length) {
+        throw problem(
+          'OCTX_VECTOR_ARROW_INVALID',
+          path,
+          sawEos ? 'the Arrow footer length does not match (data between the end-of-stream marker and the footer)' : 'the Arrow footer length does not match',
+        );
+      }
+      const footer = parseFooterBlocks(footerBytes.subarray(0, footerLength), path);
+      if (!sameBlocks(footer.recordBatches, recordBlocks)) {
+        throw problem('OCTX_VECTOR_ARROW_INVALID', path, `the Arrow footer lists ${footer.recordBatches.length} record batches that differ from the ${recordBlocks.length} in the file`);
+      }
+      if (!sameBlocks(footer.dictionaries, dictBlocks)) {
+        throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow footer dictionary batches differ from those in the file');
+      }
+      footerChecked = true;
+      yield EOS;
+      return;
+    }
+  }
+
+  let arrowReader;
+  try {
+    arrowReader = await RecordBatchReader.from(messages());
+    await arrowReader.open();
+  } catch (e) {
+    throw asArrowProblem(e, path);
+  }
+  const schema = arrowReader.schema as Schema | undefined;
+  if (!schema) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file has no schema');
+  const layout = checkVectorSchema(schema, path, limits.maxArrowDimension, options.expectedDimension);
+  dimension = layout.dimension;
+  if (rows * dimension > limits.maxArrowValues) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowValues} vector values (limit maxArrowValues)`);
+  const batches = arrowReader[Symbol.asyncIterator]();
+  for (;;) {
+    let next: IteratorResult<{ numRows: number; data: unknown }>;
+    try {
+      next = await batches.next();
+    } catch (e) {
+      throw asArrowProblem(e, path);
+    }
+    if (next.done) break;
+    if (next.value.numRows === 0 && recordBlocks.length === 0) continue; // schema-only file placeholder
+    yield toBatch(next.value.data as DataLike, layout, path);
+  }
+  if (!footerChecked) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow stream ended before its footer');
+}
+
+function lengthPrefix(n: number): Buffer {
+  const b = Buffer.allocUnsafe(4);
+  b.writeInt32LE(n, 0);
+  return b;
+}
+
+function asArrowProblem(e: unknown, path: string): OctxError {
+  if (e instanceof OctxError) return e;
+  return problem('OCTX_VECTOR_ARROW_INVALID', path, `Arrow decoding failed: ${e instanceof Error ? e.message : String(e)}`);
+}

@@ -1,0 +1,19 @@
+/**
+ * The read side of the SDK: open `.octx` packages (ZIP or folder) safely, stream their content,
+ * and validate them against every OCTX 0.1 rule.
+ */
+export { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from './limits.js';
+export {
+  openPackage,
+  type JsonlRecord,
+  type ListedFile,
+  type ManifestInfo,
+  type OctxPackage,
+  type OpenPackageOptions,
+  type VectorRow,
+} from './open-package.js';
+export { validatePackage, type LayerResult, type ValidateOptions, type ValidationReport } from './validate-package.js';
+export { readJsonlLines, JsonlSplitter, parseJsonlLine, type JsonlLine, type JsonlSplitOptions, type ParsedJsonlLine } from './jsonl.js';
+export { parseStrictJson, type StrictJsonOptions, type StrictJsonResult } from './strict-json.js';
+export type { DocumentReading, PackageDocument } from './documents.js';
+export type { PackageKind } from './source.js';

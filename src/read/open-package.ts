@@ -1,0 +1,444 @@
+/**
+ * `openPackage`: opens a `.octx` ZIP or an unpacked package folder, checks the container
+ * (see zip-source.ts / dir-source.ts), reads `manifest.json` strictly, and offers lazy, streaming
+ * access to the payload. Opening does not validate the payload: run `validatePackage` for that.
+ * Every read through an `OctxPackage` is still verified — sizes and CRC-32 by the source, and
+ * the manifest's SHA-256 for listed files (an iterator that runs to its end throws
+ * `OCTX_FILE_DIGEST_MISMATCH` when the bytes it streamed do not match).
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
+import { OctxError } from '../model/errors.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
+import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, payloadKind } from '../package/paths.js';
+import type { VectorTarget } from '../vectors/targets.js';
+import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
+import { openDirectorySource } from './dir-source.js';
+import { readKnowledgeDocument, type DocumentReading } from './documents.js';
+import { JsonlSplitter, parseJsonlLine, type JsonlLine } from './jsonl.js';
+import { resolveLimits, type ArchiveLimits } from './limits.js';
+import type { PackageKind, PackageSource } from './source.js';
+import { parseStrictJson } from './strict-json.js';
+import { openZipSource } from './zip-source.js';
+
+/** Options of {@link openPackage}. */
+export interface OpenPackageOptions {
+  /** Resource limits; missing fields take the reference defaults. */
+  readonly limits?: Partial<ArchiveLimits>;
+}
+
+/** One well-formed `files[]` entry. */
+export interface ListedFile {
+  readonly path: string;
+  readonly sha256: string;
+}
+
+/**
+ * Typed reading of the known manifest fields. A field is present only when it has the right
+ * JSON type; nothing here says it is valid (that is what `validatePackage` checks).
+ */
+export interface ManifestInfo {
+  readonly format?: string;
+  readonly formatVersion?: string;
+  readonly assetId?: string;
+  readonly assetName?: string;
+  readonly derivedFrom?: { readonly assetId?: string; readonly version?: string; readonly packageDigest?: string };
+  readonly version?: string;
+  readonly createdAt?: string;
+  readonly packageDigest?: string;
+  /** Declared capabilities: name → declared version string (`undefined` when malformed). */
+  readonly capabilities: Readonly<Record<string, string | undefined>>;
+  /** `files[]` entries whose `path` and `sha256` are strings, in manifest order. */
+  readonly files: readonly ListedFile[];
+}
+
+/** One JSONL record with its 1-based line number. */
+export interface JsonlRecord<T> {
+  readonly line: number;
+  /** The parsed object. Typed for convenience; only `validatePackage` proves the shape. */
+  readonly record: T;
+}
+
+/** One row of a vector target. */
+export interface VectorRow {
+  readonly recordId: string;
+  /** `dimension` floats; a view into the current Arrow batch (copy it to keep it long). */
+  readonly vector: Float32Array;
+}
+
+/** An open package. Call {@link OctxPackage.close} when done. */
+export interface OctxPackage {
+  /** The path it was opened from. */
+  readonly path: string;
+  /** `zip` or `directory`. */
+  readonly kind: PackageKind;
+  /** The limits in force. */
+  readonly limits: ArchiveLimits;
+  /** The parsed manifest (a JSON object; not validated). */
+  readonly manifest: Readonly<Record<string, unknown>>;
+  /** The exact bytes of `manifest.json`. */
+  readonly manifestBytes: Buffer;
+  /** Typed view of the known manifest fields. */
+  readonly info: ManifestInfo;
+  /** Well-formed `files[]` entries (same as `info.files`). */
+  listedFiles(): readonly ListedFile[];
+  /** Every regular file in the container, listed or not (`manifest.json` included). */
+  containerFiles(): readonly string[];
+  /** True when the container holds `path`. */
+  hasFile(path: string): boolean;
+  /**
+   * The bytes of a container file, at most `limits.maxFileSize`; checked against `files[].sha256`
+   * when listed.
+   * @throws OctxError `OCTX_FILE_MISSING`, `OCTX_RESOURCE_LIMIT`, `OCTX_FILE_DIGEST_MISMATCH`,
+   *   container errors (`OCTX_ARCHIVE_CORRUPT`, `OCTX_SECURITY_ERROR`, …)
+   */
+  readFile(path: string): Promise<Buffer>;
+  /**
+   * A stream of a container file; for a listed file the stream errors with
+   * `OCTX_FILE_DIGEST_MISMATCH` at its end when the SHA-256 differs.
+   */
+  openFile(path: string): Readable;
+  /** Listed knowledge documents, in manifest order, each read and checked on demand. */
+  documents(): AsyncIterableIterator<DocumentReading>;
+  /** `data/chunks.jsonl` records, streamed (nothing when the file is not listed). */
+  chunks(): AsyncIterableIterator<JsonlRecord<ChunkRecord>>;
+  /** `data/events.jsonl` records, streamed. */
+  events(): AsyncIterableIterator<JsonlRecord<EventRecord>>;
+  /** `data/entities.jsonl` records, streamed. */
+  entities(): AsyncIterableIterator<JsonlRecord<EntityRecord>>;
+  /** `relations/chunk-events.jsonl` records, streamed. */
+  chunkEvents(): AsyncIterableIterator<JsonlRecord<ChunkEventLink>>;
+  /** `relations/event-entities.jsonl` records, streamed. */
+  eventEntities(): AsyncIterableIterator<JsonlRecord<EventEntityLink>>;
+  /** The parsed `vectors/config.json`, or `undefined` when it is not listed. */
+  vectorConfig(): Promise<Record<string, unknown> | undefined>;
+  /** Rows of `vectors/<target>.arrow`, streamed batch by batch (nothing when not listed). */
+  vectors(target: VectorTarget): AsyncIterableIterator<VectorRow>;
+  /** Releases the container. */
+  close(): Promise<void>;
+}
+
+const SOURCES = new WeakMap<OctxPackage, PackageSource>();
+
+/** The container behind a package (for the validator; not part of the public API). */
+export function sourceOf(pkg: OctxPackage): PackageSource {
+  const s = SOURCES.get(pkg);
+  if (!s) throw new TypeError('not a package returned by openPackage');
+  return s;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+function manifestError(code: 'OCTX_MANIFEST_JSON_INVALID' | 'OCTX_JSON_DUPLICATE_KEY' | 'OCTX_FORMAT_ERROR' | 'OCTX_RESOURCE_LIMIT', message: string): OctxError {
+  return OctxError.of({ code, path: 'manifest.json', message });
+}
+
+/** Strictly parses manifest bytes (§4–§5): UTF-8 without BOM, strict JSON, an object. */
+export function parseManifestBytes(bytes: Buffer, limits: ArchiveLimits): Record<string, unknown> {
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    throw manifestError('OCTX_MANIFEST_JSON_INVALID', 'manifest.json starts with a byte order mark; it must be UTF-8 without BOM');
+  }
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw manifestError('OCTX_MANIFEST_JSON_INVALID', 'manifest.json is not valid UTF-8');
+  }
+  const parsed = parseStrictJson(text, { maxDepth: limits.maxJsonDepth });
+  if (!parsed.ok) {
+    if (parsed.kind === 'duplicate-key') throw manifestError('OCTX_JSON_DUPLICATE_KEY', `manifest.json: ${parsed.message}`);
+    throw manifestError('OCTX_MANIFEST_JSON_INVALID', `manifest.json is not strict JSON: ${parsed.message}`);
+  }
+  if (parsed.nonFinite !== undefined) {
+    throw manifestError('OCTX_MANIFEST_JSON_INVALID', `manifest.json holds a number that overflows to infinity${parsed.nonFinite ? ` at ${parsed.nonFinite}` : ''}`);
+  }
+  const v = parsed.value;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw manifestError('OCTX_FORMAT_ERROR', 'manifest.json must hold a JSON object');
+  const files = (v as Record<string, unknown>).files;
+  if (Array.isArray(files) && files.length + 1 > limits.maxEntries) {
+    throw manifestError('OCTX_RESOURCE_LIMIT', `manifest lists ${files.length} files, above maxEntries ${limits.maxEntries} (manifest included)`);
+  }
+  return v as Record<string, unknown>;
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function obj(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Builds the typed view of a manifest object. */
+export function manifestInfo(m: Record<string, unknown>): ManifestInfo {
+  const asset = obj(m.asset);
+  const release = obj(m.release);
+  const derived = obj(asset?.derived_from);
+  const caps: Record<string, string | undefined> = {};
+  const capsObj = obj(m.capabilities);
+  if (capsObj) for (const [k, v] of Object.entries(capsObj)) caps[k] = str(obj(v)?.version);
+  const files: ListedFile[] = [];
+  if (Array.isArray(m.files)) {
+    for (const f of m.files) {
+      const e = obj(f);
+      const path = str(e?.path);
+      const sha256 = str(e?.sha256);
+      if (path !== undefined && sha256 !== undefined) files.push({ path, sha256 });
+    }
+  }
+  const info: Record<string, unknown> = { capabilities: Object.freeze(caps), files: Object.freeze(files) };
+  const put = (k: string, v: unknown): void => {
+    if (v !== undefined) info[k] = v;
+  };
+  put('format', str(m.format));
+  put('formatVersion', str(m.format_version));
+  put('assetId', str(asset?.id));
+  put('assetName', str(asset?.name));
+  if (derived) {
+    const d: Record<string, string> = {};
+    if (str(derived.asset_id) !== undefined) d.assetId = derived.asset_id as string;
+    if (str(derived.version) !== undefined) d.version = derived.version as string;
+    if (str(derived.package_digest) !== undefined) d.packageDigest = derived.package_digest as string;
+    info.derivedFrom = Object.freeze(d);
+  }
+  put('version', str(release?.version));
+  put('createdAt', str(release?.created_at));
+  put('packageDigest', str(release?.package_digest));
+  return Object.freeze(info) as unknown as ManifestInfo;
+}
+
+/**
+ * Opens a package: a `.octx` ZIP file or a folder holding `manifest.json`.
+ * @throws OctxError `OCTX_OPEN_ERROR` (not found / unreadable), container errors
+ *   (`OCTX_ARCHIVE_INVALID`, `OCTX_ARCHIVE_CORRUPT`, `OCTX_SECURITY_ERROR`, `OCTX_RESOURCE_LIMIT`),
+ *   `OCTX_FORMAT_ERROR` (no manifest, manifest not an object), `OCTX_MANIFEST_JSON_INVALID`,
+ *   `OCTX_JSON_DUPLICATE_KEY`; `OCTX_OPTIONS_INVALID` for bad limits.
+ */
+export async function openPackage(path: string, options: OpenPackageOptions = {}): Promise<OctxPackage> {
+  if (typeof path !== 'string' || path.length === 0) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'path', message: 'path must be a non-empty string' });
+  }
+  const limits = resolveLimits(options.limits);
+  let isDirectory: boolean;
+  try {
+    isDirectory = (await stat(path)).isDirectory();
+  } catch (e) {
+    throw OctxError.of({ code: 'OCTX_OPEN_ERROR', message: `cannot open ${path}: ${(e as Error).message}` });
+  }
+  const source = isDirectory ? await openDirectorySource(path, limits) : await openZipSource(path, limits);
+  try {
+    if (!source.has('manifest.json')) throw manifestError('OCTX_FORMAT_ERROR', `${path} holds no manifest.json`);
+    const manifestBytes = await source.readAll('manifest.json', limits.maxFileSize);
+    const manifest = parseManifestBytes(manifestBytes, limits);
+    const pkg = new Package(source, limits, manifest, manifestBytes);
+    SOURCES.set(pkg, source);
+    return pkg;
+  } catch (e) {
+    await source.close();
+    throw e;
+  }
+}
+
+/** Hashes a stream and fails it at the end when the SHA-256 differs from the listed one. */
+class DigestCheck extends Transform {
+  private readonly hash = createHash('sha256');
+  constructor(
+    private readonly path: string,
+    private readonly expected: string,
+  ) {
+    super({ highWaterMark: 1024 * 1024 });
+  }
+  override _transform(chunk: Buffer, _e: BufferEncoding, cb: TransformCallback): void {
+    this.hash.update(chunk);
+    cb(null, chunk);
+  }
+  override _flush(cb: TransformCallback): void {
+    const got = this.hash.digest('hex');
+    if (got !== this.expected) {
+      cb(OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path: this.path, message: `${this.path} has SHA-256 ${got}, but the manifest lists ${this.expected}` }));
+    } else cb();
+  }
+}
+
+class Package implements OctxPackage {
+  readonly path: string;
+  readonly kind: PackageKind;
+  readonly info: ManifestInfo;
+  private readonly listed: ReadonlyMap<string, string>;
+
+  constructor(
+    private readonly source: PackageSource,
+    readonly limits: ArchiveLimits,
+    readonly manifest: Readonly<Record<string, unknown>>,
+    readonly manifestBytes: Buffer,
+  ) {
+    this.path = source.path;
+    this.kind = source.kind;
+    this.info = manifestInfo(manifest as Record<string, unknown>);
+    const listed = new Map<string, string>();
+    // With duplicate paths the first entry wins here; validatePackage reports the duplicate.
+    for (const f of this.info.files) if (!listed.has(f.path)) listed.set(f.path, f.sha256);
+    this.listed = listed;
+  }
+
+  listedFiles(): readonly ListedFile[] {
+    return this.info.files;
+  }
+
+  containerFiles(): readonly string[] {
+    return this.source.names();
+  }
+
+  hasFile(path: string): boolean {
+    return this.source.has(path);
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    const bytes = await this.source.readAll(path, this.limits.maxFileSize);
+    const expected = this.listed.get(path);
+    if (expected !== undefined) {
+      const got = createHash('sha256').update(bytes).digest('hex');
+      if (got !== expected) {
+        throw OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path, message: `${path} has SHA-256 ${got}, but the manifest lists ${expected}` });
+      }
+    }
+    return bytes;
+  }
+
+  openFile(path: string): Readable {
+    const src = this.source.open(path);
+    const expected = this.listed.get(path);
+    if (expected === undefined) return src;
+    const check = new DigestCheck(path, expected);
+    pipeline(src, check, () => undefined);
+    return check;
+  }
+
+  async *documents(): AsyncIterableIterator<DocumentReading> {
+    const seen = new Set<string>();
+    for (const f of this.info.files) {
+      if (seen.has(f.path) || payloadKind(f.path) !== 'knowledge') continue;
+      seen.add(f.path);
+      yield readKnowledgeDocument(f.path, await this.readFile(f.path));
+    }
+  }
+
+  private async *records<T>(path: string): AsyncGenerator<JsonlRecord<T>, void, undefined> {
+    if (!this.listed.has(path)) return;
+    const stream = this.openFile(path);
+    const splitter = new JsonlSplitter({ maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, path });
+    const pending: JsonlRecord<T>[] = [];
+    const maxDepth = this.limits.maxJsonDepth;
+    // A bad line is remembered, not thrown at once, so the good records before it (in the same
+    // chunk) are still delivered first.
+    let failure: OctxError | undefined;
+    const onLine = (l: JsonlLine): void => {
+      if (failure) return;
+      const p = parseJsonlLine(l, maxDepth);
+      if (!p.ok) failure = OctxError.of({ code: p.code, path, line: l.line, message: p.message });
+      else if (p.nonFinite !== undefined) failure = OctxError.of({ code: 'OCTX_JSON_INVALID', path, line: l.line, message: `line ${l.line}: a number overflows to infinity at ${p.nonFinite}` });
+      else pending.push({ line: l.line, record: p.record as T });
+    };
+    const split = (step: () => void): void => {
+      try {
+        step();
+      } catch (e) {
+        if (!(e instanceof OctxError)) throw e;
+        failure ??= e;
+      }
+    };
+    try {
+      for await (const chunk of stream) {
+        split(() => splitter.push(chunk as Buffer, onLine));
+        for (let i = 0; i < pending.length; i++) yield pending[i]!;
+        pending.length = 0;
+        if (failure) throw failure;
+      }
+      split(() => splitter.end(onLine));
+      for (const r of pending) yield r;
+      if (failure) throw failure;
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  chunks(): AsyncIterableIterator<JsonlRecord<ChunkRecord>> {
+    return this.records<ChunkRecord>(STRUCTURE_PATHS[0]);
+  }
+
+  events(): AsyncIterableIterator<JsonlRecord<EventRecord>> {
+    return this.records<EventRecord>(STRUCTURE_PATHS[1]);
+  }
+
+  entities(): AsyncIterableIterator<JsonlRecord<EntityRecord>> {
+    return this.records<EntityRecord>(STRUCTURE_PATHS[2]);
+  }
+
+  chunkEvents(): AsyncIterableIterator<JsonlRecord<ChunkEventLink>> {
+    return this.records<ChunkEventLink>(STRUCTURE_PATHS[3]);
+  }
+
+  eventEntities(): AsyncIterableIterator<JsonlRecord<EventEntityLink>> {
+    return this.records<EventEntityLink>(STRUCTURE_PATHS[4]);
+  }
+
+  async vectorConfig(): Promise<Record<string, unknown> | undefined> {
+    if (!this.listed.has(VECTOR_CONFIG_PATH)) return undefined;
+    const bytes = await this.readFile(VECTOR_CONFIG_PATH);
+    return parseVectorConfigBytes(bytes, this.limits.maxJsonDepth);
+  }
+
+  async *vectors(target: VectorTarget): AsyncIterableIterator<VectorRow> {
+    const path = VECTOR_TARGET_PATHS[target];
+    if (path === undefined) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `unknown vector target ${String(target)}` });
+    if (!this.listed.has(path)) return;
+    const stream = this.openFile(path);
+    const reader = new ByteReader(stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, path);
+    try {
+      for await (const batch of readArrowVectorBatches(reader, { path, size: this.source.size(path), limits: this.limits })) {
+        const dim = batch.dimension;
+        for (let i = 0; i < batch.length; i++) {
+          const recordId = batch.recordIds[i];
+          if (recordId === null || recordId === undefined || batch.isVectorNull(i)) {
+            throw OctxError.of({ code: 'OCTX_VECTOR_NULL', path, message: `row ${i} of a batch holds a null` });
+          }
+          yield { recordId, vector: batch.values.subarray(i * dim, (i + 1) * dim) };
+        }
+      }
+      // Read to the end so the digest check of the stream runs.
+      await reader.drain();
+    } finally {
+      stream.destroy();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.source.close();
+  }
+}
+
+/**
+ * Strictly parses `vectors/config.json` bytes into an object.
+ * @throws OctxError `OCTX_VECTOR_CONFIG_INVALID` (BOM, UTF-8, syntax, depth, overflow, not an
+ *   object) or `OCTX_JSON_DUPLICATE_KEY`
+ */
+export function parseVectorConfigBytes(bytes: Buffer, maxDepth: number): Record<string, unknown> {
+  const bad = (message: string): OctxError => OctxError.of({ code: 'OCTX_VECTOR_CONFIG_INVALID', path: VECTOR_CONFIG_PATH, message });
+  if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) throw bad('vectors/config.json starts with a byte order mark');
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw bad('vectors/config.json is not valid UTF-8');
+  }
+  const parsed = parseStrictJson(text, { maxDepth });
+  if (!parsed.ok) {
+    if (parsed.kind === 'duplicate-key') throw OctxError.of({ code: 'OCTX_JSON_DUPLICATE_KEY', path: VECTOR_CONFIG_PATH, message: `vectors/config.json: ${parsed.message}` });
+    throw bad(`vectors/config.json is not strict JSON: ${parsed.message}`);
+  }
+  if (parsed.nonFinite !== undefined) throw bad(`vectors/config.json holds a number that overflows to infinity at ${parsed.nonFinite || 'the root'}`);
+  const v = parsed.value;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw bad('vectors/config.json must hold a JSON object');
+  return v as Record<string, unknown>;
+}

@@ -1,0 +1,129 @@
+/**
+ * The per-record JSON Schema rules of `sag-structured/0.1`, exactly as the upstream schemas in
+ * `schemas/octx-0.1/*.schema.json` state them (a consumer accepts what the schema accepts, so
+ * e.g. a whitespace-only `title` passes `minLength: 1` here even though our producer refuses it).
+ *
+ * Hand-written guards instead of a schema library: they cost tens of nanoseconds per valid
+ * record and allocate nothing unless a record is wrong, which matters at millions of records.
+ */
+import type { OctxCode } from '../model/codes.js';
+import { isUuidV7 } from '../model/ids.js';
+
+/** The five record kinds, named by their file. */
+export type StructureRecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-entity';
+
+/** One schema problem of one record. */
+export interface RecordProblem {
+  readonly code: OctxCode;
+  readonly field?: string;
+  readonly message: string;
+}
+
+/** Schema `false` properties: fields that must never appear. */
+export const FORBIDDEN_FIELDS: Readonly<Record<StructureRecordKind, readonly string[]>> = {
+  chunk: [],
+  event: ['chunk_id', 'references', 'rank'],
+  entity: ['normalized_name', 'entity_type_id', 'index_id', 'index_status', 'embedding', 'vector'],
+  'chunk-event': [],
+  'event-entity': [],
+};
+
+const has = (r: object, k: string): boolean => Object.prototype.hasOwnProperty.call(r, k);
+
+class Problems {
+  list: RecordProblem[] | undefined;
+  add(field: string, message: string, code: OctxCode = 'OCTX_SCHEMA_VALIDATION'): void {
+    (this.list ??= []).push({ code, field, message });
+  }
+}
+
+function uuid(p: Problems, r: Record<string, unknown>, field: string, required: boolean): void {
+  if (!has(r, field)) {
+    if (required) p.add(field, `${field} is required`);
+    return;
+  }
+  if (!isUuidV7(r[field])) p.add(field, `${field} must be a canonical lowercase UUIDv7 string`);
+}
+
+function text(p: Problems, r: Record<string, unknown>, field: string, required: boolean, minLength: number): void {
+  if (!has(r, field)) {
+    if (required) p.add(field, `${field} is required`);
+    return;
+  }
+  const v = r[field];
+  if (typeof v !== 'string') p.add(field, `${field} must be a string`);
+  else if (v.length < minLength) p.add(field, `${field} must not be empty`);
+}
+
+function forbidden(p: Problems, r: Record<string, unknown>, kind: StructureRecordKind): void {
+  for (const f of FORBIDDEN_FIELDS[kind]) {
+    if (has(r, f)) p.add(f, `${f} is not allowed in a ${kind} record${kind === 'event' ? ' (provenance lives only in relations/chunk-events.jsonl)' : ' (local index fields never enter OCTX)'}`);
+  }
+}
+
+/**
+ * Schema problems of one parsed record (an object), or `undefined` when it matches its schema.
+ * A non-finite `weight` is `OCTX_EVENT_ENTITY_WEIGHT_INVALID`; everything else is
+ * `OCTX_SCHEMA_VALIDATION` with the field named.
+ */
+export function recordProblems(kind: StructureRecordKind, r: Record<string, unknown>): readonly RecordProblem[] | undefined {
+  const p = new Problems();
+  switch (kind) {
+    case 'chunk': {
+      uuid(p, r, 'id', true);
+      uuid(p, r, 'document_id', true);
+      if (!has(r, 'ordinal')) p.add('ordinal', 'ordinal is required');
+      else {
+        const o = r.ordinal;
+        if (typeof o !== 'number' || !Number.isInteger(o)) p.add('ordinal', 'ordinal must be an integer');
+        else if (o < 0) p.add('ordinal', 'ordinal must be ≥ 0');
+      }
+      text(p, r, 'text', true, 1);
+      break;
+    }
+    case 'event': {
+      uuid(p, r, 'id', true);
+      text(p, r, 'title', true, 1);
+      text(p, r, 'content', true, 1);
+      text(p, r, 'summary', false, 0);
+      text(p, r, 'category', false, 0);
+      uuid(p, r, 'parent_id', false);
+      if (has(r, 'level')) {
+        const l = r.level;
+        if (typeof l !== 'number' || !Number.isInteger(l)) p.add('level', 'level must be an integer');
+        else if (l < 1) p.add('level', 'level must be ≥ 1 (a top-level event omits level)');
+      }
+      const hasParent = has(r, 'parent_id');
+      if (hasParent !== has(r, 'level')) {
+        p.add(hasParent ? 'level' : 'parent_id', 'parent_id and level must be given together (child event) or both omitted (top-level event)');
+      }
+      forbidden(p, r, kind);
+      break;
+    }
+    case 'entity': {
+      uuid(p, r, 'id', true);
+      text(p, r, 'name', true, 1);
+      text(p, r, 'type', true, 1);
+      text(p, r, 'description', false, 0);
+      forbidden(p, r, kind);
+      break;
+    }
+    case 'chunk-event': {
+      uuid(p, r, 'chunk_id', true);
+      uuid(p, r, 'event_id', true);
+      break;
+    }
+    case 'event-entity': {
+      uuid(p, r, 'event_id', true);
+      uuid(p, r, 'entity_id', true);
+      if (has(r, 'weight')) {
+        const w = r.weight;
+        if (typeof w !== 'number') p.add('weight', `weight must be a number when present (omit it instead of ${w === null ? 'null' : typeof w})`);
+        else if (!Number.isFinite(w)) p.add('weight', 'weight must be a finite number', 'OCTX_EVENT_ENTITY_WEIGHT_INVALID');
+      }
+      text(p, r, 'description', false, 0);
+      break;
+    }
+  }
+  return p.list;
+}

@@ -1,0 +1,191 @@
+/**
+ * Strict JSON for untrusted input (OCTX-REFERENCE §4): the text must be accepted by
+ * `JSON.parse` (so no BOM, NaN, Infinity, comments or trailing commas), must not repeat a key in
+ * any object, and must not nest deeper than a limit. Numbers that overflow to ±Infinity
+ * (`1e999`) are reported separately, because their code depends on the field.
+ *
+ * Why not a hand-written parser: `JSON.parse` is native and several times faster than any JS
+ * parser, and JSONL validation parses millions of lines. Duplicate keys are the one thing it
+ * hides, and they can be detected cheaply afterwards: a parsed object holds one property per
+ * *distinct* key, so the text has a duplicate exactly when it contains more key tokens than the
+ * parsed value has properties. Counting key tokens only needs to find string boundaries, which
+ * `indexOf('"')` does natively. Only when the counts differ does a slower scanner run to name
+ * the repeated key.
+ */
+
+/** Why a text is not strict JSON. */
+export type StrictJsonProblemKind = 'syntax' | 'duplicate-key' | 'depth';
+
+/** Result of {@link parseStrictJson}. */
+export type StrictJsonResult =
+  | {
+      readonly ok: true;
+      readonly value: unknown;
+      /** Dotted path (`a.b[2]`, `''` for the root) of the first number that overflowed to ±Infinity. */
+      readonly nonFinite?: string;
+    }
+  | {
+      readonly ok: false;
+      readonly kind: StrictJsonProblemKind;
+      readonly message: string;
+      /** For `duplicate-key`: the repeated key. */
+      readonly key?: string;
+    };
+
+/** Options of {@link parseStrictJson}. */
+export interface StrictJsonOptions {
+  /** Deepest allowed nesting of arrays/objects (the root container is depth 1). Default 100. */
+  readonly maxDepth?: number;
+}
+
+/**
+ * Parses `text` as strict JSON: syntax as `JSON.parse`, no duplicate keys (after unescaping, so
+ * `"a"` and `"\u0061"` collide), nesting at most `maxDepth`. Never throws.
+ */
+export function parseStrictJson(text: string, options: StrictJsonOptions = {}): StrictJsonResult {
+  const maxDepth = options.maxDepth ?? 100;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, kind: 'syntax', message: (e as Error).message };
+  }
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return { ok: true, value, nonFinite: '' };
+    return { ok: true, value };
+  }
+  const walk: WalkState = { keys: 0, tooDeep: false, nonFinite: undefined };
+  walkValue(value, 1, maxDepth, walk, '');
+  if (walk.tooDeep) return { ok: false, kind: 'depth', message: `JSON nesting is deeper than ${maxDepth}` };
+  if (walk.keys > 0 || text.includes(':')) {
+    const tokens = countKeyTokens(text);
+    if (tokens !== walk.keys) {
+      const key = findDuplicateKey(text);
+      return {
+        ok: false,
+        kind: 'duplicate-key',
+        message: key === undefined ? 'an object repeats a key' : `an object repeats the key ${JSON.stringify(key)}`,
+        ...(key === undefined ? {} : { key }),
+      };
+    }
+  }
+  return walk.nonFinite === undefined ? { ok: true, value } : { ok: true, value, nonFinite: walk.nonFinite };
+}
+
+interface WalkState {
+  keys: number;
+  tooDeep: boolean;
+  nonFinite: string | undefined;
+}
+
+// Counts own keys of every object, checks depth, and notes the first overflowed number. The
+// path string is only built when something is found, so the common path allocates nothing.
+function walkValue(value: object, depth: number, maxDepth: number, st: WalkState, at: string): void {
+  if (depth > maxDepth) {
+    st.tooDeep = true;
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      if (typeof v === 'object' && v !== null) {
+        walkValue(v, depth + 1, maxDepth, st, `${at}[${i}]`);
+        if (st.tooDeep) return;
+      } else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = `${at}[${i}]`;
+    }
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj);
+  st.keys += keys.length;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i]!;
+    const v = obj[k];
+    if (typeof v === 'object' && v !== null) {
+      walkValue(v, depth + 1, maxDepth, st, at === '' ? k : `${at}.${k}`);
+      if (st.tooDeep) return;
+    } else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = at === '' ? k : `${at}.${k}`;
+  }
+}
+
+/** Index of the quote closing the string that opens at `start` (text is valid JSON). */
+function closingQuote(text: string, start: number): number {
+  let end = start + 1;
+  for (;;) {
+    end = text.indexOf('"', end);
+    if (end < 0) return text.length;
+    let k = end - 1;
+    while (text.charCodeAt(k) === 92 /* \ */) k--;
+    if (((end - 1 - k) & 1) === 0) return end;
+    end++;
+  }
+}
+
+function nextNonWhitespace(text: string, pos: number): number {
+  let c = text.charCodeAt(pos);
+  while (c === 32 || c === 9 || c === 10 || c === 13) c = text.charCodeAt(++pos);
+  return pos;
+}
+
+/** Number of object keys in a valid JSON text: strings followed by `:`. */
+function countKeyTokens(text: string): number {
+  let count = 0;
+  let pos = 0;
+  for (;;) {
+    const start = text.indexOf('"', pos);
+    if (start < 0) return count;
+    const end = closingQuote(text, start);
+    const next = nextNonWhitespace(text, end + 1);
+    if (text.charCodeAt(next) === 58 /* : */) count++;
+    pos = end + 1;
+  }
+}
+
+/**
+ * The first key repeated within one object of a valid JSON text, compared after unescaping.
+ * Slow path: only called when {@link countKeyTokens} proved that a duplicate exists.
+ */
+export function findDuplicateKey(text: string): string | undefined {
+  const stack: (Set<string> | null)[] = [];
+  let pos = 0;
+  while (pos < text.length) {
+    const c = text.charCodeAt(pos);
+    if (c === 123 /* { */) stack.push(new Set());
+    else if (c === 91 /* [ */) stack.push(null);
+    else if (c === 125 /* } */ || c === 93 /* ] */) stack.pop();
+    else if (c === 34 /* " */) {
+      const end = closingQuote(text, pos);
+      const next = nextNonWhitespace(text, end + 1);
+      if (text.charCodeAt(next) === 58) {
+        const key = JSON.parse(text.slice(pos, end + 1)) as string;
+        const top = stack[stack.length - 1];
+        if (top) {
+          if (top.has(key)) return key;
+          top.add(key);
+        }
+      }
+      pos = end + 1;
+      continue;
+    }
+    pos++;
+  }
+  return undefined;
+}
+
+/**
+ * The first integer literal (no fraction, no exponent) outside strings whose magnitude exceeds
+ * 2^53 − 1. The reference validator's JCS library refuses such integers, so a manifest holding
+ * one has no computable package digest (§7) even though JavaScript parses it as a double.
+ */
+export function findUnsafeIntegerLiteral(text: string): string | undefined {
+  const re = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const tok = m[0];
+    if (tok.charCodeAt(0) === 34) continue;
+    if (/[.eE]/.test(tok)) continue;
+    const digits = tok.replace(/^-/, '');
+    if (digits.length < 16) continue;
+    if (BigInt(digits) > BigInt(Number.MAX_SAFE_INTEGER)) return tok;
+  }
+  return undefined;
+}

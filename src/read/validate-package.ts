@@ -1,0 +1,612 @@
+/**
+ * `validatePackage`: every rule of OCTX 0.1 (OCTX-REFERENCE §2–§10, SEED 001) in one pass over
+ * the package, reported as data.
+ *
+ * Order of work, and why:
+ * 1. the manifest alone (schema, declarations, package digest) — cheap, decides what follows;
+ * 2. the inventory against the container (duplicates, payload kinds, undeclared standard paths,
+ *    missing files, at least one concept);
+ * 3. knowledge documents (read, hashed and parsed together, a few at a time, issues kept in
+ *    manifest order) and the ids they introduce; other format-only files are hashed;
+ * 4. capability files, each streamed **once**: hashed and parsed at the same time. A capability
+ *    is only parsed when the format layer is valid so far; a file whose digest turns out wrong
+ *    afterwards makes the format invalid, and then every recognised capability's results are
+ *    replaced by `OCTX_CAPABILITY_FILE_UNTRUSTED` / `OCTX_CAPABILITY_DEPENDENCY_INVALID` —
+ *    the same outcome as hashing everything first, without reading the big files twice;
+ * 5. the report: `valid` = format valid and no recognised capability invalid, `fullyValidated`
+ *    = valid and every declared capability understood and checked.
+ *
+ * Container failures while reading (CRC mismatch, size lie, a file changed under a directory
+ * package) stop everything and yield a one-issue report, like open failures: the content can no
+ * longer be trusted. Ordinary problems are all collected.
+ */
+import { createHash } from 'node:crypto';
+import { issue, OctxError, type OctxIssue } from '../model/errors.js';
+import type { OctxCode } from '../model/codes.js';
+import { isUuidV7 } from '../model/ids.js';
+import { computePackageDigest } from '../package/digest.js';
+import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../package/paths.js';
+import { vectorConfigIssues } from '../vectors/config.js';
+import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
+import { readKnowledgeDocument } from './documents.js';
+import { IdKind, IdSpace, describeKind, type IdKindValue } from './id-space.js';
+import { IssueCollector } from './issues.js';
+import { JsonlSplitter, parseJsonlLine, type JsonlLine } from './jsonl.js';
+import { resolveLimits, type ArchiveLimits } from './limits.js';
+import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
+import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
+import type { StructureRecordKind } from './record-rules.js';
+import type { PackageSource } from './source.js';
+import { findUnsafeIntegerLiteral } from './strict-json.js';
+import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
+import { VectorTargetChecker } from './vectors-check.js';
+
+/** Options of {@link validatePackage}. */
+export interface ValidateOptions {
+  /** Resource limits (merged over the package's limits when a package is passed). */
+  readonly limits?: Partial<ArchiveLimits>;
+  /** Issues kept in the report; default `limits.maxIssues` (1000). */
+  readonly maxIssues?: number;
+}
+
+/** Result of one layer. */
+export interface LayerResult {
+  /** `true` valid, `false` invalid, `null` not understood (unsupported capability). */
+  readonly valid: boolean | null;
+  /** The kept issues of this layer (a subsequence of `ValidationReport.issues`). */
+  readonly issues: OctxIssue[];
+}
+
+/** What {@link validatePackage} found. */
+export interface ValidationReport {
+  /** The format layer is valid and no recognised capability is invalid. */
+  readonly valid: boolean;
+  /** `valid`, and every declared capability was understood and fully checked. */
+  readonly fullyValidated: boolean;
+  /** The OCTX format layer (container, manifest, inventory, digests, documents). */
+  readonly format: { readonly valid: boolean; readonly issues: OctxIssue[] };
+  /** One entry per declared capability. */
+  readonly capabilities: Record<string, LayerResult>;
+  /** All kept issues, in the order they were found (capped at `maxIssues`). */
+  readonly issues: OctxIssue[];
+  /** Issues found but not kept because of `maxIssues` (each invalid layer keeps at least one). */
+  readonly droppedIssues: number;
+  /** The package digest computed from the manifest, when it could be computed. */
+  readonly packageDigest?: string;
+  /** The parsed manifest, when it could be read. */
+  readonly manifest?: unknown;
+}
+
+const FORMAT = 'format';
+const SAG = 'sag-structured';
+const VECTORS = 'vectors';
+const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
+const FILE_SHA_PATTERN = /^[0-9a-f]{64}$/;
+const STRUCTURE_KINDS: readonly StructureRecordKind[] = ['chunk', 'event', 'entity', 'chunk-event', 'event-entity'];
+const VECTOR_PATHS: ReadonlySet<string> = new Set([VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
+const STRUCTURE_SET: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
+const TARGETS = [
+  { path: VECTOR_TARGET_PATHS.chunks, kind: IdKind.chunk, jsonl: STRUCTURE_PATHS[0] },
+  { path: VECTOR_TARGET_PATHS.events, kind: IdKind.event, jsonl: STRUCTURE_PATHS[1] },
+  { path: VECTOR_TARGET_PATHS.entities, kind: IdKind.entity, jsonl: STRUCTURE_PATHS[2] },
+] as const;
+
+/** A failure of the container while content was being read: it ends the validation. */
+class ContainerFailure extends Error {
+  constructor(readonly error: OctxError) {
+    super(error.message);
+  }
+}
+
+function toOctxError(e: unknown): OctxError {
+  if (e instanceof OctxError) return e;
+  return OctxError.of({ code: 'OCTX_ARCHIVE_CORRUPT', message: `reading failed: ${e instanceof Error ? e.message : String(e)}` });
+}
+
+function failureReport(e: OctxError, manifest?: unknown): ValidationReport {
+  const one = e.issues[0] ?? issue({ code: e.code, message: e.message });
+  return {
+    valid: false,
+    fullyValidated: false,
+    format: { valid: false, issues: [one] },
+    capabilities: {},
+    issues: [one],
+    droppedIssues: 0,
+    ...(manifest === undefined ? {} : { manifest }),
+  };
+}
+
+/**
+ * Validates a package (a path to a `.octx` file or package folder, or an open package, which is
+ * left open). Never throws for problems of the package: open failures become a one-issue
+ * invalid report.
+ * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
+ */
+export async function validatePackage(target: string | OctxPackage, options: ValidateOptions = {}): Promise<ValidationReport> {
+  const owned = typeof target === 'string';
+  const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });
+  const maxIssues = options.maxIssues ?? limits.maxIssues;
+  if (!Number.isSafeInteger(maxIssues) || maxIssues < 1) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'maxIssues', message: `maxIssues must be a positive integer (got ${String(maxIssues)})` });
+  }
+  let pkg: OctxPackage;
+  if (typeof target === 'string') {
+    try {
+      pkg = await openPackage(target, { limits });
+    } catch (e) {
+      if (e instanceof OctxError) return failureReport(e);
+      throw e;
+    }
+  } else pkg = target;
+  try {
+    return await new Validator(pkg, sourceOf(pkg), limits, maxIssues).run();
+  } catch (e) {
+    if (e instanceof ContainerFailure) return failureReport(e.error, pkg.manifest);
+    throw e;
+  } finally {
+    if (owned) await pkg.close();
+  }
+}
+
+/** Settles promises in input order with at most `width` in flight; never leaves a rejection unhandled. */
+async function* inOrder<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): AsyncGenerator<[T, R], void, undefined> {
+  type Settled = { ok: true; value: R } | { ok: false; error: unknown };
+  const start = (item: T): Promise<Settled> =>
+    fn(item).then(
+      (value) => ({ ok: true, value }),
+      (error: unknown) => ({ ok: false, error }),
+    );
+  const pending: Promise<Settled>[] = [];
+  let next = 0;
+  while (next < items.length && pending.length < width) pending.push(start(items[next++]!));
+  for (let i = 0; i < items.length; i++) {
+    const r = await pending.shift()!;
+    if (next < items.length) pending.push(start(items[next++]!));
+    if (!r.ok) throw r.error;
+    yield [items[i]!, r.value];
+  }
+}
+
+type FileState = 'ok' | 'missing' | 'mismatch' | 'unverifiable';
+
+class Validator {
+  private readonly issues: IssueCollector;
+  private readonly ids = new IdSpace();
+  /** Listed, safe, unique paths → expected SHA-256 (undefined when the listed value is malformed). */
+  private readonly listed = new Map<string, string | undefined>();
+  private readonly state = new Map<string, FileState>();
+  private readonly concepts: ConceptDocumentRef[] = [];
+  private readonly declarations = new Map<string, CapabilityDeclaration>();
+  /** Manifest-level capability issues (file listing) that survive a later reset of the layer. */
+  private readonly listingIssues = new Map<string, OctxIssue[]>();
+  private packageDigest: string | undefined;
+
+  constructor(
+    private readonly pkg: OctxPackage,
+    private readonly source: PackageSource,
+    private readonly limits: ArchiveLimits,
+    maxIssues: number,
+  ) {
+    this.issues = new IssueCollector(maxIssues);
+  }
+
+  private add(layer: string, i: OctxIssue): void {
+    this.issues.add(layer, i);
+  }
+
+  private format(code: OctxCode, message: string, path?: string, field?: string): void {
+    this.add(FORMAT, issue({ code, message, ...(path === undefined ? {} : { path }), ...(field === undefined ? {} : { field }) }));
+  }
+
+  async run(): Promise<ValidationReport> {
+    this.issues.touch(FORMAT);
+    const m = this.pkg.manifest as Record<string, unknown>;
+    const mc = checkManifest(m);
+    for (const i of mc.formatIssues) this.add(FORMAT, i);
+    if (mc.versionUnsupported) return this.report();
+    for (const d of mc.declarations) {
+      this.declarations.set(d.name, d);
+      this.issues.touch(d.name);
+      for (const i of d.issues) this.add(d.name, i);
+    }
+    this.checkDigest(m);
+    this.checkInventory(m);
+    await this.readDocuments(m);
+    await this.hashFormatOnlyFiles();
+    await this.checkStructure();
+    await this.checkVectors();
+    this.settleCapabilities();
+    return this.report();
+  }
+
+  // ── 1. package digest ──────────────────────────────────────────────────────────────────
+
+  private checkDigest(m: Record<string, unknown>): void {
+    const unsafe = findUnsafeIntegerLiteral(this.pkg.manifestBytes.toString('utf8'));
+    if (unsafe !== undefined) {
+      this.format('OCTX_PACKAGE_DIGEST_INVALID', `the manifest holds the integer ${unsafe}, outside ±(2^53−1): its JCS form, and so the package digest, cannot be computed`, 'manifest.json');
+      return;
+    }
+    try {
+      this.packageDigest = computePackageDigest(m);
+    } catch (e) {
+      this.format('OCTX_PACKAGE_DIGEST_INVALID', `the package digest cannot be computed: ${(e as Error).message}`, 'manifest.json', 'release.package_digest');
+      return;
+    }
+    const declared = (m.release as Record<string, unknown> | undefined)?.package_digest;
+    if (typeof declared === 'string' && DIGEST_PATTERN.test(declared) && declared !== this.packageDigest) {
+      this.format('OCTX_PACKAGE_DIGEST_MISMATCH', `release.package_digest is ${declared}, but the manifest's digest is ${this.packageDigest}`, 'manifest.json', 'release.package_digest');
+    }
+  }
+
+  // ── 2. inventory ───────────────────────────────────────────────────────────────────────
+
+  private checkInventory(m: Record<string, unknown>): void {
+    const files = Array.isArray(m.files) ? (m.files as unknown[]) : [];
+    const caps = m.capabilities !== null && typeof m.capabilities === 'object' && !Array.isArray(m.capabilities) ? (m.capabilities as Record<string, unknown>) : {};
+    const declared = (name: string): boolean => Object.hasOwn(caps, name);
+    const seen = new Set<string>();
+    let concepts = 0;
+    files.forEach((entry, i) => {
+      if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return;
+      const e = entry as Record<string, unknown>;
+      const path = e.path;
+      if (typeof path !== 'string' || path.length === 0) return;
+      const field = `files[${i}].path`;
+      if (path === 'manifest.json') {
+        this.format('OCTX_MANIFEST_SELF_LISTED', 'manifest.json must not be listed in files', 'manifest.json', field);
+        return;
+      }
+      if (seen.has(path)) {
+        this.format('OCTX_FILE_PATH_DUPLICATE', `${path} is listed more than once`, path, field);
+        return;
+      }
+      seen.add(path);
+      const problem = logicalPathProblem(path);
+      if (problem !== undefined) {
+        this.format('OCTX_PAYLOAD_PATH_UNSUPPORTED', `files[${i}].path is not a safe logical path: ${problem}`, undefined, field);
+        return;
+      }
+      const kind = payloadKind(path);
+      if (kind === undefined) {
+        this.format(
+          'OCTX_PAYLOAD_PATH_UNSUPPORTED',
+          `${path} is not an allowed payload path (knowledge/**.md, a standard data/relations/vectors path, or extensions/<reverse.dns>/<major.minor>/…)`,
+          path,
+          field,
+        );
+      } else if (kind === 'structure' && !declared(SAG)) {
+        this.format('OCTX_STANDARD_PATH_UNDECLARED', `${path} belongs to sag-structured/0.1, which the manifest does not declare`, path, field);
+      } else if (kind === 'vectors' && !declared(VECTORS)) {
+        this.format('OCTX_STANDARD_PATH_UNDECLARED', `${path} belongs to vectors/0.1, which the manifest does not declare`, path, field);
+      }
+      if (isConceptPath(path)) concepts += 1;
+      const sha = typeof e.sha256 === 'string' && FILE_SHA_PATTERN.test(e.sha256) ? e.sha256 : undefined;
+      this.listed.set(path, sha);
+      if (!this.source.has(path)) {
+        this.format('OCTX_FILE_MISSING', `${path} is listed but not in the package`, path, field);
+        this.state.set(path, 'missing');
+      } else if (sha === undefined) this.state.set(path, 'unverifiable');
+    });
+    if (concepts === 0) this.format('OCTX_CONCEPT_REQUIRED', 'files must list at least one Concept Document (knowledge/**.md other than index.md and log.md)', 'manifest.json', 'files');
+  }
+
+  /** Compares a computed digest with the listed one; records and reports a mismatch. */
+  private settle(path: string, sha256: string): boolean {
+    const expected = this.listed.get(path);
+    // A malformed listed sha256 (already a schema error) leaves the bytes unverifiable.
+    if (expected === undefined) return false;
+    if (sha256 === expected) {
+      this.state.set(path, 'ok');
+      return true;
+    }
+    this.state.set(path, 'mismatch');
+    this.format('OCTX_FILE_DIGEST_MISMATCH', `${path} has SHA-256 ${sha256}, but files[] lists ${expected}`, path);
+    return false;
+  }
+
+  private present(path: string): boolean {
+    return this.listed.has(path) && this.state.get(path) !== 'missing';
+  }
+
+  // ── 3. documents and other format-layer files ──────────────────────────────────────────
+
+  private async readAll(path: string): Promise<Buffer> {
+    try {
+      return await this.source.readAll(path, this.limits.maxFileSize);
+    } catch (e) {
+      throw new ContainerFailure(toOctxError(e));
+    }
+  }
+
+  private async readDocuments(m: Record<string, unknown>): Promise<void> {
+    const asset = m.asset as Record<string, unknown> | undefined;
+    if (asset && isUuidV7(asset.id)) this.ids.register(asset.id, IdKind.asset);
+    const paths = [...this.listed.keys()].filter((p) => payloadKind(p) === 'knowledge' && this.present(p));
+    const read = async (p: string): Promise<{ bytes: Buffer; sha: string }> => {
+      const bytes = await this.readAll(p);
+      return { bytes, sha: createHash('sha256').update(bytes).digest('hex') };
+    };
+    for await (const [path, { bytes, sha }] of inOrder(paths, 8, read)) {
+      // A document whose bytes are not the listed ones is not parsed: its content is untrusted.
+      if (!this.settle(path, sha)) continue;
+      const doc = readKnowledgeDocument(path, bytes);
+      for (const i of doc.issues) this.add(FORMAT, i);
+      if (doc.kind !== 'concept' || doc.documentId === undefined) continue;
+      const index = this.ids.register(doc.documentId, IdKind.document);
+      if (index < 0) {
+        const holder = IdSpace.kindOf(-1 - index);
+        this.add(
+          FORMAT,
+          issue({ code: 'OCTX_ID_DUPLICATE', path, field: 'octx.document_id', recordId: doc.documentId, message: `document_id ${doc.documentId} is already used by ${describeKind(holder)}; ids are unique across the asset, documents and records` }),
+        );
+        continue;
+      }
+      this.concepts.push({ path, documentId: doc.documentId });
+    }
+  }
+
+  /** Streams a file through SHA-256 only. */
+  private async hashFile(path: string): Promise<string> {
+    const hash = createHash('sha256');
+    const it = this.source.open(path)[Symbol.asyncIterator]();
+    for (;;) {
+      let r: IteratorResult<Buffer>;
+      try {
+        r = (await it.next()) as IteratorResult<Buffer>;
+      } catch (e) {
+        throw new ContainerFailure(toOctxError(e));
+      }
+      if (r.done) break;
+      hash.update(r.value);
+    }
+    return hash.digest('hex');
+  }
+
+  private async hashFormatOnlyFiles(): Promise<void> {
+    const paths = [...this.listed.keys()].filter((p) => this.present(p) && payloadKind(p) !== 'knowledge' && !STRUCTURE_SET.has(p) && !VECTOR_PATHS.has(p));
+    for await (const [path, sha] of inOrder(paths, 4, (p) => this.hashFile(p))) this.settle(path, sha);
+  }
+
+  private async hashOnly(paths: readonly string[]): Promise<void> {
+    for (const p of paths) if (this.present(p)) this.settle(p, await this.hashFile(p));
+  }
+
+  // ── 4a. sag-structured ─────────────────────────────────────────────────────────────────
+
+  private supported(name: string): boolean {
+    return this.declarations.get(name)?.status === 'supported';
+  }
+
+  private listing(layer: string, i: OctxIssue): void {
+    this.add(layer, i);
+    const list = this.listingIssues.get(layer) ?? [];
+    list.push(i);
+    this.listingIssues.set(layer, list);
+  }
+
+  private structure: StructureChecker | undefined;
+
+  private async checkStructure(): Promise<void> {
+    const sag = this.supported(SAG);
+    if (sag) {
+      for (const p of STRUCTURE_PATHS) {
+        if (!this.listed.has(p)) {
+          this.listing(SAG, issue({ code: 'OCTX_CAPABILITY_FILE_REQUIRED', path: p, message: `sag-structured/0.1 requires ${p} to be listed in files (all five structure files form one unit)` }));
+        }
+      }
+    }
+    const formatValid = this.issues.errors(FORMAT) === 0;
+    if (!sag || !formatValid || this.issues.errors(SAG) > 0) {
+      await this.hashOnly(STRUCTURE_PATHS);
+      return;
+    }
+    const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
+    for (let k = 0; k < STRUCTURE_PATHS.length; k++) {
+      if (k === 3) checker.beginRelations();
+      await this.scanJsonl(STRUCTURE_PATHS[k]!, STRUCTURE_KINDS[k]!, checker);
+      if (k === 1) checker.finishEvents();
+    }
+    checker.finish();
+    this.structure = checker;
+  }
+
+  /** Streams one JSONL file once: SHA-256 and record checks together. */
+  private async scanJsonl(path: string, kind: StructureRecordKind, checker: StructureChecker): Promise<void> {
+    const hash = createHash('sha256');
+    const splitter = new JsonlSplitter({ maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, path });
+    const maxDepth = this.limits.maxJsonDepth;
+    let parsing = true;
+    const onLine = (l: JsonlLine): void => {
+      const p = parseJsonlLine(l, maxDepth);
+      if (!p.ok) {
+        this.add(SAG, issue({ code: p.code, path, line: l.line, message: p.message }));
+        return;
+      }
+      if (p.nonFinite !== undefined) {
+        const weight = kind === 'event-entity' && p.nonFinite === 'weight';
+        this.add(
+          SAG,
+          issue({
+            code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
+            path,
+            line: l.line,
+            field: p.nonFinite || undefined,
+            message: `line ${l.line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
+          }),
+        );
+        return;
+      }
+      checker.record(kind, p.record, path, l.line);
+    };
+    const feed = (step: () => void): void => {
+      if (!parsing) return;
+      try {
+        step();
+      } catch (e) {
+        if (!(e instanceof OctxError) || e.code !== 'OCTX_RESOURCE_LIMIT') throw e;
+        // Stop parsing, keep hashing: the digest check still needs every byte.
+        this.add(SAG, e.issues[0]!);
+        parsing = false;
+        checker.incomplete = true;
+      }
+    };
+    const it = this.source.open(path)[Symbol.asyncIterator]();
+    for (;;) {
+      let r: IteratorResult<Buffer>;
+      try {
+        r = (await it.next()) as IteratorResult<Buffer>;
+      } catch (e) {
+        throw new ContainerFailure(toOctxError(e));
+      }
+      if (r.done) break;
+      const chunk = r.value;
+      hash.update(chunk);
+      feed(() => splitter.push(chunk, onLine));
+    }
+    feed(() => splitter.end(onLine));
+    this.settle(path, hash.digest('hex'));
+  }
+
+  // ── 4b. vectors ────────────────────────────────────────────────────────────────────────
+
+  private async checkVectors(): Promise<void> {
+    const vectorFiles = [VECTOR_CONFIG_PATH, ...TARGETS.map((t) => t.path)];
+    if (!this.supported(VECTORS)) {
+      await this.hashOnly(vectorFiles);
+      return;
+    }
+    if (!this.listed.has(VECTOR_CONFIG_PATH)) {
+      this.listing(VECTORS, issue({ code: 'OCTX_VECTOR_CONFIG_REQUIRED', path: VECTOR_CONFIG_PATH, message: 'vectors/0.1 is declared but vectors/config.json is not listed' }));
+    }
+    const targets = TARGETS.filter((t) => this.listed.has(t.path));
+    if (targets.length === 0) {
+      this.listing(VECTORS, issue({ code: 'OCTX_VECTOR_TARGET_REQUIRED', message: 'vectors/0.1 is declared but none of vectors/chunks.arrow, vectors/events.arrow, vectors/entities.arrow is listed' }));
+    }
+    const formatValid = this.issues.errors(FORMAT) === 0;
+    const sagValid = this.supported(SAG) && this.structure !== undefined && this.issues.errors(SAG) === 0;
+    if (formatValid && !sagValid) {
+      this.listing(
+        VECTORS,
+        issue({
+          code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID',
+          message: this.declarations.has(SAG) ? 'vectors/0.1 was not checked: it needs a valid sag-structured/0.1, and that capability is invalid or unsupported' : 'vectors/0.1 was not checked: it needs sag-structured/0.1, which is not declared',
+        }),
+      );
+    }
+    if (!formatValid || !sagValid || this.issues.errors(VECTORS) > 0) {
+      await this.hashOnly(vectorFiles);
+      return;
+    }
+
+    let dimensions: number | undefined;
+    const configBytes = await this.readAll(VECTOR_CONFIG_PATH);
+    if (this.settle(VECTOR_CONFIG_PATH, createHash('sha256').update(configBytes).digest('hex'))) {
+      try {
+        const config = parseVectorConfigBytes(configBytes, this.limits.maxJsonDepth);
+        for (const i of vectorConfigIssues(config, VECTOR_CONFIG_PATH)) this.add(VECTORS, i);
+        const d = config.dimensions;
+        if (typeof d === 'number' && Number.isInteger(d) && d >= 1) dimensions = d;
+      } catch (e) {
+        if (!(e instanceof OctxError)) throw e;
+        this.add(VECTORS, e.issues[0]!);
+      }
+    }
+    const structure = this.structure!;
+    const tables = { [IdKind.chunk]: structure.chunks, [IdKind.event]: structure.events, [IdKind.entity]: structure.entities } as Record<number, { ids: string[] }>;
+    for (const t of targets) {
+      await this.scanArrow(t.path, t.kind, t.jsonl, tables[t.kind]!.ids, dimensions);
+    }
+  }
+
+  /** Streams one Arrow target once: SHA-256 and all vector checks together. */
+  private async scanArrow(path: string, kind: IdKindValue, jsonl: string, recordIds: string[], dimensions: number | undefined): Promise<void> {
+    const hash = createHash('sha256');
+    const it = this.source.open(path)[Symbol.asyncIterator]();
+    let failure: OctxError | undefined;
+    async function* tapped(): AsyncGenerator<Buffer, void, undefined> {
+      for (;;) {
+        let r: IteratorResult<Buffer>;
+        try {
+          r = (await it.next()) as IteratorResult<Buffer>;
+        } catch (e) {
+          failure = toOctxError(e);
+          throw failure;
+        }
+        if (r.done) return;
+        hash.update(r.value);
+        yield r.value;
+      }
+    }
+    const reader = new ByteReader(tapped(), path);
+    const checker = new VectorTargetChecker(this.ids, kind, recordIds, path, jsonl, (i) => this.add(VECTORS, i));
+    try {
+      const batches = readArrowVectorBatches(reader, { path, size: this.source.size(path), limits: this.limits, ...(dimensions === undefined ? {} : { expectedDimension: dimensions }) });
+      for await (const b of batches) checker.batch(b);
+      checker.finish();
+    } catch (e) {
+      if (failure) throw new ContainerFailure(failure);
+      if (!(e instanceof OctxError)) throw e;
+      const first = e.issues[0]!;
+      this.add(VECTORS, first.path === undefined ? issue({ ...first, path }) : first);
+    }
+    try {
+      await reader.drain();
+    } catch (e) {
+      throw new ContainerFailure(failure ?? toOctxError(e));
+    }
+    this.settle(path, hash.digest('hex'));
+  }
+
+  // ── 5. settle and report ───────────────────────────────────────────────────────────────
+
+  /**
+   * A capability counts only when the format layer is valid and its files are trusted. When the
+   * format turned out invalid (possibly only after a capability file was parsed), the parse
+   * results are replaced by the reason the capability cannot be trusted.
+   */
+  private settleCapabilities(): void {
+    if (this.issues.errors(FORMAT) === 0) return;
+    const filesOf: Record<string, readonly string[]> = { [SAG]: STRUCTURE_PATHS, [VECTORS]: [VECTOR_CONFIG_PATH, ...TARGETS.map((t) => t.path)] };
+    for (const [name, d] of this.declarations) {
+      if (d.status !== 'supported') continue;
+      this.issues.reset(name);
+      this.issues.touch(name);
+      for (const i of this.listingIssues.get(name) ?? []) {
+        if (i.code !== 'OCTX_CAPABILITY_DEPENDENCY_INVALID') this.add(name, i);
+      }
+      const untrusted = (filesOf[name] ?? []).filter((p) => {
+        const s = this.state.get(p);
+        return s === 'missing' || s === 'mismatch' || s === 'unverifiable';
+      });
+      for (const p of untrusted) {
+        this.add(name, issue({ code: 'OCTX_CAPABILITY_FILE_UNTRUSTED', path: p, message: `${name}/0.1 was not checked: ${p} failed its integrity check (${this.state.get(p)})` }));
+      }
+      if (untrusted.length === 0) {
+        this.add(name, issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', message: `${name}/0.1 was not checked because the OCTX format layer is invalid` }));
+      }
+    }
+  }
+
+  private report(): ValidationReport {
+    const collected = this.issues.collect();
+    const formatValid = this.issues.errors(FORMAT) === 0;
+    const capabilities: Record<string, LayerResult> = {};
+    for (const [name, d] of this.declarations) {
+      const valid = d.status === 'unsupported' ? null : this.issues.errors(name) === 0;
+      capabilities[name] = { valid, issues: collected.byLayer.get(name) ?? [] };
+    }
+    const layers = Object.values(capabilities);
+    const valid = formatValid && layers.every((l) => l.valid !== false);
+    return {
+      valid,
+      fullyValidated: valid && layers.every((l) => l.valid === true),
+      format: { valid: formatValid, issues: collected.byLayer.get(FORMAT) ?? [] },
+      capabilities,
+      issues: collected.issues,
+      droppedIssues: collected.dropped,
+      ...(this.packageDigest === undefined ? {} : { packageDigest: this.packageDigest }),
+      manifest: this.pkg.manifest,
+    };
+  }
+}

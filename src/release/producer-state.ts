@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { OctxError } from '../model/errors.js';
+import { newId, UUID_V7_PATTERN } from '../model/ids.js';
+import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
+import { isOctxTime } from '../model/time.js';
+
+/** One released version, as the producer remembers it. */
+export interface ReleaseRecord {
+  readonly created_at: string;
+  readonly package_digest: string;
+  /** Digest of the manifest without `release`: what the package says apart from its version and time. */
+  readonly content_digest: string;
+}
+
+/** Record kinds of the id ledger. */
+export type LedgerKind = 'document' | 'chunk' | 'event' | 'entity';
+
+/**
+ * The producer state file: the asset's identity, every released version, the document ids by
+ * path, and the id ledger (producer key → UUIDv7). It lives outside the package and is written
+ * atomically, only after a successful export.
+ */
+export interface ProducerStateData {
+  readonly format: 'octx-export/producer-state';
+  readonly version: 1;
+  readonly asset?: { readonly id: string; readonly name: string };
+  readonly releases: Readonly<Record<string, ReleaseRecord>>;
+  /** `knowledge/…` path → `octx.document_id` minted for it. */
+  readonly documents: Readonly<Record<string, string>>;
+  readonly ids: Readonly<Record<LedgerKind, Readonly<Record<string, string>>>>;
+}
+
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const uuid = z.string().regex(UUID_V7_PATTERN);
+const stateSchema = z.object({
+  format: z.literal('octx-export/producer-state'),
+  version: z.literal(1),
+  asset: z.object({ id: uuid, name: z.string().min(1) }).optional(),
+  releases: z.record(z.string().refine(isSemVer), z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest })),
+  documents: z.record(z.string(), uuid),
+  ids: z.object({ document: z.record(z.string(), uuid), chunk: z.record(z.string(), uuid), event: z.record(z.string(), uuid), entity: z.record(z.string(), uuid) }),
+});
+
+function emptyState(): ProducerStateData {
+  return { format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids: { document: {}, chunk: {}, event: {}, entity: {} } };
+}
+
+/**
+ * Stable ids for producer keys: `ids.chunk('doc-1#0')` returns the same UUIDv7 on every run once
+ * it has been exported with a state file, so re-running a pipeline keeps record ids across
+ * releases (seed §7). Ids minted in this run are persisted only after a successful export.
+ */
+export class IdLedger {
+  readonly #known: Record<LedgerKind, Map<string, string>>;
+
+  constructor(initial: ProducerStateData['ids']) {
+    this.#known = {
+      document: new Map(Object.entries(initial.document)),
+      chunk: new Map(Object.entries(initial.chunk)),
+      event: new Map(Object.entries(initial.event)),
+      entity: new Map(Object.entries(initial.entity)),
+    };
+  }
+
+  #get(kind: LedgerKind, key: string): string {
+    if (typeof key !== 'string' || key.length === 0) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `ids.${kind}`, message: 'ledger keys are non-empty strings' });
+    let id = this.#known[kind].get(key);
+    if (id === undefined) {
+      id = newId();
+      this.#known[kind].set(key, id);
+    }
+    return id;
+  }
+
+  /** The stable document id for a producer key. */
+  document(key: string): string {
+    return this.#get('document', key);
+  }
+  /** The stable chunk id for a producer key. */
+  chunk(key: string): string {
+    return this.#get('chunk', key);
+  }
+  /** The stable event id for a producer key. */
+  event(key: string): string {
+    return this.#get('event', key);
+  }
+  /** The stable entity id for a producer key. */
+  entity(key: string): string {
+    return this.#get('entity', key);
+  }
+  /** The id already known for a key, without minting one. */
+  peek(kind: LedgerKind, key: string): string | undefined {
+    return this.#known[kind].get(key);
+  }
+
+  /** The ledger as plain data, keys sorted so the state file is stable. */
+  toJSON(): ProducerStateData['ids'] {
+    const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    return { document: sorted(this.#known.document), chunk: sorted(this.#known.chunk), event: sorted(this.#known.event), entity: sorted(this.#known.entity) };
+  }
+}
+
+/**
+ * A producer's memory between exports (OCTX-REFERENCE §7, §9, §13): which versions were released
+ * with which digest, so a release can be protected and an unchanged rebuild is byte-identical.
+ */
+export class ProducerState {
+  /** Absolute path of the state file. */
+  readonly path: string;
+  #data: ProducerStateData;
+  /** The id ledger (persisted with the state). */
+  readonly ids: IdLedger;
+
+  private constructor(path: string, data: ProducerStateData) {
+    this.path = path;
+    this.#data = data;
+    this.ids = new IdLedger(data.ids);
+  }
+
+  /**
+   * Loads a state file, or starts an empty state when it does not exist.
+   * @throws OctxError `OCTX_STATE_INVALID` when the file exists but is not a valid state
+   */
+  static load(path: string): ProducerState {
+    const abs = resolve(path);
+    let text: string;
+    try {
+      text = readFileSync(abs, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ProducerState(abs, emptyState());
+      throw new OctxError('OCTX_STATE_INVALID', `cannot read producer state ${abs}: ${(e as Error).message}`, { cause: e });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: abs, message: `producer state is not JSON: ${(e as Error).message}` });
+    }
+    const parsed = stateSchema.safeParse(raw);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0]!;
+      throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: abs, field: first.path.join('.'), message: `producer state is not valid: ${first.path.join('.')} ${first.message}` });
+    }
+    return new ProducerState(abs, parsed.data as ProducerStateData);
+  }
+
+  /** The asset recorded by earlier exports. */
+  get asset(): ProducerStateData['asset'] {
+    return this.#data.asset;
+  }
+
+  /** Every released version with its record. */
+  get releases(): Readonly<Record<string, ReleaseRecord>> {
+    return this.#data.releases;
+  }
+
+  /** The highest released version by SemVer precedence, if any. */
+  get latestVersion(): string | undefined {
+    return Object.keys(this.#data.releases).sort(compareSemVer).at(-1);
+  }
+
+  /** The document id recorded for a `knowledge/…` path. */
+  documentIdFor(path: string): string | undefined {
+    return this.#data.documents[path];
+  }
+
+  /**
+   * Checks that publishing `version` with these digests keeps the release rules:
+   * the same version never gets different content, and changed content needs a version above
+   * every released one.
+   * @throws OctxError `OCTX_RELEASE_CONFLICT` or `OCTX_RELEASE_VERSION_REQUIRED`
+   */
+  assertPublishable(version: string, packageDigest: string, contentDigest: string): void {
+    const same = this.#data.releases[version];
+    if (same) {
+      if (same.package_digest === packageDigest) return;
+      throw OctxError.of({
+        code: 'OCTX_RELEASE_CONFLICT',
+        field: 'release.version',
+        message: `version ${version} was already released with digest ${same.package_digest}; this content gives ${packageDigest}. Publish it as a higher version (next: ${nextVersion(this)})`,
+      });
+    }
+    const latest = this.latestVersion;
+    if (latest !== undefined && compareSemVer(version, latest) <= 0 && this.#data.releases[latest]!.content_digest !== contentDigest) {
+      throw OctxError.of({
+        code: 'OCTX_RELEASE_VERSION_REQUIRED',
+        field: 'release.version',
+        message: `content changed since ${latest}, so the new release needs a version higher than ${latest} (got ${version}; next: ${nextVersion(this)})`,
+      });
+    }
+  }
+
+  /** Records a successful release and the ids used, and writes the state file atomically. */
+  async recordRelease(input: { assetId: string; assetName: string; version: string; release: ReleaseRecord; documents: Readonly<Record<string, string>> }): Promise<void> {
+    const releases = { ...this.#data.releases, [input.version]: input.release };
+    const sortedReleases = Object.fromEntries(Object.keys(releases).sort(compareSemVer).map((v) => [v, releases[v]!]));
+    const documents = { ...this.#data.documents, ...input.documents };
+    this.#data = {
+      format: 'octx-export/producer-state',
+      version: 1,
+      asset: { id: input.assetId, name: input.assetName },
+      releases: sortedReleases,
+      documents: Object.fromEntries(Object.entries(documents).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+      ids: this.ids.toJSON(),
+    };
+    await writeFileAtomic(this.path, `${JSON.stringify(this.#data, null, 2)}\n`);
+  }
+}
+
+/** The version to publish next: `patch` bump of the latest released version, or `1.0.0`. */
+export function nextVersion(state: ProducerState, part: 'major' | 'minor' | 'patch' = 'patch'): string {
+  const latest = state.latestVersion;
+  return latest === undefined ? '1.0.0' : bumpSemVer(latest, part);
+}
+
+async function writeFileAtomic(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fh = await open(temp, 'wx');
+    try {
+      await fh.writeFile(text, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, path);
+  } catch (e) {
+    await rm(temp, { force: true });
+    throw new OctxError('OCTX_IO_ERROR', `could not write producer state ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+

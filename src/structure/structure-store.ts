@@ -1,0 +1,182 @@
+import { join } from 'node:path';
+import { OctxError } from '../model/errors.js';
+import type { RecordKind } from '../model/records.js';
+import { Int32Column } from './growable.js';
+import { IdKind, type IdRegistry } from './id-registry.js';
+import { assertRecord, serializeRecord } from './record-check.js';
+import { RecordSpill } from './record-spill.js';
+
+/** Pair keys pack two dense ids into one number: both must stay below 2^26. */
+const PAIR_SHIFT = 2 ** 26;
+
+function pairKey(a: number, b: number): number {
+  if (a >= PAIR_SHIFT || b >= PAIR_SHIFT) throw new OctxError('OCTX_OPTIONS_INVALID', 'more than 67,108,864 ids in one package are not supported');
+  return a * PAIR_SHIFT + b;
+}
+
+/** File names of the spills, which are the final JSONL payloads. */
+export const SPILL_FILES: Readonly<Record<RecordKind, string>> = {
+  chunk: 'chunks.jsonl',
+  event: 'events.jsonl',
+  entity: 'entities.jsonl',
+  'chunk-event': 'chunk-events.jsonl',
+  'event-entity': 'event-entities.jsonl',
+};
+
+/**
+ * The structure layer as it is collected: record payloads go straight to their JSONL spill files
+ * (written once, hashed while written), and only the reference graph stays in memory, as dense
+ * integers in typed columns. Records may arrive in any order; references are resolved at export.
+ */
+export class StructureStore {
+  readonly #ids: IdRegistry;
+  readonly #dir: string;
+  readonly #spills = new Map<RecordKind, RecordSpill>();
+
+  /** Dense id of each chunk, and of the document it names. */
+  readonly chunkId = new Int32Column();
+  readonly chunkDocument = new Int32Column();
+  readonly #ordinals = new Map<number, Set<number>>();
+
+  /** Dense id of each event, of its parent (-1 for none) and its declared level (0 for top). */
+  readonly eventId = new Int32Column();
+  readonly eventParent = new Int32Column();
+  readonly eventLevel = new Int32Column();
+
+  /** Dense id of each entity. */
+  readonly entityId = new Int32Column();
+
+  /** Chunk → event links (dense ids of both ends). */
+  readonly linkChunk = new Int32Column();
+  readonly linkEvent = new Int32Column();
+  readonly #chunkEventPairs = new Set<number>();
+
+  /** Event → entity links (dense ids of both ends). */
+  readonly mentionEvent = new Int32Column();
+  readonly mentionEntity = new Int32Column();
+  readonly #eventEntityPairs = new Set<number>();
+
+  constructor(ids: IdRegistry, dir: string) {
+    this.#ids = ids;
+    this.#dir = dir;
+  }
+
+  /** True when no structure record or link was added. */
+  get isEmpty(): boolean {
+    return this.chunkId.length + this.eventId.length + this.entityId.length + this.linkChunk.length + this.mentionEvent.length === 0;
+  }
+
+  #spill(kind: RecordKind): RecordSpill {
+    let s = this.#spills.get(kind);
+    if (!s) {
+      s = new RecordSpill(join(this.#dir, SPILL_FILES[kind]));
+      this.#spills.set(kind, s);
+    }
+    return s;
+  }
+
+  /** Validates and stores a chunk. @throws OctxError */
+  addChunk(record: unknown): void {
+    assertRecord('chunk', record);
+    const id = record.id as string;
+    this.#ids.assertFree(id, IdKind.Chunk);
+    const doc = this.#ids.ref(record.document_id as string);
+    const ordinal = record.ordinal as number;
+    let used = this.#ordinals.get(doc);
+    if (used?.has(ordinal)) {
+      throw OctxError.of({ code: 'OCTX_CHUNK_ORDINAL_DUPLICATE', recordId: id, field: 'ordinal', message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}` });
+    }
+    const line = serializeRecord('chunk', record);
+    if (!used) {
+      used = new Set();
+      this.#ordinals.set(doc, used);
+    }
+    used.add(ordinal);
+    const dense = this.#ids.define(id, IdKind.Chunk, this.chunkId.length);
+    this.chunkId.push(dense);
+    this.chunkDocument.push(doc);
+    this.#spill('chunk').append(line);
+  }
+
+  /** Validates and stores an event. @throws OctxError */
+  addEvent(record: unknown): void {
+    assertRecord('event', record);
+    const id = record.id as string;
+    this.#ids.assertFree(id, IdKind.Event);
+    const line = serializeRecord('event', record);
+    const parent = record.parent_id === undefined ? -1 : this.#ids.ref(record.parent_id as string);
+    const dense = this.#ids.define(id, IdKind.Event, this.eventId.length);
+    this.eventId.push(dense);
+    this.eventParent.push(parent);
+    this.eventLevel.push(record.level === undefined ? 0 : (record.level as number));
+    this.#spill('event').append(line);
+  }
+
+  /** Validates and stores an entity. @throws OctxError */
+  addEntity(record: unknown): void {
+    assertRecord('entity', record);
+    const id = record.id as string;
+    this.#ids.assertFree(id, IdKind.Entity);
+    const line = serializeRecord('entity', record);
+    const dense = this.#ids.define(id, IdKind.Entity, this.entityId.length);
+    this.entityId.push(dense);
+    this.#spill('entity').append(line);
+  }
+
+  /** Validates and stores a chunk → event link. @throws OctxError */
+  linkChunkEvent(link: unknown): void {
+    assertRecord('chunk-event', link);
+    const chunk = this.#ids.ref(link.chunk_id as string);
+    const event = this.#ids.ref(link.event_id as string);
+    const key = pairKey(chunk, event);
+    if (this.#chunkEventPairs.has(key)) {
+      throw OctxError.of({ code: 'OCTX_CHUNK_EVENT_DUPLICATE', recordId: link.chunk_id as string, field: 'event_id', message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}` });
+    }
+    const line = serializeRecord('chunk-event', link);
+    this.#chunkEventPairs.add(key);
+    this.linkChunk.push(chunk);
+    this.linkEvent.push(event);
+    this.#spill('chunk-event').append(line);
+  }
+
+  /** Validates and stores an event → entity link. @throws OctxError */
+  linkEventEntity(link: unknown): void {
+    assertRecord('event-entity', link);
+    const event = this.#ids.ref(link.event_id as string);
+    const entity = this.#ids.ref(link.entity_id as string);
+    const key = pairKey(event, entity);
+    if (this.#eventEntityPairs.has(key)) {
+      throw OctxError.of({ code: 'OCTX_EVENT_ENTITY_DUPLICATE', recordId: link.event_id as string, field: 'entity_id', message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}` });
+    }
+    const line = serializeRecord('event-entity', link);
+    this.#eventEntityPairs.add(key);
+    this.mentionEvent.push(event);
+    this.mentionEntity.push(entity);
+    this.#spill('event-entity').append(line);
+  }
+
+  /**
+   * Flushes and closes every spill; returns each JSONL file with its size and SHA-256. Kinds
+   * without records get an empty file (a valid JSONL file with zero records).
+   */
+  finish(): Record<RecordKind, { file: string; size: number; sha256: string; lines: number }> {
+    const out = {} as Record<RecordKind, { file: string; size: number; sha256: string; lines: number }>;
+    for (const kind of Object.keys(SPILL_FILES) as RecordKind[]) {
+      const spill = this.#spill(kind);
+      const { size, sha256 } = spill.finish();
+      out[kind] = { file: spill.file, size, sha256, lines: spill.lines };
+    }
+    return out;
+  }
+
+  /** Closes spill descriptors after a failure. */
+  close(): void {
+    for (const s of this.#spills.values()) s.close();
+  }
+
+  /** Path of the spill file of a kind (for readers such as the embedding hook). */
+  spillFile(kind: RecordKind): string {
+    this.#spill(kind).flush();
+    return join(this.#dir, SPILL_FILES[kind]);
+  }
+}

@@ -1,0 +1,318 @@
+/**
+ * Writes one `vectors/<target>.arrow` file (SEED §7, reference §10.6): Arrow IPC *file* format,
+ * columns `record_id: utf8 non-null` and `vector: fixed_size_list<float32>[dimensions]
+ * non-null`, no body compression, streamed batch by batch from a {@link VectorSpill}.
+ */
+import { createHash } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
+import {
+  AsyncByteQueue,
+  Field,
+  FixedSizeList,
+  Float32,
+  Message,
+  RecordBatch,
+  RecordBatchFileWriter,
+  Schema,
+  Struct,
+  Utf8,
+  makeData,
+} from 'apache-arrow';
+import { OctxError } from '../model/errors.js';
+import { VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { throwIfAborted } from './abort.js';
+import type { VectorSpill } from './vector-spill.js';
+
+/** One row to write: the caller's dense record index (as given to the spill) and the record id. */
+export interface VectorRow {
+  readonly recordIndex: number;
+  readonly id: string;
+}
+
+/** Options of {@link writeArrowTarget}. */
+export interface WriteArrowTargetOptions {
+  /** Where the vectors are; its `dimensions` become the fixed list size. */
+  readonly spill: VectorSpill;
+  /** Rows in the order to write them (normally the JSONL record order). Read lazily. */
+  readonly rows: Iterable<VectorRow> | AsyncIterable<VectorRow>;
+  /** Output file; created or truncated, and removed again when the write fails. */
+  readonly outPath: string;
+  /** Rows per record batch (default 8192): bounds memory to about batchRows × dimensions × 4 bytes. */
+  readonly batchRows?: number;
+  /** Cancels the write between batches with `OCTX_ABORTED`. */
+  readonly signal?: AbortSignal;
+}
+
+/** What was written. */
+export interface ArrowTargetResult {
+  /** Lower-case hex SHA-256 of the file bytes, hashed as they were written. */
+  readonly sha256: string;
+  /** File size in bytes. */
+  readonly size: number;
+  /** Number of rows (records) written. */
+  readonly rows: number;
+}
+
+/** Column types of a vector target file. */
+export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float32> };
+
+/**
+ * The schema of a vector target file: `record_id: Utf8` and
+ * `vector: FixedSizeList<Float32>[dimensions]` (child field `item`), all three non-nullable.
+ */
+export function vectorTargetSchema(dimensions: number): Schema<VectorTargetColumns> {
+  return schemaParts(dimensions).schema;
+}
+
+function schemaParts(dimensions: number): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
+  const floatType = new Float32();
+  const vecType = new FixedSizeList(dimensions, new Field('item', floatType, false));
+  const schema = new Schema<VectorTargetColumns>([new Field('record_id', new Utf8(), false), new Field('vector', vecType, false)]);
+  return { schema, floatType, vecType };
+}
+
+/**
+ * apache-arrow's `RecordBatchFileWriter` writes the schema only into the footer: its file body
+ * goes straight from the `ARROW1\0\0` magic to the first record batch. The Arrow spec says the
+ * body is a complete IPC *stream* (schema message first), and the OCTX reference validator walks
+ * the body and rejects a file that does not "begin with a schema message"
+ * (`OCTX_VECTOR_ARROW_INVALID`). This subclass restores the schema message right after the
+ * magic; the footer, block offsets and everything else stay as apache-arrow writes them.
+ */
+class SchemaFirstFileWriter extends RecordBatchFileWriter<VectorTargetColumns> {
+  protected override _writeSchema(schema: Schema<VectorTargetColumns>): this {
+    super._writeSchema(schema); // magic + padding
+    return this._writeMessage(Message.from(schema));
+  }
+}
+
+/**
+ * The writer's byte sink. apache-arrow writes every piece of the file synchronously into its
+ * sink; this one hashes each piece at once and keeps it until {@link drainTo} writes it out.
+ * Because everything is drained before the next batch is built, the batch buffers (which the
+ * pieces may view) can be reused: the hot path allocates nothing per batch.
+ */
+class HashingSink extends AsyncByteQueue {
+  readonly #hash = createHash('sha256');
+  #pending: Uint8Array[] = [];
+  #pendingBytes = 0;
+  /** Bytes accepted so far. */
+  size = 0;
+
+  override write(value: unknown): void {
+    if (!ArrayBuffer.isView(value)) throw new TypeError('arrow writer produced a non-buffer chunk');
+    const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    if (bytes.byteLength === 0) return;
+    this.#hash.update(bytes);
+    this.#pending.push(bytes);
+    this.#pendingBytes += bytes.byteLength;
+    this.size += bytes.byteLength;
+  }
+
+  /** Writes the pending pieces to `fh` at `position`; returns the new position. */
+  async drainTo(fh: FileHandle, position: number): Promise<number> {
+    const pieces = this.#pending;
+    const total = this.#pendingBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    if (total === 0) return position;
+    let written = 0;
+    // writev in groups (IOV_MAX is 1024 on Linux); a short write falls back to plain writes.
+    for (let start = 0; start < pieces.length; start += 512) {
+      const group = pieces.slice(start, start + 512);
+      const want = group.reduce((s, p) => s + p.byteLength, 0);
+      const { bytesWritten } = await fh.writev(group, position + written);
+      if (bytesWritten < want) await writeRest(fh, group, bytesWritten, position + written);
+      written += want;
+    }
+    return position + written;
+  }
+
+  /** Hex SHA-256 of everything accepted. */
+  digest(): string {
+    return this.#hash.digest('hex');
+  }
+}
+
+async function writeRest(fh: FileHandle, pieces: readonly Uint8Array[], skip: number, position: number): Promise<void> {
+  let at = 0;
+  for (const p of pieces) {
+    const from = Math.max(0, skip - at);
+    let off = from;
+    while (off < p.byteLength) {
+      const { bytesWritten } = await fh.write(p, off, p.byteLength - off, position + at + off);
+      off += bytesWritten;
+    }
+    at += p.byteLength;
+  }
+}
+
+const DEFAULT_BATCH_ROWS = 8192;
+const MAX_BATCH_ROWS = 1 << 20;
+const INT32_MAX = 0x7fff_ffff;
+
+/**
+ * Writes the vectors of `rows` (in that order) from `spill` to `outPath` as an Arrow IPC file.
+ *
+ * Each record batch is built with `makeData` from one contiguous `Float32Array` (filled by
+ * `spill.readRows`) and UTF-8 offsets/bytes, with no per-row objects, and no compression. The
+ * SHA-256 is computed from the bytes as they are written (the file is not re-read). The same
+ * rows and vectors always give the same bytes; an empty `rows` gives a valid file with the
+ * schema and no batches.
+ *
+ * @throws OctxError `OCTX_VECTOR_COVERAGE` when a row has no vector in the spill, or the spill
+ *   holds vectors of records that are not in `rows`; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when a
+ *   record index repeats; `OCTX_VECTOR_RECORD_ID_SCHEMA` for an id that is not a well-formed
+ *   string; `OCTX_OPTIONS_INVALID` for a bad `batchRows`/`recordIndex`; `OCTX_ABORTED`;
+ *   `OCTX_IO_ERROR`. On failure the partial output file is removed.
+ */
+export async function writeArrowTarget(options: WriteArrowTargetOptions): Promise<ArrowTargetResult> {
+  const { spill, rows, outPath, signal } = options;
+  const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
+  const path = VECTOR_TARGET_PATHS[spill.target];
+  if (!Number.isInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: `batchRows must be an integer in 1…${MAX_BATCH_ROWS}, got ${String(batchRows)}` });
+  }
+  throwIfAborted(signal);
+
+  const dims = spill.dimensions;
+  const { schema, floatType, vecType } = schemaParts(dims);
+  const utf8Type = new Utf8();
+  const structType = new Struct(schema.fields);
+
+  // Batch buffers, allocated once and reused (see HashingSink).
+  const cap = Array.isArray(rows) ? Math.max(1, Math.min(batchRows, rows.length)) : batchRows;
+  const flat = new Float32Array(cap * dims);
+  const indexes = new Int32Array(cap);
+  const offsets = new Int32Array(cap + 1);
+  let idBytes = Buffer.allocUnsafe(cap * 40);
+  let seen = new Uint8Array(1024);
+
+  const sink = new HashingSink();
+  const writer = new SchemaFirstFileWriter();
+  let fh: FileHandle | undefined;
+  let created = false;
+  let ok = false;
+  let position = 0;
+  let n = 0;
+  let total = 0;
+
+  const emit = async (): Promise<void> => {
+    throwIfAborted(signal);
+    spill.readRows(indexes.subarray(0, n), flat);
+    const values = n === cap ? flat : flat.subarray(0, n * dims);
+    const child = makeData({ type: floatType, length: n * dims, nullCount: 0, data: values });
+    const vec = makeData({ type: vecType, length: n, nullCount: 0, child });
+    const ids = makeData({ type: utf8Type, length: n, nullCount: 0, valueOffsets: offsets.subarray(0, n + 1), data: idBytes.subarray(0, offsets[n]) });
+    const data = makeData({ type: structType, length: n, nullCount: 0, children: [ids, vec] });
+    writer.write(new RecordBatch(schema, data));
+    position = await sink.drainTo(fileHandle(), position);
+    total += n;
+    n = 0;
+  };
+  const fileHandle = (): FileHandle => {
+    if (fh === undefined) throw new Error('unreachable: output not open');
+    return fh;
+  };
+  const iterator: Iterator<VectorRow> | AsyncIterator<VectorRow> = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
+  let exhausted = false;
+
+  try {
+    try {
+      fh = await open(outPath, 'w');
+    } catch (cause) {
+      throw ioError(`cannot create ${outPath}`, cause);
+    }
+    created = true;
+    writer.reset(sink, schema); // magic + schema message
+    position = await sink.drainTo(fh, position);
+
+    for (;;) {
+      const step = iterator.next();
+      // Sync iterables are not awaited per row: a million rows stay a tight loop.
+      const r = step instanceof Promise ? await step : step;
+      if (r.done === true) {
+        exhausted = true;
+        break;
+      }
+      const row = r.value;
+      const recordIndex = row.recordIndex;
+      const id = row.id;
+      if (typeof id !== 'string' || !id.isWellFormed()) {
+        throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_SCHEMA', path, message: `row ${total + n} has a record id that is not a well-formed string` });
+      }
+      if (!Number.isInteger(recordIndex) || recordIndex < 0 || recordIndex > INT32_MAX - 1) {
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, recordId: id, message: `recordIndex must be a non-negative integer, got ${String(recordIndex)}` });
+      }
+      if (!spill.has(recordIndex)) {
+        throw OctxError.of({ code: 'OCTX_VECTOR_COVERAGE', path, recordId: id, message: 'this record has no vector; a target file must cover every record' });
+      }
+      if (recordIndex >= seen.length) {
+        let len = seen.length * 2;
+        while (len <= recordIndex) len *= 2;
+        const grown = new Uint8Array(len);
+        grown.set(seen);
+        seen = grown;
+      }
+      if (seen[recordIndex] === 1) {
+        throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_DUPLICATE', path, recordId: id, message: 'this record is listed twice' });
+      }
+      seen[recordIndex] = 1;
+
+      const start = offsets[n] ?? 0;
+      if (start + id.length * 3 > idBytes.length) {
+        const grown = Buffer.allocUnsafe(Math.max(idBytes.length * 2, start + id.length * 3));
+        idBytes.copy(grown, 0, 0, start);
+        idBytes = grown;
+      }
+      const end = start + idBytes.write(id, start, 'utf8');
+      if (end > INT32_MAX) {
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: 'the record ids of one batch exceed 2 GiB; use a smaller batchRows' });
+      }
+      indexes[n] = recordIndex;
+      offsets[n + 1] = end;
+      n++;
+      if (n === cap) await emit();
+    }
+    if (n > 0) await emit();
+    if (total !== spill.size) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_COVERAGE',
+        path,
+        message: `the spill holds ${spill.size} vectors but only ${total} rows were listed; every vector must belong to a listed record`,
+      });
+    }
+    throwIfAborted(signal);
+    writer.finish(); // end-of-stream marker, footer, magic
+    position = await sink.drainTo(fh, position);
+    const handle = fh;
+    fh = undefined;
+    try {
+      await handle.close();
+    } catch (cause) {
+      throw ioError(`cannot close ${outPath}`, cause);
+    }
+    ok = true;
+    return { sha256: sink.digest(), size: sink.size, rows: total };
+  } catch (e) {
+    // File-system failures (ENOSPC, EIO, …) become OCTX_IO_ERROR; anything else (an OctxError,
+    // an error thrown by the caller's row source) passes through unchanged.
+    if (isSystemError(e)) throw ioError(`cannot write ${outPath}`, e);
+    throw e;
+  } finally {
+    // Let a generator or cursor behind `rows` release its resources when we stop early.
+    if (!exhausted) await Promise.resolve(iterator.return?.()).catch(() => undefined);
+    if (fh !== undefined) await fh.close().catch(() => undefined);
+    if (!ok && created) await rm(outPath, { force: true }).catch(() => undefined);
+  }
+}
+
+function isSystemError(e: unknown): boolean {
+  return e instanceof Error && !(e instanceof OctxError) && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+}
+
+function ioError(message: string, cause: unknown): OctxError {
+  const detail = cause instanceof Error ? `: ${cause.message}` : '';
+  return new OctxError('OCTX_IO_ERROR', message + detail, { cause });
+}

@@ -1,0 +1,296 @@
+/**
+ * On-disk store for one target's vectors while an export runs. Vectors arrive in embedding
+ * order but are written in record order, and a million 1024-wide vectors are 4 GB, so they go
+ * to a spill file as raw float32 rows and only a small slot index stays in memory.
+ */
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { OctxError } from '../model/errors.js';
+import { VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { MAX_VECTOR_DIMENSIONS } from './config.js';
+import type { VectorTarget } from './targets.js';
+
+/** Options of {@link VectorSpill}. */
+export interface VectorSpillOptions {
+  /** Spill file path; created, or truncated when it exists. The caller owns (and removes) it. */
+  readonly file: string;
+  /** Target whose vectors this holds (used in error locations). */
+  readonly target: VectorTarget;
+  /** Vector width: every added vector must have exactly this many elements. */
+  readonly dimensions: number;
+  /** When true, vectors whose L2 norm is not within 1e-3 of 1 are counted in `normWarnings`. */
+  readonly normalized: boolean;
+}
+
+/** Vectors of a `normalized: true` config that are not unit length. */
+export interface NormWarnings {
+  /** How many vectors had |norm − 1| > {@link NORM_TOLERANCE}. */
+  readonly count: number;
+  /** Record ids of the first (up to 10) such vectors. */
+  readonly sample: readonly string[];
+}
+
+/** Allowed deviation of a vector's L2 norm from 1 when the config says `normalized: true`. */
+export const NORM_TOLERANCE = 1e-3;
+const NORM_SAMPLE = 10;
+const WRITE_BUFFER_BYTES = 1 << 20;
+/** Slot indexes are int32; keep recordIndex below that too. */
+const MAX_RECORD_INDEX = 0x7fff_fffe;
+
+/**
+ * Holds one target's vectors on disk, not in memory. Rows are appended to the spill file as
+ * native-endian float32 (little-endian on every platform Node supports, which is also the
+ * byte order Arrow buffers use), through a ~1 MiB buffer flushed with `fs.writeSync`. An
+ * `Int32Array` indexed by the caller's dense `recordIndex` maps each record to its row slot
+ * (-1 = absent): 4 bytes per record.
+ *
+ * `add` is synchronous and allocation-free: it validates while copying into the write buffer
+ * and computes the L2 norm in the same pass. {@link readRows} fills a contiguous
+ * `Float32Array` for a batch of records, one positional read per run of consecutive slots.
+ */
+export class VectorSpill {
+  /** Target of these vectors. */
+  readonly target: VectorTarget;
+  /** Vector width. */
+  readonly dimensions: number;
+  /** Whether the config declares normalised vectors (enables the norm check). */
+  readonly normalized: boolean;
+  /** Spill file path. */
+  readonly file: string;
+
+  readonly #rowBytes: number;
+  readonly #path: string;
+  #fd: number;
+  #closed = false;
+  /** Write buffer; `#bufFloats` views the same memory for allocation-free copies. */
+  readonly #buf: Uint8Array;
+  readonly #bufFloats: Float32Array;
+  #bufBytes = 0;
+  /** Rows already written to the file (the buffer holds the rows after these). */
+  #flushedRows = 0;
+  #rows = 0;
+  #slots: Int32Array;
+  #normCount = 0;
+  readonly #normSample: string[] = [];
+
+  /**
+   * Opens (creating or truncating) the spill file.
+   * @throws OctxError `OCTX_VECTOR_DIMENSION_INVALID` for a width outside 1…65 536;
+   *   `OCTX_IO_ERROR` when the file cannot be opened.
+   */
+  constructor(options: VectorSpillOptions) {
+    const { file, target, dimensions, normalized } = options;
+    this.#path = VECTOR_TARGET_PATHS[target];
+    if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_VECTOR_DIMENSIONS) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_DIMENSION_INVALID',
+        path: this.#path,
+        message: `dimensions must be an integer in 1…${MAX_VECTOR_DIMENSIONS}, got ${String(dimensions)}`,
+      });
+    }
+    this.file = file;
+    this.target = target;
+    this.dimensions = dimensions;
+    this.normalized = normalized;
+    this.#rowBytes = dimensions * 4;
+    // A row never straddles two flushes: the buffer holds a whole number of rows (at least one).
+    const bufRows = Math.max(1, Math.floor(WRITE_BUFFER_BYTES / this.#rowBytes));
+    const ab = new ArrayBuffer(bufRows * this.#rowBytes);
+    this.#buf = new Uint8Array(ab);
+    this.#bufFloats = new Float32Array(ab);
+    this.#slots = new Int32Array(1024).fill(-1);
+    try {
+      this.#fd = openSync(file, 'w+');
+    } catch (cause) {
+      throw ioError(`cannot open vector spill file ${file}`, cause);
+    }
+  }
+
+  /** Number of vectors added. */
+  get size(): number {
+    return this.#rows;
+  }
+
+  /** Non-unit vectors seen so far (always zero when `normalized` is false). */
+  get normWarnings(): NormWarnings {
+    return { count: this.#normCount, sample: this.#normSample.slice() };
+  }
+
+  /** True when a vector was added for `recordIndex`. */
+  has(recordIndex: number): boolean {
+    return recordIndex >= 0 && recordIndex < this.#slots.length && (this.#slots[recordIndex] ?? -1) >= 0;
+  }
+
+  /**
+   * Adds the vector of one record.
+   * @param recordIndex dense non-negative integer the caller assigned to this record
+   * @param recordId the record's id, for messages
+   * @throws OctxError `OCTX_VECTOR_VALUE_INVALID` (field `vector`) for a wrong length or a NaN/±Inf
+   *   element; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when this record already has a vector;
+   *   `OCTX_OPTIONS_INVALID` for a bad recordIndex; `OCTX_IO_ERROR` when flushing fails.
+   *   Nothing is stored when it throws.
+   */
+  add(recordIndex: number, recordId: string, vector: Float32Array | readonly number[]): void {
+    this.#ensureOpen();
+    if (!Number.isInteger(recordIndex) || recordIndex < 0 || recordIndex > MAX_RECORD_INDEX) {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path: this.#path, recordId, message: `recordIndex must be an integer in 0…${MAX_RECORD_INDEX}, got ${String(recordIndex)}` });
+    }
+    const dims = this.dimensions;
+    if (vector.length !== dims) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_VALUE_INVALID',
+        path: this.#path,
+        recordId,
+        field: 'vector',
+        message: `vector has ${vector.length} elements, expected ${dims}`,
+      });
+    }
+    if (this.#bufBytes + this.#rowBytes > this.#buf.byteLength) this.flush();
+
+    // Copy and validate in one pass. A failure leaves #bufBytes unchanged, so the partial row
+    // is simply overwritten by the next add.
+    const floats = this.#bufFloats;
+    const base = this.#bufBytes >>> 2;
+    let sumSq = 0;
+    for (let i = 0; i < dims; i++) {
+      const x = vector[i] as number;
+      if (!Number.isFinite(x)) {
+        throw OctxError.of({
+          code: 'OCTX_VECTOR_VALUE_INVALID',
+          path: this.#path,
+          recordId,
+          field: 'vector',
+          message: `vector element ${i} is ${String(x)}; elements must be finite`,
+        });
+      }
+      floats[base + i] = x;
+      // Stored float32 value: what a consumer will see, and an overflow to Infinity shows here.
+      const f = floats[base + i] as number;
+      if (!Number.isFinite(f)) {
+        throw OctxError.of({
+          code: 'OCTX_VECTOR_VALUE_INVALID',
+          path: this.#path,
+          recordId,
+          field: 'vector',
+          message: `vector element ${i} (${x}) overflows float32`,
+        });
+      }
+      sumSq += f * f;
+    }
+    if (this.has(recordIndex)) {
+      throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_DUPLICATE', path: this.#path, recordId, message: 'this record already has a vector' });
+    }
+
+    this.#bufBytes += this.#rowBytes;
+    this.#setSlot(recordIndex, this.#rows);
+    this.#rows++;
+    if (this.normalized && Math.abs(Math.sqrt(sumSq) - 1) > NORM_TOLERANCE) {
+      this.#normCount++;
+      if (this.#normSample.length < NORM_SAMPLE) this.#normSample.push(recordId);
+    }
+  }
+
+  /** Writes buffered rows to the spill file. */
+  flush(): void {
+    this.#ensureOpen();
+    if (this.#bufBytes === 0) return;
+    writeFully(this.#fd, this.#buf, this.#bufBytes, this.#flushedRows * this.#rowBytes);
+    this.#flushedRows += this.#bufBytes / this.#rowBytes;
+    this.#bufBytes = 0;
+  }
+
+  /**
+   * Fills `into` with the vectors of `recordIndexes`, in that order (row i at
+   * `into[i * dimensions]`). Consecutive slots are read with one positional read each, so rows
+   * added in record order are read in a few large reads.
+   * @throws OctxError `OCTX_VECTOR_COVERAGE` when a record has no vector; `OCTX_OPTIONS_INVALID`
+   *   when `into` is too small; `OCTX_IO_ERROR` on a read failure.
+   */
+  readRows(recordIndexes: Int32Array | readonly number[], into: Float32Array): void {
+    this.flush();
+    const n = recordIndexes.length;
+    const dims = this.dimensions;
+    if (into.length < n * dims) {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path: this.#path, message: `readRows needs room for ${n * dims} floats, got ${into.length}` });
+    }
+    const bytes = new Uint8Array(into.buffer, into.byteOffset, n * this.#rowBytes);
+    let i = 0;
+    while (i < n) {
+      const first = this.#slotOf(recordIndexes[i] as number);
+      let run = 1;
+      while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
+      readFully(this.#fd, bytes, i * this.#rowBytes, run * this.#rowBytes, first * this.#rowBytes);
+      i += run;
+    }
+  }
+
+  /** Flushes and closes the spill file (the file itself stays; the caller removes it). Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    let failure: unknown;
+    try {
+      this.flush();
+    } catch (e) {
+      failure = e;
+    }
+    // Close the descriptor even when the last flush failed, then report the first failure.
+    this.#closed = true;
+    try {
+      closeSync(this.#fd);
+    } catch (cause) {
+      failure ??= ioError(`cannot close vector spill file ${this.file}`, cause);
+    }
+    if (failure !== undefined) throw failure;
+  }
+
+  #slotOf(recordIndex: number): number {
+    const slot = recordIndex >= 0 && recordIndex < this.#slots.length ? (this.#slots[recordIndex] ?? -1) : -1;
+    if (slot < 0) {
+      throw OctxError.of({ code: 'OCTX_VECTOR_COVERAGE', path: this.#path, message: `record index ${recordIndex} has no vector` });
+    }
+    return slot;
+  }
+
+  #setSlot(recordIndex: number, slot: number): void {
+    if (recordIndex >= this.#slots.length) {
+      let len = this.#slots.length * 2;
+      while (len <= recordIndex) len *= 2;
+      const grown = new Int32Array(Math.min(len, MAX_RECORD_INDEX + 1)).fill(-1);
+      grown.set(this.#slots);
+      this.#slots = grown;
+    }
+    this.#slots[recordIndex] = slot;
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) throw OctxError.of({ code: 'OCTX_IO_ERROR', path: this.#path, message: `vector spill ${this.file} is closed` });
+  }
+}
+
+function ioError(message: string, cause: unknown): OctxError {
+  const detail = cause instanceof Error ? `: ${cause.message}` : '';
+  return new OctxError('OCTX_IO_ERROR', message + detail, { cause });
+}
+
+/** `writeSync` until every byte is written (it may write fewer). */
+function writeFully(fd: number, buf: Uint8Array, length: number, position: number): void {
+  let done = 0;
+  try {
+    while (done < length) done += writeSync(fd, buf, done, length - done, position + done);
+  } catch (cause) {
+    throw ioError('cannot write vector spill file', cause);
+  }
+}
+
+/** `readSync` until `length` bytes are read; a short file is an error. */
+function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number): void {
+  let done = 0;
+  try {
+    while (done < length) {
+      const n = readSync(fd, buf, offset + done, length - done, position + done);
+      if (n === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
+      done += n;
+    }
+  } catch (cause) {
+    throw ioError('cannot read vector spill file', cause);
+  }
+}

@@ -1,0 +1,10 @@
+import { Field, FixedSizeList, Float32, Schema, Utf8, RecordBatchFileWriter, makeData, RecordBatch, Struct, Message } from 'apache-arrow';
+const item = new Field('item', new Float32(), false);
+const vt = new FixedSizeList(2, item);
+const schema = new Schema([new Field('record_id', new Utf8(), false), new Field('vector', vt, false)]);
+const w = new RecordBatchFileWriter(); w.reset(undefined, schema);
+const bytes = Buffer.from(await w.finish().toUint8Array());
+console.log(bytes.subarray(0, 24));
+const len = bytes.readInt32LE(12);
+const m = Message.decode(bytes.subarray(16, 16 + len));
+console.log(len, m.headerType, m.bodyLength, m.version);

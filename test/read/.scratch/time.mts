@@ -1,0 +1,18 @@
+import { genStructure, structureFiles, entriesOf, writeDir, SAG_DECL } from '../helpers.ts';
+import { openPackage, validatePackage } from '../../../src/read/index.ts';
+let t = Date.now();
+const s = genStructure({ docs: 1, chunksPerDoc: 60_000, textSize: 300 });
+console.log('gen', Date.now() - t); t = Date.now();
+const files = structureFiles(s);
+console.log('files', Date.now() - t); t = Date.now();
+const e = entriesOf({ files, capabilities: SAG_DECL });
+console.log('entries', Date.now() - t); t = Date.now();
+const dir = await writeDir(e);
+console.log('write', Date.now() - t); t = Date.now();
+const pkg = await openPackage(dir);
+let n = 0;
+for await (const _ of pkg.chunks()) n++;
+console.log('iterate', n, Date.now() - t); t = Date.now();
+const r = await validatePackage(pkg);
+console.log('validate', r.valid, r.issues.length, Date.now() - t); t = Date.now();
+await pkg.close();

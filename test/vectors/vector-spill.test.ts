@@ -1,0 +1,166 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OctxError } from '../../src/model/errors.js';
+import { VectorSpill } from '../../src/vectors/vector-spill.js';
+
+let dir: string;
+const spills: VectorSpill[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'octx-spill-'));
+});
+afterEach(() => {
+  for (const s of spills.splice(0)) s.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function spill(dimensions: number, normalized = false): VectorSpill {
+  const s = new VectorSpill({ file: path.join(dir, `s${spills.length}.f32`), target: 'chunks', dimensions, normalized });
+  spills.push(s);
+  return s;
+}
+
+function caught(fn: () => unknown): OctxError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof OctxError) return e;
+    throw e;
+  }
+  throw new Error('expected an OctxError');
+}
+
+describe('VectorSpill', () => {
+  it('stores vectors on disk and reads them back in any order', () => {
+    const s = spill(3);
+    s.add(2, 'c', [7, 8, 9]);
+    s.add(0, 'a', new Float32Array([1, 2, 3]));
+    s.add(1, 'b', [4, 5, 6]);
+    expect(s.size).toBe(3);
+    expect([s.has(0), s.has(1), s.has(2), s.has(3), s.has(-1)]).toEqual([true, true, true, false, false]);
+    const out = new Float32Array(9);
+    s.readRows([0, 1, 2], out);
+    expect(Array.from(out)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    s.readRows(Int32Array.of(2, 2, 0), out);
+    expect(Array.from(out)).toEqual([7, 8, 9, 7, 8, 9, 1, 2, 3]);
+    s.flush();
+    expect(statSync(s.file).size).toBe(9 * 4);
+  });
+
+  it('keeps float32 bits exactly', () => {
+    const s = spill(4);
+    const v = new Float32Array([Math.fround(0.1), -0, 1.401298464324817e-45, -3.4028234663852886e38]);
+    s.add(0, 'x', v);
+    const out = new Float32Array(4);
+    s.readRows([0], out);
+    expect(new Uint32Array(out.buffer)).toEqual(new Uint32Array(v.buffer));
+  });
+
+  it('handles many rows across write-buffer flushes and sparse indexes', () => {
+    const dims = 300; // 1200-byte rows: the 1 MiB buffer flushes several times
+    const s = spill(dims);
+    const n = 3000;
+    const row = new Float32Array(dims);
+    for (let i = 0; i < n; i++) {
+      row.fill(i);
+      row[0] = -i;
+      s.add(i * 2 + 5000, `r${i}`, row);
+    }
+    expect(s.size).toBe(n);
+    const wanted = [0, 1, 2, 2999, 1500, 1501].map((i) => i * 2 + 5000);
+    const out = new Float32Array(wanted.length * dims);
+    s.readRows(wanted, out);
+    wanted.forEach((idx, k) => {
+      const i = (idx - 5000) / 2;
+      expect(out[k * dims]).toBe(-i);
+      expect(out[k * dims + dims - 1]).toBe(i);
+    });
+    s.close();
+    expect(statSync(s.file).size).toBe(n * dims * 4);
+  });
+
+  it('refuses a vector of the wrong length', () => {
+    const s = spill(3);
+    const e = caught(() => s.add(0, 'rec-1', [1, 2]));
+    expect(e.code).toBe('OCTX_VECTOR_VALUE_INVALID');
+    expect(e.issues[0]).toMatchObject({ recordId: 'rec-1', field: 'vector', path: 'vectors/chunks.arrow' });
+    expect(e.message).toContain('2 elements, expected 3');
+    expect(s.has(0)).toBe(false);
+  });
+
+  it.each([
+    ['NaN', Number.NaN],
+    ['+Infinity', Number.POSITIVE_INFINITY],
+    ['-Infinity', Number.NEGATIVE_INFINITY],
+  ])('refuses %s and names the element', (_name, bad) => {
+    const s = spill(3);
+    const e = caught(() => s.add(4, 'rec-2', [0.5, 0.25, bad]));
+    expect(e.code).toBe('OCTX_VECTOR_VALUE_INVALID');
+    expect(e.issues[0]).toMatchObject({ recordId: 'rec-2', field: 'vector' });
+    expect(e.message).toContain('element 2');
+    expect(s.has(4)).toBe(false);
+    expect(s.size).toBe(0);
+    // The failed row left nothing behind: the next row lands in slot 0.
+    s.add(4, 'rec-2', [1, 2, 3]);
+    const out = new Float32Array(3);
+    s.readRows([4], out);
+    expect(Array.from(out)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses a value that overflows float32', () => {
+    const s = spill(1);
+    const e = caught(() => s.add(0, 'big', [1e39]));
+    expect(e.code).toBe('OCTX_VECTOR_VALUE_INVALID');
+    expect(e.message).toContain('overflows float32');
+  });
+
+  it('refuses a second vector for the same record', () => {
+    const s = spill(2);
+    s.add(7, 'rec-7', [1, 2]);
+    const e = caught(() => s.add(7, 'rec-7', [3, 4]));
+    expect(e.code).toBe('OCTX_VECTOR_RECORD_ID_DUPLICATE');
+    expect(e.issues[0]?.recordId).toBe('rec-7');
+    expect(s.size).toBe(1);
+  });
+
+  it('refuses a bad record index and a bad width', () => {
+    const s = spill(2);
+    expect(caught(() => s.add(-1, 'x', [1, 2])).code).toBe('OCTX_OPTIONS_INVALID');
+    expect(caught(() => s.add(1.5, 'x', [1, 2])).code).toBe('OCTX_OPTIONS_INVALID');
+    for (const d of [0, 65_537, 2.5]) {
+      expect(caught(() => new VectorSpill({ file: path.join(dir, 'bad'), target: 'events', dimensions: d, normalized: false })).code).toBe('OCTX_VECTOR_DIMENSION_INVALID');
+    }
+  });
+
+  it('reports a missing record when reading', () => {
+    const s = spill(2);
+    s.add(0, 'a', [1, 2]);
+    expect(caught(() => s.readRows([0, 3], new Float32Array(4))).code).toBe('OCTX_VECTOR_COVERAGE');
+    expect(caught(() => s.readRows([0], new Float32Array(1))).code).toBe('OCTX_OPTIONS_INVALID');
+  });
+
+  it('counts non-unit vectors only when normalized, keeping up to 10 samples', () => {
+    const s = spill(2, true);
+    s.add(0, 'unit', [0.6, 0.8]);
+    s.add(1, 'almost', [0.6, 0.8005]);
+    for (let i = 0; i < 12; i++) s.add(10 + i, `long-${i}`, [1, 1]);
+    expect(s.normWarnings.count).toBe(12);
+    expect(s.normWarnings.sample).toEqual(Array.from({ length: 10 }, (_, i) => `long-${i}`));
+    const plain = spill(2, false);
+    plain.add(0, 'long', [3, 4]);
+    expect(plain.normWarnings).toEqual({ count: 0, sample: [] });
+  });
+
+  it('truncates an existing spill file and refuses use after close', () => {
+    const s = spill(1);
+    s.add(0, 'a', [1]);
+    s.close();
+    s.close(); // idempotent
+    expect(caught(() => s.add(1, 'b', [2])).code).toBe('OCTX_IO_ERROR');
+    const again = new VectorSpill({ file: s.file, target: 'chunks', dimensions: 1, normalized: false });
+    spills.push(again);
+    expect(statSync(s.file).size).toBe(0);
+  });
+});
