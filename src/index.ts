@@ -30,3 +30,5 @@ export * from './read/index.js';
 
 export { loadWorkdir, type WorkdirLoadReport } from './adapters/workdir.js';
 export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
+export { repackPackage, type RepackOptions, type RepackResult } from './package/repack.js';
+export type { DeriveOptions, DerivationSummary } from './builder/derive.js';

@@ -23,6 +23,7 @@ import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from './collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from './spill-dir.js';
+import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 
 /** What `export()` returns. */
 export interface ExportResult {
@@ -82,6 +83,27 @@ export class PackageBuilder {
   #consumed = false;
   readonly #state: ProducerState | undefined;
   readonly #ledger: IdLedger;
+  #derivation: DerivationSummary | undefined;
+
+  /**
+   * Starts a Derived Asset from an existing package (OCTX-REFERENCE §5.4, §12.5): the source is
+   * opened and fully validated; the builder is pre-filled with its documents, extension files and
+   * every valid layer (ids kept), gets a new asset id, and `asset.derived_from` names the source
+   * release. An invalid source is refused (`OCTX_DERIVATION_REQUIRED`) unless `documentsOnly:
+   * true`, which recovers its readable Markdown with new document ids. Unknown manifest fields of
+   * the source are not carried.
+   * @throws OctxError `OCTX_DERIVATION_REQUIRED`, open errors of the source, builder option errors
+   */
+  static async derive(source: string, options: DeriveOptions): Promise<PackageBuilder> {
+    const { builder, summary } = await deriveBuilder((o) => new PackageBuilder(o), source, options);
+    builder.#derivation = summary;
+    return builder;
+  }
+
+  /** For a builder made by {@link PackageBuilder.derive}: what was carried over and what was not. */
+  get derivation(): DerivationSummary | undefined {
+    return this.#derivation;
+  }
 
   /**
    * @throws OctxError `OCTX_OPTIONS_INVALID`, `OCTX_ID_INVALID`, `OCTX_VERSION_INVALID`,

@@ -1,19 +1,7 @@
-import { stat } from 'node:fs/promises';
-import { OctxError } from '../../model/errors.js';
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
+import { requireFolder } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-
-/** Fails with a usage error when `dir` is not a folder. */
-export async function requireFolder(dir: string, what: string): Promise<void> {
-  let ok = false;
-  try {
-    ok = (await stat(dir)).isDirectory();
-  } catch {
-    ok = false;
-  }
-  if (!ok) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `${what} ${dir} is not a folder` });
-}
 
 export const buildCommand: Command = {
   name: 'build',

@@ -1,11 +1,10 @@
-import { stat } from 'node:fs/promises';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import type { PackageBuilderOptions } from '../../builder/options.js';
 import { OctxError } from '../../model/errors.js';
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-import { requireFolder } from './build.js';
+import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
 /** The `PackageBuilder.derive` signature this command is written against. */
 type DeriveFn = (source: string, options: PackageBuilderOptions) => PackageBuilder | Promise<PackageBuilder>;
@@ -27,11 +26,7 @@ export const deriveCommand: Command = {
   async run(ctx) {
     checkExportFlags(ctx.values);
     const [source, workdir] = ctx.positionals as [string, string];
-    try {
-      if (!(await stat(source)).isFile() && !(await stat(source)).isDirectory()) throw new Error('not a file');
-    } catch {
-      throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: source, message: `source package ${source} does not exist` });
-    }
+    await requirePackagePath(source, 'source package');
     await requireFolder(workdir, 'working folder');
     const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/workdir.js')]);
     const derive = (PackageBuilder as unknown as { derive?: DeriveFn }).derive;

@@ -4,7 +4,7 @@ import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-import { requireFolder } from './build.js';
+import { requireFolder } from '../fs-checks.js';
 
 /** Human lines about an ingest adapter run. */
 export function ingestLines(r: IngestAdapterReport): string[] {

@@ -1,9 +1,8 @@
-import { stat } from 'node:fs/promises';
 import type { SagAdapterReport, SagIdMode } from '../../adapters/sag/from-sag.js';
-import { OctxError } from '../../model/errors.js';
 import type { Command } from '../args.js';
 import { flag, list, str, usageError } from '../args.js';
 import { EXIT_OK } from '../errors.js';
+import { requireFile } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
 
 /** Human lines about a SAG adapter run. */
@@ -46,11 +45,7 @@ export const fromSagCommand: Command = {
     const idMode = str(ctx.values, 'id-mode') ?? 'ledger';
     if (idMode !== 'ledger' && idMode !== 'sag-compatible') throw usageError('--id-mode must be ledger or sag-compatible', 'id-mode');
     const db = ctx.positionals[0]!;
-    try {
-      if (!(await stat(db)).isFile()) throw new Error('not a file');
-    } catch {
-      throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: db, message: `database ${db} does not exist` });
-    }
+    await requireFile(db, 'database');
     const [{ PackageBuilder }, { fromSagDatabase }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/sag/from-sag.js')]);
     const articles = list(ctx.values, 'article');
     const generation = str(ctx.values, 'generation');

@@ -1,6 +1,7 @@
 import { VECTOR_TARGETS } from '../../vectors/targets.js';
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
+import { requirePackagePath } from '../fs-checks.js';
 
 async function count(it: AsyncIterable<unknown>): Promise<number> {
   let n = 0;
@@ -16,6 +17,7 @@ export const inspectCommand: Command = {
   options: {},
   examples: ['octx-export inspect out/three-kingdoms.octx', 'octx-export inspect out/three-kingdoms.octx --json'],
   async run(ctx) {
+    await requirePackagePath(ctx.positionals[0]!, 'package');
     const { openPackage } = await import('../../read/open-package.js');
     const pkg = await openPackage(ctx.positionals[0]!);
     try {

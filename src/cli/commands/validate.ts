@@ -1,7 +1,6 @@
-import { stat } from 'node:fs/promises';
-import { OctxError } from '../../model/errors.js';
 import type { Command } from '../args.js';
 import { EXIT_FAILED, EXIT_OK, formatIssueLine } from '../errors.js';
+import { requirePackagePath } from '../fs-checks.js';
 
 const SHOWN = 50;
 
@@ -14,11 +13,7 @@ export const validateCommand: Command = {
   examples: ['octx-export validate out/three-kingdoms.octx', 'octx-export validate out/three-kingdoms.octx --json'],
   async run(ctx) {
     const target = ctx.positionals[0]!;
-    try {
-      await stat(target);
-    } catch (e) {
-      throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: target, message: `${target} does not exist (${(e as NodeJS.ErrnoException).code ?? 'unreadable'})` });
-    }
+    await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
     const report = await validatePackage(target);
     if (ctx.json) {

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/temp.js';
+import { jsonOf, runCli } from './run-cli.js';
+
+const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const COMMANDS = ['build', 'validate', 'inspect', 'derive', 'from-rag', 'from-ingest', 'from-sag'];
+
+describe('octx-export: help, version and usage errors (real CLI)', () => {
+  it('--help lists every command and exits 0; no arguments prints it and exits 2', async () => {
+    const [help, none] = await Promise.all([runCli(['--help']), runCli([])]);
+    expect(help.code).toBe(0);
+    for (const c of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
+    expect(help.stdout).toContain('Exit codes: 0 ok, 1 invalid package or failed export, 2 usage or I/O error.');
+    expect(help.stderr).toBe('');
+    expect(none.code).toBe(2);
+    expect(none.stdout).toBe(help.stdout);
+  });
+
+  it('--version prints the package version', async () => {
+    const r = await runCli(['--version']);
+    expect(r).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+  });
+
+  it('every command has generated --help with its usage line, options and examples', async () => {
+    const results = await Promise.all(COMMANDS.map((c) => runCli([c, '--help'])));
+    results.forEach((r, i) => {
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^Usage: octx-export ${COMMANDS[i]} `));
+      expect(r.stdout).toContain('--json');
+      expect(r.stdout).toContain('Examples:');
+    });
+    expect(results[0]!.stdout).toContain('Usage: octx-export build <workdir> -o <file.octx> --name <asset name> [options]');
+    expect(results[6]!.stdout).toContain('--id-mode <ledger|sag-compatible>');
+  });
+
+  it('usage errors print the code, the place and one hint line, exit 2, and never a stack trace', async () => {
+    const [unknownCommand, missing, unknownOption, badFlag] = await Promise.all([
+      runCli(['bild']),
+      runCli(['build', 'fixtures/kb-three-kingdoms', '--name', 'X']),
+      runCli(['validate', 'x.octx', '--frobnicate']),
+      runCli(['from-sag', 'x.db', '--source', 's', '-o', 'x.octx', '--name', 'X', '--id-mode', 'random']),
+    ]);
+    for (const r of [unknownCommand, missing, unknownOption, badFlag]) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^error OCTX_USAGE_ERROR/);
+      expect(lines.at(-1)).toMatch(/^hint: /);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(unknownCommand.stderr).toContain('unknown command "bild"');
+    expect(missing.stderr).toContain('error OCTX_USAGE_ERROR at field output: build: --output <file.octx> is required');
+    expect(unknownOption.stderr).toContain("Unknown option '--frobnicate'");
+    expect(badFlag.stderr).toContain('--id-mode must be ledger or sag-compatible');
+  });
+
+  it('with --json an error is exactly one JSON document on stdout', async () => {
+    const r = await runCli(['inspect', 'does/not/exist.octx', '--json']);
+    expect(r.code).toBe(2);
+    const doc = jsonOf(r);
+    expect(doc).toMatchObject({ ok: false, command: 'inspect', error: { code: 'OCTX_OPEN_ERROR' } });
+    expect((doc.error as { hint: string }).hint).toMatch(/existing \.octx file/);
+    expect(r.stderr).toMatch(/^error OCTX_OPEN_ERROR at does\/not\/exist\.octx/);
+  });
+});
