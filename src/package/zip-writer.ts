@@ -80,7 +80,11 @@ export async function writeZip(outPath: string, entries: readonly ZipEntrySpec[]
       }
       const w: WrittenZipEntry = { name: entry.name, size: archived.size, compressedSize: archived.csize, method: entry.store ? 'store' : 'deflate' };
       written.push(w);
-      options.onEntry?.(w, index);
+      try {
+        options.onEntry?.(w, index);
+      } catch (e) {
+        throw new CallbackError(e);
+      }
     }
     zip.finalize();
     await done;
@@ -89,6 +93,15 @@ export async function writeZip(outPath: string, entries: readonly ZipEntrySpec[]
     zip.destroy();
     out.destroy();
     await done.catch(() => undefined);
-    throw e;
+    if (e instanceof CallbackError) throw e.inner;
+    if (e instanceof OctxError) throw e;
+    throw new OctxError('OCTX_IO_ERROR', `writing ${outPath} failed: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+/** Carries an error thrown by the caller's `onEntry` through unchanged. */
+class CallbackError extends Error {
+  constructor(readonly inner: unknown) {
+    super('onEntry failed');
   }
 }

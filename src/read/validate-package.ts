@@ -209,12 +209,17 @@ class Validator {
       this.issues.touch(d.name);
       for (const i of d.issues) this.add(d.name, i);
     }
+    const T = (l: string, t: number, c: NodeJS.CpuUsage) => { const u = process.cpuUsage(c); console.error(l, Math.round(performance.now() - t), Math.round((u.user + u.system) / 1000)); };
+    let t = performance.now(); let c = process.cpuUsage();
     this.checkDigest(m);
     this.checkInventory(m);
     await this.readDocuments(m);
+    T('docs', t, c); t = performance.now(); c = process.cpuUsage();
     await this.hashFormatOnlyFiles();
     await this.checkStructure();
+    T('structure', t, c); t = performance.now(); c = process.cpuUsage();
     await this.checkVectors();
+    T('vectors', t, c); t = performance.now(); c = process.cpuUsage();
     this.settleCapabilities();
     return this.report();
   }
@@ -404,7 +409,9 @@ class Validator {
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
     for (let k = 0; k < STRUCTURE_PATHS.length; k++) {
       if (k === 3) checker.beginRelations();
+      const t0 = performance.now(); const c0 = process.cpuUsage();
       await this.scanJsonl(STRUCTURE_PATHS[k]!, STRUCTURE_KINDS[k]!, checker);
+      const u = process.cpuUsage(c0); console.error('  ', STRUCTURE_PATHS[k], Math.round(performance.now() - t0), Math.round((u.user + u.system) / 1000));
       if (k === 1) checker.finishEvents();
     }
     checker.finish();
@@ -515,7 +522,9 @@ class Validator {
     const structure = this.structure!;
     const tables = { [IdKind.chunk]: structure.chunks, [IdKind.event]: structure.events, [IdKind.entity]: structure.entities } as Record<number, { ids: string[] }>;
     for (const t of targets) {
+      const t0 = performance.now(); const c0 = process.cpuUsage();
       await this.scanArrow(t.path, t.kind, t.jsonl, tables[t.kind]!.ids, dimensions);
+      const u = process.cpuUsage(c0); console.error('  ', t.path, Math.round(performance.now() - t0), Math.round((u.user + u.system) / 1000));
     }
   }
 

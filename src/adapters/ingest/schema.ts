@@ -13,7 +13,10 @@
 import { z } from 'zod';
 
 /** JSON Schema `type: integer` (draft-07: any number with a zero fractional part). */
-const integer = z.number().refine(Number.isInteger, { message: 'must be an integer', params: { rule: 'type', expected: 'integer' } });
+const integer = z
+  .number()
+  .refine(Number.isInteger, { message: 'must be an integer', params: { rule: 'type', expected: 'integer' } })
+  .meta({ type: 'integer' });
 
 /** `source`: which canonical Markdown file the batch was extracted from. */
 export const IngestSourceSchema = z.strictObject({
