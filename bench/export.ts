@@ -54,8 +54,49 @@ export async function runExport(o: ExportRunOptions) {
     return { counts, payloadBytes: 0, extra: { counts, phases: { collectMs }, memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB } } };
   }
 
+  // Peak RSS per export phase: sampled every 50 ms (the export phases are asynchronous, so the
+  // timer runs), the phase taken from the builder's progress events.
+  let phase = 'plan+arrow';
+  const peakByPhase: Record<string, number> = {};
+  const sample = (): void => {
+    const rss = process.memoryUsage.rss() / 2 ** 20;
+    if (rss > (peakByPhase[phase] ?? 0)) peakByPhase[phase] = rss;
+  };
+  const timer = setInterval(sample, 50);
   const t1 = performance.now();
-  const result = await builder.export({ output: o.output, overwrite: true, compressionLevel: o.level ?? 6, structure: 'require' });
+  let result;
+  try {
+    result = await builder.export({
+      output: o.output,
+      overwrite: true,
+      compressionLevel: o.level ?? 6,
+      structure: 'require',
+      onProgress: (e) => {
+        if (e.phase !== 'write' && e.phase !== 'verify') return;
+        sample();
+        phase = e.phase === 'write' ? 'zip' : e.completed === 0 ? 'verify' : 'publish';
+      },
+    });
+  } catch (e) {
+    // Still report what was measured (L can fail its own post-write verification on the
+    // reader's default limits): the error, the time to failure and the memory per phase.
+    clearInterval(timer);
+    sample();
+    const err = e as { code?: string; message?: string };
+    return {
+      counts,
+      payloadBytes: 0,
+      extra: {
+        counts,
+        error: { code: err.code ?? 'Error', message: String(err.message ?? e).slice(0, 1500), phase },
+        phases: { collectMs, exportMs: performance.now() - t1 },
+        memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB, peakByPhase },
+      },
+    };
+  } finally {
+    clearInterval(timer);
+    sample();
+  }
   const exportMs = performance.now() - t1;
 
   const { report, manifest } = result;
@@ -76,7 +117,7 @@ export async function runExport(o: ExportRunOptions) {
     extra: {
       counts,
       phases: { collectMs, exportMs, ...report.timings },
-      memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB },
+      memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB, peakByPhase },
       archiveBytes: report.archive.size,
       files,
       documents: { count: docPairs.length, digestOfDigests: digestOfDigests(docPairs) },

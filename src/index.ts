@@ -32,3 +32,44 @@ export { loadWorkdir, type WorkdirLoadReport } from './adapters/workdir.js';
 export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './package/repack.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';
+
+// Adapters: seed 002 RAG objects, seed 004 ingest-candidate envelopes, zleap-sag databases.
+export {
+  fromRag,
+  loadRagFiles,
+  ragDocumentsFolder,
+  isRetrievalResult,
+  RagChunkSchema,
+  RagVectorSchema,
+  type FromRagOptions,
+  type RagAdapterReport,
+  type RagDocumentOutcome,
+  type RagDocumentResolver,
+  type RagDocMeta,
+  type RagOriginalDocument,
+  type RagVectorsOutcome,
+  type RebuildDocumentsOptions,
+  type RagChunk,
+  type RagVector,
+} from './adapters/rag/index.js';
+export {
+  fromIngest,
+  validateEnvelopes,
+  envelopeViolations,
+  latestPerSource,
+  loadIngestFiles,
+  eventsFromFile,
+  IngestEnvelopeSchema,
+  DEFAULT_INGEST_NAMESPACE,
+  type FromIngestOptions,
+  type IngestAdapterReport,
+  type IngestEnvelope,
+  type IngestEventExtractor,
+  type IngestSourceContext,
+  type IngestBodyResolver,
+  type IngestRuleViolation,
+  type IngestSchemaRule,
+  type ExtractedEvent,
+  type ExtractedEntityRef,
+} from './adapters/ingest/index.js';
+export { fromSagDatabase, sagCompatibleId, type FromSagOptions, type SagAdapterReport, type SagIdMode } from './adapters/sag/index.js';

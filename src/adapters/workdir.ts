@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import type { PackageBuilder } from '../builder/package-builder.js';
 import { parseStrictJson } from '../read/strict-json.js';
+import { parseJsonlLine, readJsonlLines } from '../read/jsonl.js';
 import { compareUtf8 } from '../package/paths.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
@@ -60,20 +60,12 @@ function atLine(e: unknown, path: string, line: number): unknown {
 }
 
 async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line: number; value: Record<string, unknown> }> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  let n = 0;
-  for await (const raw of lines) {
-    n += 1;
-    const text = n === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (text.trim() === '') throw OctxError.of({ code: 'OCTX_JSONL_EMPTY_LINE', path, line: n, message: 'empty line in JSONL (every line must be one JSON object)' });
-    const parsed = parseStrictJson(text);
-    if (!parsed.ok) {
-      throw OctxError.of({ code: parsed.kind === 'duplicate-key' ? 'OCTX_JSON_DUPLICATE_KEY' : 'OCTX_JSON_INVALID', path, line: n, message: parsed.message });
-    }
-    if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
-      throw OctxError.of({ code: 'OCTX_JSONL_RECORD_TYPE', path, line: n, message: 'each JSONL line must be a JSON object' });
-    }
-    yield { line: n, value: parsed.value as Record<string, unknown> };
+  // The package reader's strict splitter: exact UTF-8 (no silent U+FFFD), no BOM, no blank lines,
+  // no duplicate keys — the same rules a consumer applies to the written file.
+  for await (const line of readJsonlLines(createReadStream(file), { path, maxLines: Number.MAX_SAFE_INTEGER })) {
+    const parsed = parseJsonlLine(line);
+    if (!parsed.ok) throw OctxError.of({ code: parsed.code, path, line: line.line, message: parsed.message });
+    yield { line: line.line, value: parsed.record };
   }
 }
 

@@ -22,6 +22,12 @@ export interface DeriveOptions extends Omit<PackageBuilderOptions, 'asset'> {
    * derive: readable Markdown is recovered and every Concept Document gets a new id.
    */
   readonly documentsOnly?: boolean;
+  /**
+   * Derive from a source whose format is valid but whose declared `sag-structured` or `vectors`
+   * layer is invalid, leaving that layer behind (it is reported in `derivation.skipped`). Without
+   * this, such a source is refused: a declared layer is never dropped silently (seed §8).
+   */
+  readonly dropInvalidLayers?: boolean;
   /** Limits for reading the source. */
   readonly limits?: Partial<ArchiveLimits>;
 }
@@ -61,8 +67,16 @@ export async function deriveBuilder(
       report,
     );
   }
+  if (report.format.valid && !report.valid && !options.documentsOnly && !options.dropInvalidLayers) {
+    throw OctxError.aggregate(
+      'OCTX_DERIVATION_REQUIRED',
+      `the source ${source} declares a layer that is invalid; pass dropInvalidLayers: true to derive without it, or documentsOnly: true to carry only the documents:`,
+      report.issues.filter((i) => i.severity === 'error'),
+      report,
+    );
+  }
   const derivedFrom = derivedFromOf(sourceId, report);
-  const { documentsOnly: _documentsOnly, limits: _limits, ...builderOptions } = options;
+  const { documentsOnly: _documentsOnly, limits: _limits, dropInvalidLayers: _drop, ...builderOptions } = options;
   const builder = create({ ...builderOptions, asset: { ...options.asset, ...(derivedFrom ? { derivedFrom } : {}) } });
   const summaryBase = { source: { path: source, ...clean(sourceId), valid: report.valid }, ...(derivedFrom ? { derivedFrom } : {}), sourceIssues: report.issues };
   let pkg: OctxPackage | undefined;
@@ -135,7 +149,7 @@ async function recoverDocuments(builder: PackageBuilder, pkg: OctxPackage): Prom
       builder.addDocument({ path: f.path.slice('knowledge/'.length), markdown: text });
       documents++;
     } catch (e) {
-      skipped.push({ path: f.path, reason: e instanceof OctxError ? `${e.code}: ${e.message}` : 'not readable UTF-8 Markdown' });
+      skipped.push({ path: f.path, reason: e instanceof OctxError ? e.message : 'not readable UTF-8 Markdown' });
     }
   }
   return { documents, skipped };
@@ -147,6 +161,10 @@ function withoutDocumentId(text: string): string {
   const doc = parseDocument(split.parts.frontmatter);
   if (doc.errors.length > 0 || !doc.hasIn(['octx', 'document_id'])) return text;
   doc.deleteIn(['octx', 'document_id']);
+  const rest = doc.getIn(['octx']) as { items?: unknown[] } | undefined;
+  if (rest && Array.isArray(rest.items) && rest.items.length === 0) doc.delete('octx');
+  const root = doc.contents as { items?: unknown[] } | null;
+  if (!root || (Array.isArray(root.items) && root.items.length === 0)) return split.parts.body;
   const nl = split.parts.newline;
   return `---${nl}${doc.toString({ lineWidth: 0 })}---${nl}${split.parts.body}`;
 }

@@ -5,6 +5,7 @@ import { isSemVer } from '../model/semver.js';
 import { toOctxTime } from '../model/time.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
+import { resolveLimits, type ArchiveLimits } from '../read/limits.js';
 
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
@@ -48,6 +49,11 @@ export interface ExportOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
   /** Cancels the export; nothing is left at the output path. */
   readonly signal?: AbortSignal;
+  /**
+   * Resource limits the package must fit (default: the reference's `ArchiveLimits`, which
+   * consumers enforce on open). Raise them only when every consumer is configured likewise.
+   */
+  readonly limits?: Partial<ArchiveLimits>;
 }
 
 const derivedFromSchema = z.strictObject({
@@ -80,7 +86,8 @@ const exportOptionsSchema = z.object({
   structure: z.enum(['auto', 'require']).optional(),
   compressionLevel: z.number().int().min(0).max(9).optional(),
   onProgress: z.function().optional(),
-  signal: z.instanceof(AbortSignal).optional(),
+  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' }).optional(),
+  limits: z.record(z.string(), z.number()).optional(),
 });
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
@@ -151,6 +158,9 @@ export interface ResolvedExportOptions {
   readonly compressionLevel: number;
   readonly onProgress?: (event: ProgressEvent) => void;
   readonly signal?: AbortSignal;
+  readonly limits: ArchiveLimits;
+  /** The caller's limits as given (passed on to verification). */
+  readonly customLimits?: Partial<ArchiveLimits>;
 }
 
 /**
@@ -169,5 +179,7 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     compressionLevel: o.compressionLevel ?? 6,
     ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
+    limits: resolveLimits(o.limits as Partial<ArchiveLimits> | undefined),
+    ...(o.limits ? { customLimits: o.limits as Partial<ArchiveLimits> } : {}),
   };
 }

@@ -76,6 +76,7 @@ export class PackageBuilder {
   readonly #dir: string;
   readonly #documents: CollectedDocument[] = [];
   readonly #documentIds = new Map<string, string>();
+  readonly #paths = new Set<string>();
   readonly #extensions: CollectedExtension[] = [];
   readonly #structure: StructureStore;
   readonly #vectorSpills = new Map<VectorTarget, VectorSpill>();
@@ -146,7 +147,11 @@ export class PackageBuilder {
     return this.#state;
   }
 
-  /** The release version this builder will export. */
+  /**
+   * The release version requested, or the one the export will choose: `1.0.0` without state;
+   * with a producer state, the next patch version (an export whose content equals the latest
+   * release rebuilds that release instead — see `ProducerState.resolveRelease`).
+   */
   get version(): string {
     return this.#options.version ?? (this.#state ? nextVersion(this.#state) : '1.0.0');
   }
@@ -165,7 +170,7 @@ export class PackageBuilder {
   addDocument(input: DocumentInput): this {
     this.#assertOpen();
     const path = knowledgePath(input?.path);
-    if (this.#documentIds.has(path) || this.#documents.some((d) => d.path === path)) {
+    if (this.#paths.has(path)) {
       throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, field: 'path', message: `a document with path ${path} was already added (paths are compared after NFC normalisation)` });
     }
     const doc = prepareDocument(input, { mintId: (p) => this.#state?.documentIdFor(p) ?? newId(), ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}) });
@@ -177,6 +182,7 @@ export class PackageBuilder {
     }
     const file = join(this.#dir, 'knowledge', `${this.#documents.length}.md`);
     writeFileSync(file, doc.bytes);
+    this.#paths.add(path);
     this.#documents.push({
       path,
       kind: doc.kind,
@@ -195,8 +201,10 @@ export class PackageBuilder {
    * @throws OctxError `OCTX_PATH_INVALID` when no Concept Document has that path
    */
   documentId(path: string): string {
-    const key = path.normalize('NFC').startsWith('knowledge/') ? path.normalize('NFC') : knowledgePath(path);
-    const id = this.#documentIds.get(key);
+    // The path as given to addDocument (relative to knowledge/) first, then as a package path.
+    const key = knowledgePath(path);
+    const nfc = path.normalize('NFC');
+    const id = this.#documentIds.get(key) ?? (nfc.startsWith('knowledge/') ? this.#documentIds.get(nfc) : undefined);
     if (id === undefined) throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: key, message: `no Concept Document was added at ${key}` });
     return id;
   }
@@ -247,11 +255,12 @@ export class PackageBuilder {
     if (problem || !EXTENSION_PATH_PATTERN.test(path)) {
       throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: String(path), field: 'path', message: `${problem ?? 'not an extension path'}; extension files live at extensions/<lower-case reverse-DNS namespace>/<major.minor>/<file>, e.g. extensions/com.example.pipeline/0.1/data.jsonl` });
     }
-    if (this.#extensions.some((x) => x.path === path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
+    if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const file = join(this.#dir, `extension-${this.#extensions.length}`);
     writeFileSync(file, bytes);
     this.#extensions.push({ path, file, size: bytes.length, sha256: sha256Hex(bytes) });
+    this.#paths.add(path);
     return this;
   }
 
@@ -350,43 +359,66 @@ export class PackageBuilder {
     this.#assertOpen();
     const opts = resolveExportOptions(options);
     const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
-    this.#consumed = true;
+    const state = this.#state;
+    const unlock = state ? await state.lock().catch(async (e: unknown) => { await output.discard(); throw e; }) : undefined;
     const timings: Record<string, number> = {};
+    let stateBackup: string | undefined;
+    let stateWritten = false;
     try {
       if (opts.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled before it started');
       let t = performance.now();
-      const structureFiles = this.#structure.finish();
+      // Planning reads the spills without closing them: if it refuses the input (invalid
+      // structure, incomplete coverage under 'require', limits), the builder stays usable.
+      const structureFiles = this.#structure.snapshot();
       for (const spill of this.#vectorSpills.values()) spill.flush();
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
-      const plan = planExport(this.#collected(), structureFiles, { documentsOnly: opts.documentsOnly, structure: opts.structure });
+      const plan = planExport(this.#collected(), structureFiles, { documentsOnly: opts.documentsOnly, structure: opts.structure, limits: opts.limits });
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 1, total: 1 });
       for (const w of plan.warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;
       t = performance.now();
-      const version = this.version;
-      const state = this.#state;
-      const createdAt = this.#options.createdAt ?? state?.releases[version]?.created_at ?? new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      this.#consumed = true;
+      const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      const requested = { ...(this.#options.version ? { version: this.#options.version } : {}), ...(this.#options.createdAt ? { createdAt: this.#options.createdAt } : {}) };
+      let release = { version: '', createdAt: '' };
       const written = await writePackage(
         plan,
-        { assetId: this.#assetId, assetName: this.#options.assetName, ...(this.#options.derivedFrom ? { derivedFrom: this.#options.derivedFrom } : {}), version, createdAt },
+        {
+          assetId: this.#assetId,
+          assetName: this.#options.assetName,
+          ...(this.#options.derivedFrom ? { derivedFrom: this.#options.derivedFrom } : {}),
+          release: (contentDigest) => {
+            release = state ? state.resolveRelease(requested, contentDigest, now) : { version: requested.version ?? '1.0.0', createdAt: requested.createdAt ?? now };
+            return release;
+          },
+        },
         {
           output,
           workDir: this.#dir,
           compressionLevel: opts.compressionLevel,
+          ...(opts.customLimits ? { limits: opts.customLimits } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
-          ...(state ? { beforePublish: (m: Manifest) => state.assertPublishable(version, m.release.package_digest, computeContentDigest(m)) } : {}),
+          ...(state
+            ? {
+                beforeWrite: (m: Manifest) => state.assertPublishable(release.version, m.release.package_digest, computeContentDigest(m)),
+                // The release is recorded before the package is published (under the lock); if
+                // publishing fails, the previous state file is put back.
+                beforePublish: async (m: Manifest) => {
+                  stateBackup = await state.backup();
+                  stateWritten = true;
+                  await state.recordRelease({
+                    assetId: this.#assetId,
+                    assetName: this.#options.assetName,
+                    version: release.version,
+                    release: { created_at: release.createdAt, package_digest: m.release.package_digest, content_digest: computeContentDigest(m) },
+                    documents: Object.fromEntries(this.#documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
+                  });
+                },
+              }
+            : {}),
         },
       );
-      if (state) {
-        await state.recordRelease({
-          assetId: this.#assetId,
-          assetName: this.#options.assetName,
-          version,
-          release: { created_at: createdAt, package_digest: written.manifest.release.package_digest, content_digest: computeContentDigest(written.manifest) },
-          documents: Object.fromEntries(this.#documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
-        });
-      }
       const report: ExportReport = {
         documents: plan.documents,
         structure: plan.structure,
@@ -397,12 +429,14 @@ export class PackageBuilder {
         warnings: plan.warnings,
         timings: { ...timings, ...written.timings, total: timings.plan! + (performance.now() - t) },
       };
-      return { output: output.path, assetId: this.#assetId, version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };
+      return { output: output.path, assetId: this.#assetId, version: release.version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };
     } catch (e) {
       await output.discard();
+      if (state && stateWritten) await state.restore(stateBackup);
       throw e;
     } finally {
-      await this.#cleanup();
+      await unlock?.();
+      if (this.#consumed) await this.#cleanup();
     }
   }
 

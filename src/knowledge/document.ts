@@ -1,4 +1,4 @@
-import { Scalar, YAMLMap, isMap, stringify } from 'yaml';
+import { isMap, isScalar, type Document } from 'yaml';
 import { OctxError } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
 import { baseName, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../package/paths.js';
@@ -96,67 +96,82 @@ function decodeMarkdown(markdown: string | Uint8Array, path: string): string {
   throw OctxError.of({ code: 'OCTX_DOCUMENT_INVALID', path, field: 'markdown', message: 'markdown must be a string or UTF-8 bytes' });
 }
 
-function quoted(value: string): Scalar {
-  const s = new Scalar(value);
-  s.type = 'QUOTE_DOUBLE';
-  return s;
+/**
+ * A YAML double-quoted scalar that PyYAML (YAML 1.1) and YAML 1.2 readers both read back as the
+ * same string: JSON escaping, plus `\uXXXX` for DEL, C1 controls and U+FFFE/U+FFFF, which PyYAML
+ * refuses raw.
+ */
+export function yamlQuote(value: string): string {
+  // eslint-disable-next-line no-control-regex
+  return JSON.stringify(value).replace(/[\u007f-\u009f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function fail(path: string, message: string): never {
+  throw OctxError.of({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message });
+}
+
+/**
+ * Where to insert `document_id` into an existing block-style `octx:` mapping: the start of the
+ * line of its first key, and that key's indentation.
+ */
+function octxInsertion(document: Document.Parsed, source: string, path: string): { at: number; indent: string } {
+  const contents = document.contents;
+  const pair = isMap(contents) ? contents.items.find((p) => isScalar(p.key) && p.key.value === 'octx') : undefined;
+  const value = pair?.value;
+  if (!isMap(value) || value.flow || value.items.length === 0 || !isScalar(value.items[0]!.key) || !value.items[0]!.key.range) {
+    fail(path, 'octx is written in flow style ({…}) or is empty; write it as a block mapping, or add octx.document_id yourself');
+  }
+  const keyStart = value.items[0]!.key.range![0];
+  const lineStart = source.lastIndexOf('\n', keyStart - 1) + 1;
+  const indent = source.slice(lineStart, keyStart);
+  if (!/^[ ]+$/.test(indent)) fail(path, 'octx must be a block mapping with its keys on their own indented lines');
+  return { at: lineStart, indent };
 }
 
 function prepareConcept(path: string, text: string, options: PrepareDocumentOptions): PreparedDocument {
   const split = splitFrontmatter(text);
-  if (!split.ok) throw OctxError.of({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: split.reason });
+  if (!split.ok) fail(path, split.reason);
   const { frontmatter, body, newline } = split.parts;
-  const title = deriveTitle(body, baseName(path));
   const type = options.defaultType ?? 'Document';
 
   if (frontmatter === undefined) {
     const documentId = options.mintId(path);
-    // Fresh frontmatter: block style, every string double-quoted so YAML 1.1 readers agree.
-    const yamlText = stringify(
-      { type, title, octx: { document_id: documentId } },
-      { lineWidth: 0, minContentWidth: 0, indent: 2, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN', doubleQuotedAsJSON: true, aliasDuplicateObjects: false },
-    );
-    const out = `---\n${yamlText}---\n\n${body}`;
-    return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(newline === '\r\n' ? out.replace(/\r?\n/g, '\r\n') : out, 'utf8') };
+    const title = deriveTitle(body, baseName(path));
+    // Fresh frontmatter: block style, strings double-quoted so YAML 1.1 and 1.2 readers agree.
+    // Only the fences and the new block use the document's line ending; the body is untouched.
+    const block = [`type: ${yamlQuote(type)}`, `title: ${yamlQuote(title)}`, 'octx:', `  document_id: ${yamlQuote(documentId)}`].join(newline);
+    const out = `---${newline}${block}${newline}---${newline}${newline}${body}`;
+    assertReadable(path, `${block}${newline}`);
+    return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(out, 'utf8') };
   }
 
   const parsed = parseFrontmatter(frontmatter);
-  if (!parsed.ok) throw OctxError.of({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: `unsafe or invalid YAML frontmatter: ${parsed.reason}` });
+  if (!parsed.ok) fail(path, `unsafe or invalid YAML frontmatter: ${parsed.reason}`);
   const { data, document, yaml11 } = parsed.value;
-  let changed = false;
-  if (!isMap(document.contents)) {
-    document.contents = new YAMLMap() as unknown as typeof document.contents;
-  }
-  const finalType = data.type === undefined ? type : data.type;
-  if (data.type === undefined) {
-    document.set('type', quoted(type));
-    changed = true;
-  } else {
+  if (data.type !== undefined) {
     const problem = documentTypeProblem(data.type, yaml11.type);
     if (problem) throw OctxError.of({ code: 'OCTX_DOCUMENT_TYPE_MISSING', path, field: 'type', message: problem });
   }
-  let finalTitle = data.title;
-  if (finalTitle === undefined) {
-    finalTitle = title;
-    document.set('title', quoted(title));
-    changed = true;
-  }
+  // Missing keys are inserted as text, never by re-serialising: every existing byte, value,
+  // comment and style stays exactly as the author wrote it.
+  let fm = frontmatter;
+  const appended: string[] = [];
+  if (data.type === undefined) appended.push(`type: ${yamlQuote(type)}`);
+  const title = data.title === undefined ? deriveTitle(body, baseName(path)) : String(data.title);
+  if (data.title === undefined) appended.push(`title: ${yamlQuote(title)}`);
   const octx = data.octx;
   let documentId: string;
   if (octx === undefined) {
     documentId = options.mintId(path);
-    const map = new YAMLMap();
-    map.set('document_id', quoted(documentId));
-    document.set('octx', map);
-    changed = true;
+    appended.push('octx:', `  document_id: ${yamlQuote(documentId)}`);
   } else if (octx === null || typeof octx !== 'object' || Array.isArray(octx)) {
     throw OctxError.of({ code: 'OCTX_DOCUMENT_INVALID', path, field: 'octx', message: 'frontmatter key octx must be a mapping (it holds document_id)' });
   } else {
     const given = (octx as Record<string, unknown>).document_id;
     if (given === undefined) {
       documentId = options.mintId(path);
-      document.setIn(['octx', 'document_id'], quoted(documentId));
-      changed = true;
+      const { at, indent } = octxInsertion(document, fm, path);
+      fm = `${fm.slice(0, at)}${indent}document_id: ${yamlQuote(documentId)}${newline}${fm.slice(at)}`;
     } else {
       const given11 = (yaml11.octx as Record<string, unknown> | undefined)?.document_id;
       if (!isUuidV7(given) || given11 !== given) {
@@ -165,11 +180,28 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       documentId = given;
     }
   }
-  if (!changed) {
-    return { path, kind: 'concept', documentId, title: String(finalTitle), type: String(finalType), bytes: Buffer.from(text, 'utf8') };
+  const result = { path, kind: 'concept' as const, documentId, title, type: data.type === undefined ? type : String(data.type) };
+  if (fm === frontmatter && appended.length === 0) return { ...result, bytes: Buffer.from(text, 'utf8') };
+  if (appended.length > 0) {
+    if (fm !== '' && !fm.endsWith('\n')) fm += newline;
+    fm += appended.map((l) => `${l}${newline}`).join('');
   }
-  let yamlText = document.toString({ lineWidth: 0, minContentWidth: 0, indent: 2, doubleQuotedAsJSON: true });
-  if (newline === '\r\n') yamlText = yamlText.replace(/\r?\n/g, '\r\n');
-  const out = `---${newline}${yamlText}---${newline}${body}`;
-  return { path, kind: 'concept', documentId, title: String(finalTitle), type: String(finalType), bytes: Buffer.from(out, 'utf8') };
+  assertReadable(path, fm, data);
+  return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8') };
+}
+
+/**
+ * Re-reads a completed frontmatter block: it must parse under the safe rules, and every key the
+ * author wrote must read exactly as before (under YAML 1.2 and 1.1), so completion never changes
+ * a value.
+ */
+function assertReadable(path: string, frontmatter: string, before?: Record<string, unknown>): void {
+  const again = parseFrontmatter(frontmatter);
+  if (!again.ok) fail(path, `the completed frontmatter does not parse (${again.reason}); add type, title and octx.document_id yourself`);
+  if (before === undefined) return;
+  for (const [key, value] of Object.entries(before)) {
+    const now = again.value.data[key];
+    const same = key === 'octx' ? JSON.stringify({ ...(now as object), document_id: undefined }) === JSON.stringify({ ...(value as object), document_id: undefined }) : JSON.stringify(now) === JSON.stringify(value);
+    if (!same) fail(path, `completing the frontmatter would change the value of ${key}; add type, title and octx.document_id yourself`);
+  }
 }

@@ -41,9 +41,9 @@ export async function writeArchive(path: string, manifest: Buffer, payloads: rea
   const sorted = [...payloads].sort((a, b) => compareUtf8(a.path, b.path));
   const forcedStore = new Set<string>();
   // Each retry stores one more entry, so this ends after at most one pass per entry.
-  for (;;) {
+  for (let attempt = 0; attempt <= payloads.length + 1; attempt++) {
     const entries: ZipEntrySpec[] = [
-      { name: 'manifest.json', source: { bytes: manifest }, size: manifest.length, store: false },
+      { name: 'manifest.json', source: { bytes: manifest }, size: manifest.length, store: forcedStore.has('manifest.json') },
       ...sorted.map((f) => ({ name: f.path, source: f.source, size: f.size, store: f.path.endsWith('.arrow') || forcedStore.has(f.path) })),
     ];
     try {
@@ -56,9 +56,10 @@ export async function writeArchive(path: string, manifest: Buffer, payloads: rea
         },
       });
     } catch (e) {
-      if (!(e instanceof RatioExceeded)) throw e;
+      if (!(e instanceof RatioExceeded) || forcedStore.has(e.entry)) throw e;
       forcedStore.add(e.entry);
       await rm(path, { force: true });
     }
   }
+  throw new Error('unreachable: every entry is stored after enough retries');
 }

@@ -6,7 +6,8 @@ import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { validatePackage } from '../read/validate-package.js';
 import { writeArrowTarget } from '../vectors/arrow-file.js';
 import type { AtomicOutput } from './atomic-output.js';
-import { buildManifest, manifestBytes, type DerivedFrom, type Manifest } from './manifest.js';
+import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from './manifest.js';
+import type { ArchiveLimits } from '../read/limits.js';
 import { writeArchive } from './archive-writer.js';
 
 /** Identity and release data the manifest needs. */
@@ -14,8 +15,11 @@ export interface PackageIdentity {
   readonly assetId: string;
   readonly assetName: string;
   readonly derivedFrom?: DerivedFrom;
-  readonly version: string;
-  readonly createdAt: string;
+  /**
+   * Chooses the release version and time once the content is known (release protection needs
+   * the content digest: an unchanged rebuild keeps its version and time).
+   */
+  readonly release: (contentDigest: string) => { readonly version: string; readonly createdAt: string };
 }
 
 /** Options of {@link writePackage}. */
@@ -25,8 +29,12 @@ export interface WritePackageOptions {
   readonly compressionLevel: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
-  /** Last check before publishing (release protection); throwing aborts and removes the file. */
+  /** Called once the manifest is known, before the archive is written: fail fast here. */
+  readonly beforeWrite?: (manifest: Manifest) => void | Promise<void>;
+  /** Last step before publishing (record the release); throwing aborts and removes the file. */
   readonly beforePublish?: (manifest: Manifest) => void | Promise<void>;
+  /** Limits the written package must fit; verification applies them too. */
+  readonly limits?: Partial<ArchiveLimits>;
 }
 
 /** What {@link writePackage} produced. */
@@ -58,15 +66,17 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     }
     timings.vectors = performance.now() - started;
 
-    const manifest = buildManifest({
+    const content = {
       assetId: identity.assetId,
       assetName: identity.assetName,
       ...(identity.derivedFrom ? { derivedFrom: identity.derivedFrom } : {}),
-      version: identity.version,
-      createdAt: identity.createdAt,
       capabilities: plan.capabilities,
       files: files.map((f) => ({ path: f.path, sha256: f.sha256 })),
-    });
+    };
+    // The content digest ignores the release part, so a placeholder release is fine here.
+    const contentDigest = computeContentDigest(buildManifest({ ...content, version: '0.0.0', createdAt: '1970-01-01T00:00:00Z' }));
+    const manifest = buildManifest({ ...content, ...identity.release(contentDigest) });
+    await options.beforeWrite?.(manifest);
     const manifestBuf = manifestBytes(manifest);
 
     const zipStarted = performance.now();
@@ -80,7 +90,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
-    const report = await validatePackage(options.output.tempPath);
+    const report = await validatePackage(options.output.tempPath, options.limits ? { limits: options.limits } : {});
     if (!report.valid || !report.fullyValidated || report.packageDigest !== manifest.release.package_digest) {
       const issues: OctxIssue[] = report.issues.filter((i: OctxIssue) => i.severity === 'error');
       throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the written package failed its own validation; nothing was published:', issues.length > 0 ? issues : report.issues, report);

@@ -9,6 +9,9 @@ import { IdKind } from '../structure/id-registry.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
+import type { ArchiveLimits } from '../read/limits.js';
+import type { SpillSnapshot } from '../structure/structure-store.js';
+import { checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected } from '../builder/collected.js';
 import type { StructureCounts, StructureReport, VectorTargetReport, VectorsReport } from './report.js';
 
@@ -45,14 +48,19 @@ export interface ExportPlan {
   readonly warnings: readonly OctxIssue[];
 }
 
-/** The finished structure spills (one JSONL file per kind). */
-export type StructureFiles = Readonly<Record<RecordKind, { readonly file: string; readonly size: number; readonly sha256: string; readonly lines: number }>>;
+/** The structure spills as they stand (one JSONL file per kind). */
+export type StructureFiles = Readonly<Record<RecordKind, SpillSnapshot>>;
 
 /** What the planner is asked to do. */
 export interface PlanOptions {
   readonly documentsOnly: boolean;
   readonly structure: 'auto' | 'require';
+  /** The consumers' resource limits the package must fit. */
+  readonly limits: ArchiveLimits;
 }
+
+/** Problems listed in one aggregated error before the rest are only counted. */
+export const MAX_LISTED_ISSUES = 1000;
 
 const KIND_PATHS: Readonly<Record<RecordKind, string>> = {
   chunk: STRUCTURE_PATHS[0],
@@ -95,13 +103,16 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     const reason = options.documentsOnly ? 'documentsOnly was requested: only the Markdown knowledge layer is exported' : 'no structure records were added';
     const vectors = omitAllVectors(collected, options.documentsOnly ? 'documents-only' : 'structure-omitted', vectorsAdded);
     if (vectors.status === 'omitted') warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
+    assertLimits(files.map((f) => ({ path: f.path, size: f.size })), options.limits);
     return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings };
   }
 
   const errors = checkStructureGraph(ids, structure);
   errors.push(...unknownVectorRecords(collected));
   if (errors.length > 0) {
-    throw OctxError.aggregate('OCTX_STRUCTURE_INVALID', `the structure input has ${errors.length} error(s); nothing was written:`, errors);
+    const listed = errors.length > MAX_LISTED_ISSUES ? errors.slice(0, MAX_LISTED_ISSUES) : errors;
+    const more = errors.length > listed.length ? ` (the first ${listed.length} are listed)` : '';
+    throw OctxError.aggregate('OCTX_STRUCTURE_INVALID', `the structure input has ${errors.length} error(s)${more}; nothing was written:`, listed);
   }
 
   const coverage = computeCoverage(
@@ -118,6 +129,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     }
     warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only` }));
     const vectors = omitAllVectors(collected, 'structure-omitted', vectorsAdded);
+    assertLimits(files.map((f) => ({ path: f.path, size: f.size })), options.limits);
     return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings };
   }
 
@@ -132,7 +144,18 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   if (arrowTargets.length > 0 && collected.vectorConfig) {
     files.push({ path: VECTOR_CONFIG_PATH, source: { bytes: collected.vectorConfig.bytes }, size: collected.vectorConfig.bytes.length, sha256: sha256Hex(collected.vectorConfig.bytes) });
   }
+  const sized: SizedFile[] = files.map((f) => {
+    const kind = (Object.keys(KIND_PATHS) as RecordKind[]).find((k) => KIND_PATHS[k] === f.path);
+    return kind ? { path: f.path, size: f.size, lines: structureFiles[kind].lines, maxLineBytes: structureFiles[kind].maxLineBytes } : { path: f.path, size: f.size };
+  });
+  for (const a of arrowTargets) sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions), rows: a.rows.length, dimensions: a.spill.dimensions });
+  assertLimits(sized, options.limits);
   return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings };
+}
+
+function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
+  const issues = checkExportLimits(files, limits);
+  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', 'the package would exceed the consumers\' resource limits; nothing was written:', issues);
 }
 
 function coverageSummary(c: ReturnType<typeof computeCoverage>): string {

@@ -21,6 +21,8 @@ import type { ArchiveLimits } from './limits.js';
 const MAGIC_HEAD = Buffer.from('ARROW1\0\0', 'latin1');
 const MAGIC_TAIL = Buffer.from('ARROW1', 'latin1');
 const EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
+/** Reused body buffers: the batch being checked, apache-arrow's read-ahead, and one spare. */
+const POOL_SLOTS = 3;
 /** Bytes after the end-of-stream marker (footer + length + magic) that are read into memory. */
 const MAX_FOOTER_BYTES = 64 * 1024 * 1024;
 
@@ -34,16 +36,28 @@ export interface ArrowVectorSchema {
   readonly dimension: number;
 }
 
-/** One record batch, reduced to what OCTX needs. Views stay valid after the next batch. */
+/**
+ * One record batch, reduced to what OCTX needs. `values` and the id bytes are views into the
+ * batch body: they stay valid after the next batch, unless the reader runs with
+ * `pooledBodies` (then only until the batch after next).
+ */
 export interface ArrowVectorBatch {
   /** Rows in the batch. */
   readonly length: number;
   /** Vector width. */
   readonly dimension: number;
-  /** `record_id` per row; `null` where the column is null. */
-  readonly recordIds: readonly (string | null)[];
-  /** Row-major values, exactly `length × dimension` floats (a view into the batch body). */
+  /** Row-major values, exactly `length × dimension` floats. */
   readonly values: Float32Array;
+  /** UTF-8 bytes of the `record_id` column; row `i` is `idBytes[idStart(i) … idEnd(i))`. */
+  readonly idBytes: Uint8Array;
+  idStart(i: number): number;
+  idEnd(i: number): number;
+  /** `record_id` of row `i` as text; `null` where the column is null. */
+  recordId(i: number): string | null;
+  /** Number of null `record_id` cells. */
+  readonly idNulls: number;
+  /** True when row `i`'s `record_id` is null. */
+  isIdNull(i: number): boolean;
   /** Number of null `vector` cells. */
   readonly vectorNulls: number;
   /** True when row `i`'s vector is null. */
@@ -54,7 +68,7 @@ export interface ArrowVectorBatch {
   hasNullElement(i: number): boolean;
 }
 
-/** Options of {@link readArrowVectorFile}. */
+/** Options of {@link readArrowVectorBatches}. */
 export interface ArrowReadOptions {
   /** Package path, for issues. */
   readonly path: string;
@@ -64,6 +78,14 @@ export interface ArrowReadOptions {
   readonly limits: ArchiveLimits;
   /** `config.dimensions`, when known: the schema's width must equal it. */
   readonly expectedDimension?: number;
+  /**
+   * Assemble record-batch bodies in a small ring of reused buffers instead of a fresh allocation
+   * per batch. For consumers that are done with a batch before asking for the next (the
+   * validator): large short-lived buffers are external memory to V8, and allocating one per
+   * batch triggered a full mark-compact every ~100 ms. The ring has room for apache-arrow's
+   * one-message read-ahead, and every batch is checked to still own its buffer.
+   */
+  readonly pooledBodies?: boolean;
 }
 
 function problem(code: OctxCode, path: string, message: string): OctxError {
@@ -109,7 +131,47 @@ export class ByteReader {
       else this.chunks[0] = first.subarray(n);
       return first.subarray(0, n);
     }
-    const out = Buffer.allocUnsafe(n);
+    // allocUnsafeSlow: an 8-byte-aligned buffer of its own, so Arrow never copies it again.
+    const out = n >= 4096 ? Buffer.allocUnsafeSlow(n) : Buffer.allocUnsafe(n);
+    this.copyOut(out, n);
+    return out;
+  }
+
+  private readonly pool: Buffer[] = [];
+  private readonly generations: number[] = [];
+  private nextSlot = 0;
+
+  /**
+   * {@link read} into the next buffer of a ring of {@link POOL_SLOTS} reused buffers (or a view
+   * when the bytes lie in one chunk). The ticket tells {@link intact} whether the bytes were
+   * overwritten since.
+   */
+  async readPooled(n: number): Promise<{ bytes: Buffer; slot: number; generation: number }> {
+    await this.fill(n);
+    const first = this.chunks[0];
+    if (this.buffered < n || (first && first.length >= n)) return { bytes: await this.read(n), slot: -1, generation: 0 };
+    const slot = this.nextSlot;
+    this.nextSlot = (slot + 1) % POOL_SLOTS;
+    let buf = this.pool[slot];
+    if (!buf || buf.length < n) {
+      buf = Buffer.allocUnsafeSlow(n);
+      this.pool[slot] = buf;
+    }
+    const generation = (this.generations[slot] ?? 0) + 1;
+    this.generations[slot] = generation;
+    this.position += n;
+    this.buffered -= n;
+    const out = buf.subarray(0, n);
+    this.copyOut(out, n);
+    return { bytes: out, slot, generation };
+  }
+
+  /** True when the bytes of a {@link readPooled} ticket have not been overwritten. */
+  intact(slot: number, generation: number): boolean {
+    return slot < 0 || this.generations[slot] === generation;
+  }
+
+  private copyOut(out: Buffer, n: number): void {
     let at = 0;
     while (at < n) {
       const c = this.chunks[0]!;
@@ -119,7 +181,6 @@ export class ByteReader {
       if (take === c.length) this.chunks.shift();
       else this.chunks[0] = c.subarray(take);
     }
-    return out;
   }
 
   /** Everything that is left, refused with `OCTX_RESOURCE_LIMIT` above `max` bytes. */
@@ -253,37 +314,41 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const dim = layout.dimension;
   if (idData.length !== n || vecData.length !== n) throw bad('column lengths differ');
 
-  // record_id: check offsets before slicing, since apache-arrow does not validate them.
+  // record_id offsets are checked here because apache-arrow does not validate them.
   const offs = idData.valueOffsets;
   const bytes = idData.values as Uint8Array;
   const o0 = idData.offset;
   if (offs.length < o0 + n + 1) throw bad('record_id offsets are short');
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const idNulls = idData.nullCount;
-  const recordIds: (string | null)[] = new Array<string | null>(n);
   let prev = offs[o0]!;
   if (prev < 0) throw bad('record_id offsets are negative');
-  for (let i = 0; i < n; i++) {
-    const end = offs[o0 + i + 1]!;
-    if (end < prev || end > text.length) throw bad('record_id offsets are out of range');
-    recordIds[i] = idNulls > 0 && !bit(idData.nullBitmap, o0 + i) ? null : text.toString('utf8', prev, end);
+  for (let i = 1; i <= n; i++) {
+    const end = offs[o0 + i]!;
+    if (end < prev || end > bytes.length) throw bad('record_id offsets are out of range');
     prev = end;
   }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const idNulls = Math.max(0, idData.nullCount);
+  const isIdNull = (i: number): boolean => idNulls > 0 && !bit(idData.nullBitmap, o0 + i);
 
   const floats = elemData.values as Float32Array;
   const base = elemData.offset + vecData.offset * dim;
   if (floats.length < base + n * dim) throw bad('vector values are short');
   const values = floats.subarray(base, base + n * dim);
-  const vecNulls = vecData.nullCount;
-  const elemNulls = elemData.nullCount;
+  const vecNulls = Math.max(0, vecData.nullCount);
+  const elemNulls = Math.max(0, elemData.nullCount);
   return {
     length: n,
     dimension: dim,
-    recordIds,
     values,
-    vectorNulls: Math.max(0, vecNulls),
+    idBytes: bytes,
+    idStart: (i) => offs[o0 + i]!,
+    idEnd: (i) => offs[o0 + i + 1]!,
+    recordId: (i) => (isIdNull(i) ? null : text.toString('utf8', offs[o0 + i]!, offs[o0 + i + 1]!)),
+    idNulls,
+    isIdNull,
+    vectorNulls: vecNulls,
     isVectorNull: (i) => vecNulls > 0 && !bit(vecData.nullBitmap, vecData.offset + i),
-    elementNulls: Math.max(0, elemNulls),
+    elementNulls: elemNulls,
     hasNullElement: (i) => {
       if (elemNulls <= 0) return false;
       const from = elemData.offset + (vecData.offset + i) * dim;
@@ -319,6 +384,8 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
   const recordBlocks: Block[] = [];
   const dictBlocks: Block[] = [];
   let footerChecked = false;
+  /** Pooled body tickets of record batches not yet handed out, in order. */
+  const tickets: { slot: number; generation: number }[] = [];
 
   async function* messages(): AsyncGenerator<Uint8Array, void, undefined> {
     let schemaSeen = false;
@@ -376,7 +443,13 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
           } else {
             throw problem('OCTX_VECTOR_ARROW_INVALID', path, `unexpected Arrow message type ${MessageHeader[type] ?? type}`);
           }
-          const body = bodyLength > 0 ? await reader.read(bodyLength) : Buffer.alloc(0);
+          let body: Buffer;
+          if (bodyLength === 0) body = Buffer.alloc(0);
+          else if (options.pooledBodies === true && type === MessageHeader.RecordBatch) {
+            const got = await reader.readPooled(bodyLength);
+            tickets.push(got);
+            body = got.bytes;
+          } else body = await reader.read(bodyLength);
           yield EOS.subarray(0, 4);
           yield lengthPrefix(metaLength);
           yield meta;
@@ -432,6 +505,11 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
     }
     if (next.done) break;
     if (next.value.numRows === 0 && recordBlocks.length === 0) continue; // schema-only file placeholder
+    const ticket = tickets.shift();
+    if (ticket && !reader.intact(ticket.slot, ticket.generation)) {
+      // apache-arrow read further ahead than the ring allows: a bug here, not in the file.
+      throw new Error('internal error: a pooled Arrow body was overwritten before its batch was checked');
+    }
     yield toBatch(next.value.data as DataLike, layout, path);
   }
   if (!footerChecked) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow stream ended before its footer');

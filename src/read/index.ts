@@ -13,7 +13,7 @@ export {
   type VectorRow,
 } from './open-package.js';
 export { validatePackage, type LayerResult, type ValidateOptions, type ValidationReport } from './validate-package.js';
-export { readJsonlLines, JsonlSplitter, parseJsonlLine, type JsonlLine, type JsonlSplitOptions, type ParsedJsonlLine } from './jsonl.js';
+export { readJsonlLines, JsonlSplitter, parseJsonlLine, parseJsonlRange, type JsonlLine, type JsonlLineCallback, type JsonlSplitOptions, type ParsedJsonlLine } from './jsonl.js';
 export { parseStrictJson, type StrictJsonOptions, type StrictJsonResult } from './strict-json.js';
 export type { DocumentReading, PackageDocument } from './documents.js';
 export type { PackageKind } from './source.js';

@@ -4,6 +4,7 @@
  * invalid in OCTX), and no line may exceed a byte limit. Memory stays bounded by the limit: a
  * line is refused as soon as its partial length passes it, before it is ever assembled.
  */
+import { isAscii } from 'node:buffer';
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
 import { parseStrictJson } from './strict-json.js';
@@ -28,11 +29,16 @@ export interface JsonlSplitOptions {
   readonly path?: string;
 }
 
-const EMPTY = Buffer.alloc(0);
+/**
+ * Receives one line as a byte range of `buf` (without `\n` and a trailing `\r`). `ascii` is
+ * true when the bytes are known to be ASCII, which lets callers skip UTF-8 decoding.
+ */
+export type JsonlLineCallback = (buf: Buffer, start: number, end: number, line: number, ascii: boolean) => void;
 
-function isBlank(b: Buffer): boolean {
-  for (let i = 0; i < b.length; i++) {
-    const c = b[i];
+/** True when `buf[start…end)` is empty or only holds spaces, tabs or carriage returns. */
+export function isBlankRange(buf: Uint8Array, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const c = buf[i];
     if (c !== 0x20 && c !== 0x09 && c !== 0x0d) return false;
   }
   return true;
@@ -40,8 +46,9 @@ function isBlank(b: Buffer): boolean {
 
 /**
  * Synchronous core of the splitter: feed chunks with {@link push}, then call {@link end}. Lines
- * are handed to the callback synchronously as views into the chunk, which is what lets the
- * validator parse each line without allocating a copy or awaiting per line.
+ * are handed to the callback synchronously as byte ranges of the chunk — no copy, no object per
+ * line — which is what lets the validator parse each line without allocating or awaiting. A
+ * line that spans chunks is assembled once.
  */
 export class JsonlSplitter {
   private readonly maxLineSize: number;
@@ -66,7 +73,9 @@ export class JsonlSplitter {
    * Splits one chunk.
    * @throws OctxError `OCTX_RESOURCE_LIMIT` when a line or the line count exceeds its limit.
    */
-  push(chunk: Buffer, onLine: (line: JsonlLine) => void): void {
+  push(chunk: Buffer, onLine: JsonlLineCallback): void {
+    // One vectorised check per chunk instead of one UTF-8 decode per line.
+    const ascii = isAscii(chunk);
     let pos = 0;
     for (;;) {
       const nl = chunk.indexOf(10, pos);
@@ -78,28 +87,27 @@ export class JsonlSplitter {
         }
         return;
       }
-      let bytes: Buffer;
       if (this.carryLength > 0) {
         this.carry.push(chunk.subarray(pos, nl));
-        bytes = Buffer.concat(this.carry, this.carryLength + (nl - pos));
+        const joined = Buffer.concat(this.carry, this.carryLength + (nl - pos));
         this.carry = [];
         this.carryLength = 0;
-      } else bytes = chunk.subarray(pos, nl);
-      this.emit(bytes, onLine);
+        this.emit(joined, 0, joined.length, isAscii(joined), onLine);
+      } else this.emit(chunk, pos, nl, ascii, onLine);
       pos = nl + 1;
     }
   }
 
   /** Emits the last line when the data did not end with a newline. */
-  end(onLine: (line: JsonlLine) => void): void {
+  end(onLine: JsonlLineCallback): void {
     if (this.carryLength === 0) return;
     const bytes = this.carry.length === 1 ? this.carry[0]! : Buffer.concat(this.carry, this.carryLength);
     this.carry = [];
     this.carryLength = 0;
-    this.emit(bytes, onLine);
+    this.emit(bytes, 0, bytes.length, isAscii(bytes), onLine);
   }
 
-  private emit(raw: Buffer, onLine: (line: JsonlLine) => void): void {
+  private emit(buf: Buffer, start: number, end: number, ascii: boolean, onLine: JsonlLineCallback): void {
     const line = ++this.lineNo;
     if (line > this.maxLines) {
       throw OctxError.of({
@@ -109,9 +117,9 @@ export class JsonlSplitter {
         message: `more than ${this.maxLines} JSONL lines (limit maxJsonlRecords)`,
       });
     }
-    const bytes = raw.length > 0 && raw[raw.length - 1] === 0x0d ? raw.subarray(0, raw.length - 1) : raw;
-    this.checkLength(bytes.length, line);
-    onLine({ line, bytes: bytes.length === 0 ? EMPTY : bytes, empty: bytes.length === 0 || isBlank(bytes) });
+    if (end > start && buf[end - 1] === 0x0d) end -= 1;
+    this.checkLength(end - start, line);
+    onLine(buf, start, end, line, ascii);
   }
 
   private checkLength(length: number, line: number): void {
@@ -138,9 +146,9 @@ export async function* readJsonlLines(
 ): AsyncGenerator<JsonlLine, void, undefined> {
   const splitter = new JsonlSplitter(options);
   const pending: JsonlLine[] = [];
-  // Lines are views into the chunk; each is copied so a caller may keep it after the next read.
-  const collect = (l: JsonlLine): void => {
-    pending.push({ line: l.line, bytes: Buffer.from(l.bytes), empty: l.empty });
+  // Each line is copied so a caller may keep it after the next chunk arrives.
+  const collect: JsonlLineCallback = (buf, start, end, line) => {
+    pending.push({ line, bytes: Buffer.from(buf.subarray(start, end)), empty: isBlankRange(buf, start, end) });
   };
   for await (const chunk of stream) {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
@@ -176,22 +184,30 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * (`OCTX_JSONL_RECORD_TYPE`).
  */
 export function parseJsonlLine(line: JsonlLine, maxDepth = 100): ParsedJsonlLine {
-  if (line.empty) return { ok: false, code: 'OCTX_JSONL_EMPTY_LINE', message: `line ${line.line} is empty; JSONL allows no blank lines` };
+  return parseJsonlRange(line.bytes, 0, line.bytes.length, line.line, isAscii(line.bytes), maxDepth);
+}
+
+/** {@link parseJsonlLine} for the byte range `buf[start…end)` (what {@link JsonlSplitter} hands out). */
+export function parseJsonlRange(buf: Buffer, start: number, end: number, line: number, ascii: boolean, maxDepth = 100): ParsedJsonlLine {
+  if (isBlankRange(buf, start, end)) return { ok: false, code: 'OCTX_JSONL_EMPTY_LINE', message: `line ${line} is empty; JSONL allows no blank lines` };
   let text: string;
-  try {
-    // ignoreBOM keeps a BOM in the text, so JSON.parse rejects it as the spec requires.
-    text = strictUtf8.decode(line.bytes);
-  } catch {
-    return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line.line} is not valid UTF-8` };
+  if (ascii) text = buf.toString('latin1', start, end);
+  else {
+    try {
+      // ignoreBOM keeps a BOM in the text, so JSON.parse rejects it as the spec requires.
+      text = strictUtf8.decode(buf.subarray(start, end));
+    } catch {
+      return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line} is not valid UTF-8` };
+    }
   }
   const parsed = parseStrictJson(text, { maxDepth });
   if (!parsed.ok) {
-    if (parsed.kind === 'duplicate-key') return { ok: false, code: 'OCTX_JSON_DUPLICATE_KEY', message: `line ${line.line}: ${parsed.message}` };
-    return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line.line} is not strict JSON: ${parsed.message}` };
+    if (parsed.kind === 'duplicate-key') return { ok: false, code: 'OCTX_JSON_DUPLICATE_KEY', message: `line ${line}: ${parsed.message}` };
+    return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line} is not strict JSON: ${parsed.message}` };
   }
   const v = parsed.value;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) {
-    return { ok: false, code: 'OCTX_JSONL_RECORD_TYPE', message: `line ${line.line} is ${Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`}, not a JSON object` };
+    return { ok: false, code: 'OCTX_JSONL_RECORD_TYPE', message: `line ${line} is ${Array.isArray(v) ? 'an array' : v === null ? 'null' : `a ${typeof v}`}, not a JSON object` };
   }
   return parsed.nonFinite === undefined ? { ok: true, record: v as Record<string, unknown> } : { ok: true, record: v as Record<string, unknown>, nonFinite: parsed.nonFinite };
 }

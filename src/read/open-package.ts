@@ -11,12 +11,12 @@ import { stat } from 'node:fs/promises';
 import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
 import { OctxError } from '../model/errors.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
-import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, payloadKind } from '../package/paths.js';
+import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../package/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
 import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
-import { JsonlSplitter, parseJsonlLine, type JsonlLine } from './jsonl.js';
+import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import type { PackageKind, PackageSource } from './source.js';
 import { parseStrictJson } from './strict-json.js';
@@ -318,7 +318,7 @@ class Package implements OctxPackage {
   async *documents(): AsyncIterableIterator<DocumentReading> {
     const seen = new Set<string>();
     for (const f of this.info.files) {
-      if (seen.has(f.path) || payloadKind(f.path) !== 'knowledge') continue;
+      if (seen.has(f.path) || logicalPathProblem(f.path) !== undefined || payloadKind(f.path) !== 'knowledge') continue;
       seen.add(f.path);
       yield readKnowledgeDocument(f.path, await this.readFile(f.path));
     }
@@ -333,12 +333,12 @@ class Package implements OctxPackage {
     // A bad line is remembered, not thrown at once, so the good records before it (in the same
     // chunk) are still delivered first.
     let failure: OctxError | undefined;
-    const onLine = (l: JsonlLine): void => {
+    const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
       if (failure) return;
-      const p = parseJsonlLine(l, maxDepth);
-      if (!p.ok) failure = OctxError.of({ code: p.code, path, line: l.line, message: p.message });
-      else if (p.nonFinite !== undefined) failure = OctxError.of({ code: 'OCTX_JSON_INVALID', path, line: l.line, message: `line ${l.line}: a number overflows to infinity at ${p.nonFinite}` });
-      else pending.push({ line: l.line, record: p.record as T });
+      const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
+      if (!p.ok) failure = OctxError.of({ code: p.code, path, line, message: p.message });
+      else if (p.nonFinite !== undefined) failure = OctxError.of({ code: 'OCTX_JSON_INVALID', path, line, message: `line ${line}: a number overflows to infinity at ${p.nonFinite}` });
+      else pending.push({ line, record: p.record as T });
     };
     const split = (step: () => void): void => {
       try {
@@ -399,8 +399,8 @@ class Package implements OctxPackage {
       for await (const batch of readArrowVectorBatches(reader, { path, size: this.source.size(path), limits: this.limits })) {
         const dim = batch.dimension;
         for (let i = 0; i < batch.length; i++) {
-          const recordId = batch.recordIds[i];
-          if (recordId === null || recordId === undefined || batch.isVectorNull(i)) {
+          const recordId = batch.recordId(i);
+          if (recordId === null || batch.isVectorNull(i)) {
             throw OctxError.of({ code: 'OCTX_VECTOR_NULL', path, message: `row ${i} of a batch holds a null` });
           }
           yield { recordId, vector: batch.values.subarray(i * dim, (i + 1) * dim) };

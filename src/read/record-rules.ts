@@ -7,7 +7,7 @@
  * record and allocate nothing unless a record is wrong, which matters at millions of records.
  */
 import type { OctxCode } from '../model/codes.js';
-import { isUuidV7 } from '../model/ids.js';
+import { uuidToWords } from './id-space.js';
 
 /** The five record kinds, named by their file. */
 export type StructureRecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-entity';
@@ -32,17 +32,23 @@ const has = (r: object, k: string): boolean => Object.prototype.hasOwnProperty.c
 
 class Problems {
   list: RecordProblem[] | undefined;
+  /** Where the parsed id words go (see {@link recordProblems}). */
+  words: Uint32Array = new Uint32Array(8);
   add(field: string, message: string, code: OctxCode = 'OCTX_SCHEMA_VALIDATION'): void {
     (this.list ??= []).push({ code, field, message });
   }
 }
 
-function uuid(p: Problems, r: Record<string, unknown>, field: string, required: boolean): void {
+// One instance, reset per record: the valid-record path allocates nothing.
+const shared = new Problems();
+
+function uuid(p: Problems, r: Record<string, unknown>, field: string, required: boolean, slot: number): void {
   if (!has(r, field)) {
     if (required) p.add(field, `${field} is required`);
     return;
   }
-  if (!isUuidV7(r[field])) p.add(field, `${field} must be a canonical lowercase UUIDv7 string`);
+  const v = r[field];
+  if (typeof v !== 'string' || !uuidToWords(v, p.words, slot * 4)) p.add(field, `${field} must be a canonical lowercase UUIDv7 string`);
 }
 
 function text(p: Problems, r: Record<string, unknown>, field: string, required: boolean, minLength: number): void {
@@ -65,13 +71,20 @@ function forbidden(p: Problems, r: Record<string, unknown>, kind: StructureRecor
  * Schema problems of one parsed record (an object), or `undefined` when it matches its schema.
  * A non-finite `weight` is `OCTX_EVENT_ENTITY_WEIGHT_INVALID`; everything else is
  * `OCTX_SCHEMA_VALIDATION` with the field named.
+ *
+ * The id fields are parsed into 128-bit words on the way (they have to be read to be checked):
+ * `words[0…3]` receive the first id field (`id`, `chunk_id` or `event_id`) and `words[4…7]` the
+ * second (`document_id`, `parent_id`, `event_id` or `entity_id`), so the caller can register and
+ * look them up without parsing the text again. Only valid when no problem is returned.
  */
-export function recordProblems(kind: StructureRecordKind, r: Record<string, unknown>): readonly RecordProblem[] | undefined {
-  const p = new Problems();
+export function recordProblems(kind: StructureRecordKind, r: Record<string, unknown>, words?: Uint32Array): readonly RecordProblem[] | undefined {
+  const p = shared;
+  p.list = undefined;
+  p.words = words ?? p.words;
   switch (kind) {
     case 'chunk': {
-      uuid(p, r, 'id', true);
-      uuid(p, r, 'document_id', true);
+      uuid(p, r, 'id', true, 0);
+      uuid(p, r, 'document_id', true, 1);
       if (!has(r, 'ordinal')) p.add('ordinal', 'ordinal is required');
       else {
         const o = r.ordinal;
@@ -82,12 +95,12 @@ export function recordProblems(kind: StructureRecordKind, r: Record<string, unkn
       break;
     }
     case 'event': {
-      uuid(p, r, 'id', true);
+      uuid(p, r, 'id', true, 0);
       text(p, r, 'title', true, 1);
       text(p, r, 'content', true, 1);
       text(p, r, 'summary', false, 0);
       text(p, r, 'category', false, 0);
-      uuid(p, r, 'parent_id', false);
+      uuid(p, r, 'parent_id', false, 1);
       if (has(r, 'level')) {
         const l = r.level;
         if (typeof l !== 'number' || !Number.isInteger(l)) p.add('level', 'level must be an integer');
@@ -101,7 +114,7 @@ export function recordProblems(kind: StructureRecordKind, r: Record<string, unkn
       break;
     }
     case 'entity': {
-      uuid(p, r, 'id', true);
+      uuid(p, r, 'id', true, 0);
       text(p, r, 'name', true, 1);
       text(p, r, 'type', true, 1);
       text(p, r, 'description', false, 0);
@@ -109,13 +122,13 @@ export function recordProblems(kind: StructureRecordKind, r: Record<string, unkn
       break;
     }
     case 'chunk-event': {
-      uuid(p, r, 'chunk_id', true);
-      uuid(p, r, 'event_id', true);
+      uuid(p, r, 'chunk_id', true, 0);
+      uuid(p, r, 'event_id', true, 1);
       break;
     }
     case 'event-entity': {
-      uuid(p, r, 'event_id', true);
-      uuid(p, r, 'entity_id', true);
+      uuid(p, r, 'event_id', true, 0);
+      uuid(p, r, 'entity_id', true, 1);
       if (has(r, 'weight')) {
         const w = r.weight;
         if (typeof w !== 'number') p.add('weight', `weight must be a number when present (omit it instead of ${w === null ? 'null' : typeof w})`);
@@ -125,5 +138,7 @@ export function recordProblems(kind: StructureRecordKind, r: Record<string, unkn
       break;
     }
   }
-  return p.list;
+  const out = p.list;
+  p.list = undefined;
+  return out;
 }

@@ -8,9 +8,10 @@
  * parser, and JSONL validation parses millions of lines. Duplicate keys are the one thing it
  * hides, and they can be detected cheaply afterwards: a parsed object holds one property per
  * *distinct* key, so the text has a duplicate exactly when it contains more key tokens than the
- * parsed value has properties. Counting key tokens only needs to find string boundaries, which
- * `indexOf('"')` does natively. Only when the counts differ does a slower scanner run to name
- * the repeated key.
+ * parsed value has properties. Without backslashes in the text every `"` delimits a string, so
+ * key tokens = quotes / 2 − string values (counted by the walk); with backslashes, string
+ * boundaries are found one by one. Only when the counts differ does a slower scanner run to
+ * name the repeated key.
  */
 
 /** Why a text is not strict JSON. */
@@ -54,11 +55,13 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
     if (typeof value === 'number' && !Number.isFinite(value)) return { ok: true, value, nonFinite: '' };
     return { ok: true, value };
   }
-  const walk: WalkState = { keys: 0, tooDeep: false, nonFinite: undefined };
+  const walk: WalkState = { keys: 0, strings: 0, tooDeep: false, nonFinite: undefined };
   walkValue(value, 1, maxDepth, walk, '');
   if (walk.tooDeep) return { ok: false, kind: 'depth', message: `JSON nesting is deeper than ${maxDepth}` };
-  if (walk.keys > 0 || text.includes(':')) {
-    const tokens = countKeyTokens(text);
+  if (walk.keys > 0) {
+    // Fast path: without any backslash every '"' delimits a string, so the text holds
+    // quotes / 2 strings: the keys it spells plus the string values the walk counted.
+    const tokens = text.includes('\\') ? countKeyTokens(text) : countQuotes(text) / 2 - walk.strings;
     if (tokens !== walk.keys) {
       const key = findDuplicateKey(text);
       return {
@@ -74,6 +77,8 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
 
 interface WalkState {
   keys: number;
+  /** String values (not keys) inside containers. */
+  strings: number;
   tooDeep: boolean;
   nonFinite: string | undefined;
 }
@@ -91,7 +96,8 @@ function walkValue(value: object, depth: number, maxDepth: number, st: WalkState
       if (typeof v === 'object' && v !== null) {
         walkValue(v, depth + 1, maxDepth, st, `${at}[${i}]`);
         if (st.tooDeep) return;
-      } else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = `${at}[${i}]`;
+      } else if (typeof v === 'string') st.strings += 1;
+      else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = `${at}[${i}]`;
     }
     return;
   }
@@ -104,8 +110,15 @@ function walkValue(value: object, depth: number, maxDepth: number, st: WalkState
     if (typeof v === 'object' && v !== null) {
       walkValue(v, depth + 1, maxDepth, st, at === '' ? k : `${at}.${k}`);
       if (st.tooDeep) return;
-    } else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = at === '' ? k : `${at}.${k}`;
+    } else if (typeof v === 'string') st.strings += 1;
+    else if (typeof v === 'number' && st.nonFinite === undefined && !Number.isFinite(v)) st.nonFinite = at === '' ? k : `${at}.${k}`;
   }
+}
+
+function countQuotes(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('"'); i >= 0; i = text.indexOf('"', i + 1)) n++;
+  return n;
 }
 
 /** Index of the quote closing the string that opens at `start` (text is valid JSON). */

@@ -2,9 +2,11 @@
  * Record and graph checks of `sag-structured/0.1` (OCTX-REFERENCE §10.2–§10.5, SEED §3–§6),
  * fed one record at a time while the five JSONL files stream past.
  *
- * Memory: ids live once, in the shared {@link IdSpace} map (id → packed kind+index); everything
- * else is per-record numbers in typed arrays (lines, levels, parent indices, coverage flags) and
- * numeric-keyed sets for the uniqueness rules. No record object is kept after its line.
+ * Memory: ids live once, as 128-bit words in the shared {@link IdSpace}; everything else is
+ * per-record numbers in typed arrays (lines, levels, parent ids, coverage flags). Uniqueness of
+ * `(document, ordinal)` and of relation pairs is checked by collecting packed numeric keys and
+ * sorting them once at the end (a few ms for a million keys), instead of a hash set that would
+ * allocate a heap number per key. Duplicates are then reported with their lines.
  *
  * Like the reference, a record that breaks its schema is not added to the record set, so
  * references to it are reported as missing and coverage gaps cascade — every problem is
@@ -12,43 +14,85 @@
  */
 import type { OctxCode } from '../model/codes.js';
 import { issue, type OctxIssue } from '../model/errors.js';
-import { GrowableInt32, IdKind, IdSpace, describeKind, type IdKindValue } from './id-space.js';
+import { GrowableFloat64, GrowableInt32, IdKind, IdSpace, describeKind, wordsToUuid, type IdKindValue } from './id-space.js';
 import { recordProblems, type StructureRecordKind } from './record-rules.js';
 
-/** Concept documents known to the format layer, by their document index in the id space. */
+/** A Concept Document known to the format layer (by its document index in the id space). */
 export interface ConceptDocumentRef {
   readonly path: string;
   readonly documentId: string;
 }
 
-const PAIR_BASE = 2 ** 26; // record indices stay far below this (maxJsonlRecords default 1e6)
+/** Keys pack two indices as `a * 2^26 + b`; indices beyond that use the string fallback. */
+const PAIR_BASE = 2 ** 26;
+/** Ordinal keys pack `document * 2^32 + ordinal`. */
 const ORDINAL_BASE = 2 ** 32;
 
-/** Ids and lines of one record kind. */
+/** Lines of one record kind (ids are in the id space). */
 interface RecordTable {
-  readonly ids: string[];
+  readonly kind: IdKindValue;
   readonly lines: GrowableInt32;
-  path: string;
+  readonly path: string;
+}
+
+/** Collects packed keys with their lines; finds repeated keys at the end. */
+class KeyCollector {
+  private readonly keys = new GrowableFloat64();
+  private readonly lines = new GrowableInt32();
+  private readonly wide = new Map<string, number>();
+  readonly wideDuplicates: { key: string; line: number }[] = [];
+
+  add(key: number, line: number): void {
+    this.keys.push(key);
+    this.lines.push(line);
+  }
+
+  /** For keys too large to pack: checked at once with a map. */
+  addWide(key: string, line: number): void {
+    if (this.wide.has(key)) this.wideDuplicates.push({ key, line });
+    else this.wide.set(key, line);
+  }
+
+  /** Second and later occurrences of every repeated packed key, in file order. */
+  duplicates(): { key: number; line: number }[] {
+    const n = this.keys.length;
+    if (n < 2) return [];
+    const sorted = this.keys.view().slice().sort();
+    let repeated: Set<number> | undefined;
+    for (let i = 1; i < n; i++) if (sorted[i] === sorted[i - 1]) (repeated ??= new Set()).add(sorted[i]!);
+    if (!repeated) return [];
+    const out: { key: number; line: number }[] = [];
+    const seen = new Set<number>();
+    for (let i = 0; i < n; i++) {
+      const k = this.keys.get(i);
+      if (!repeated.has(k)) continue;
+      if (seen.has(k)) out.push({ key: k, line: this.lines.get(i) });
+      else seen.add(k);
+    }
+    return out;
+  }
 }
 
 /** Checks the structure layer; issues go to `report`. */
 export class StructureChecker {
-  readonly chunks: RecordTable = { ids: [], lines: new GrowableInt32(), path: 'data/chunks.jsonl' };
-  readonly events: RecordTable = { ids: [], lines: new GrowableInt32(), path: 'data/events.jsonl' };
-  readonly entities: RecordTable = { ids: [], lines: new GrowableInt32(), path: 'data/entities.jsonl' };
+  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new GrowableInt32(), path: 'data/chunks.jsonl' };
+  readonly events: RecordTable = { kind: IdKind.event, lines: new GrowableInt32(), path: 'data/events.jsonl' };
+  readonly entities: RecordTable = { kind: IdKind.entity, lines: new GrowableInt32(), path: 'data/entities.jsonl' };
   private readonly eventLevels = new GrowableInt32();
-  private readonly eventParents: (string | undefined)[] = [];
+  /** Parent id words of each event (4 per event; only meaningful when its level is > 0). */
+  private parentWords = new Uint32Array(4 * 1024);
   private readonly docHasChunk: Uint8Array;
-  private readonly ordinals = new Set<number>();
-  private readonly ordinalsWide = new Set<string>();
-  private readonly pairs = new Set<number>();
-  private readonly pairsWide = new Set<string>();
+  private readonly ordinals = new KeyCollector();
+  private readonly chunkEventPairs = new KeyCollector();
+  private readonly eventEntityPairs = new KeyCollector();
   private chunkHasEvent = new Uint8Array(0);
   private eventHasChunk = new Uint8Array(0);
   private eventHasEntity = new Uint8Array(0);
   private entityHasEvent = new Uint8Array(0);
-  /** Set when a file could not be read to its end: coverage would only repeat that failure. */
+  /** Set when a file could not be read to its end: "missing" and coverage would only repeat that. */
   incomplete = false;
+  /** Id words of the current record, filled by `recordProblems` (slot 0 at 0, slot 1 at 4). */
+  private readonly w = new Uint32Array(8);
 
   constructor(
     private readonly ids: IdSpace,
@@ -73,9 +117,9 @@ export class StructureChecker {
 
   /** Checks one parsed record of `kind` found at `line` of `path`. */
   record(kind: StructureRecordKind, r: Record<string, unknown>, path: string, line: number): void {
-    const problems = recordProblems(kind, r);
-    const rid = typeof r.id === 'string' ? r.id : undefined;
+    const problems = recordProblems(kind, r, this.w);
     if (problems) {
+      const rid = typeof r.id === 'string' ? r.id : undefined;
       for (const p of problems) this.fail(p.code, path, line, `${kind} record: ${p.message}`, rid, p.field);
       return;
     }
@@ -93,52 +137,49 @@ export class StructureChecker {
     }
   }
 
-  private register(table: RecordTable, kind: IdKindValue, id: string, path: string, line: number): number {
-    const index = this.ids.register(id, kind);
+  /** Registers the record id parsed into slot 0. */
+  private register(table: RecordTable, id: string, path: string, line: number): number {
+    const index = this.ids.registerWords(this.w, 0, table.kind);
     if (index < 0) {
       const holder = IdSpace.kindOf(-1 - index);
       this.fail('OCTX_ID_DUPLICATE', path, line, `id ${id} is already used by ${describeKind(holder)}; ids are unique across the asset, documents and records`, id, 'id');
       return -1;
     }
-    table.ids.push(id);
     table.lines.push(line);
-    table.path = path;
     return index;
   }
 
   private chunk(r: Record<string, unknown>, path: string, line: number): void {
     const id = r.id as string;
-    if (this.register(this.chunks, IdKind.chunk, id, path, line) < 0) return;
+    if (this.register(this.chunks, id, path, line) < 0) return;
     const documentId = r.document_id as string;
-    const doc = this.ids.indexOf(documentId, IdKind.document);
+    const doc = this.ids.indexOfWords(this.w, 4, IdKind.document);
     if (doc < 0) {
       this.fail('OCTX_CHUNK_DOCUMENT_MISSING', path, line, `chunk document_id ${documentId} is not the id of a Concept Document in this package`, id, 'document_id');
       return;
     }
     this.docHasChunk[doc] = 1;
     const ordinal = r.ordinal as number;
-    let fresh: boolean;
-    if (ordinal < ORDINAL_BASE && doc < PAIR_BASE) {
-      const key = doc * ORDINAL_BASE + ordinal;
-      fresh = !this.ordinals.has(key);
-      if (fresh) this.ordinals.add(key);
-    } else {
-      const key = `${doc}:${ordinal}`;
-      fresh = !this.ordinalsWide.has(key);
-      if (fresh) this.ordinalsWide.add(key);
-    }
-    if (!fresh) this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', path, line, `ordinal ${ordinal} is used twice in document ${documentId}`, id, 'ordinal');
+    if (ordinal < ORDINAL_BASE && doc < PAIR_BASE) this.ordinals.add(doc * ORDINAL_BASE + ordinal, line);
+    else this.ordinals.addWide(`${doc}:${ordinal}`, line);
   }
 
   private event(r: Record<string, unknown>, path: string, line: number): void {
-    const id = r.id as string;
-    if (this.register(this.events, IdKind.event, id, path, line) < 0) return;
-    this.eventLevels.push(typeof r.level === 'number' ? r.level : 0);
-    this.eventParents.push(r.parent_id as string | undefined);
+    const index = this.register(this.events, r.id as string, path, line);
+    if (index < 0) return;
+    const level = typeof r.level === 'number' ? r.level : 0;
+    this.eventLevels.push(level);
+    if ((index + 1) * 4 > this.parentWords.length) {
+      const next = new Uint32Array(this.parentWords.length * 2);
+      next.set(this.parentWords);
+      this.parentWords = next;
+    }
+    // The schema guarantees parent_id and level come together; its words are in slot 1.
+    if (level > 0) this.parentWords.set(this.w.subarray(4, 8), index * 4);
   }
 
   private entity(r: Record<string, unknown>, path: string, line: number): void {
-    this.register(this.entities, IdKind.entity, r.id as string, path, line);
+    this.register(this.entities, r.id as string, path, line);
   }
 
   /**
@@ -147,16 +188,18 @@ export class StructureChecker {
    * `level = parent.level + 1` with top-level events at 0 (`OCTX_EVENT_LEVEL_INVALID`).
    */
   finishEvents(): void {
-    const n = this.events.ids.length;
+    const n = this.eventLevels.length;
     const parent = new Int32Array(n).fill(-1);
-    const { path } = this.events;
+    const { path, lines } = this.events;
+    const idOf = (i: number): string => this.ids.idOf(IdKind.event, i);
     for (let i = 0; i < n; i++) {
-      const p = this.eventParents[i];
-      if (p === undefined) continue;
-      const j = this.ids.indexOf(p, IdKind.event);
+      if (this.eventLevels.get(i) <= 0) continue;
+      const j = this.ids.indexOfWords(this.parentWords, i * 4, IdKind.event);
       if (j < 0) {
         parent[i] = -2;
-        if (!this.incomplete) this.fail('OCTX_EVENT_PARENT_MISSING', path, this.events.lines.get(i), `parent_id ${p} is not an event of this package`, this.events.ids[i], 'parent_id');
+        if (!this.incomplete) {
+          this.fail('OCTX_EVENT_PARENT_MISSING', path, lines.get(i), `parent_id ${wordsToUuid(this.parentWords, i * 4)} is not an event of this package`, idOf(i), 'parent_id');
+        }
       } else parent[i] = j;
     }
     // Each event has at most one parent, so following parents from every event finds every
@@ -183,55 +226,41 @@ export class StructureChecker {
     }
     for (let i = 0; i < n; i++) {
       if (onCycle[i]) {
-        this.fail('OCTX_EVENT_HIERARCHY_CYCLE', path, this.events.lines.get(i), `event ${this.events.ids[i]} is its own ancestor (the parent_id chain loops)`, this.events.ids[i], 'parent_id');
+        this.fail('OCTX_EVENT_HIERARCHY_CYCLE', path, lines.get(i), `event ${idOf(i)} is its own ancestor (the parent_id chain loops)`, idOf(i), 'parent_id');
         continue;
       }
       const p = parent[i]!;
       if (p < 0) continue;
       const expected = this.eventLevels.get(p) + 1;
       const level = this.eventLevels.get(i);
-      if (level !== expected) {
-        this.fail('OCTX_EVENT_LEVEL_INVALID', path, this.events.lines.get(i), `level ${level} must be the parent's level + 1 = ${expected}`, this.events.ids[i], 'level');
-      }
+      if (level !== expected) this.fail('OCTX_EVENT_LEVEL_INVALID', path, lines.get(i), `level ${level} must be the parent's level + 1 = ${expected}`, idOf(i), 'level');
     }
-    this.eventParents.length = 0;
+    this.parentWords = new Uint32Array(0);
   }
 
   /** Sizes the coverage flags; call after the three record files, before the relations. */
   beginRelations(): void {
-    this.chunkHasEvent = new Uint8Array(this.chunks.ids.length);
-    this.eventHasChunk = new Uint8Array(this.events.ids.length);
-    this.eventHasEntity = new Uint8Array(this.events.ids.length);
-    this.entityHasEvent = new Uint8Array(this.entities.ids.length);
+    this.chunkHasEvent = new Uint8Array(this.ids.count(IdKind.chunk));
+    this.eventHasChunk = new Uint8Array(this.ids.count(IdKind.event));
+    this.eventHasEntity = new Uint8Array(this.ids.count(IdKind.event));
+    this.entityHasEvent = new Uint8Array(this.ids.count(IdKind.entity));
   }
 
-  /** True when the pair was not seen before (and records it). */
-  private freshPair(a: number, b: number, salt: number): boolean {
-    if (a < PAIR_BASE && b < PAIR_BASE / 2) {
-      const key = (a * (PAIR_BASE / 2) + b) * 2 + salt;
-      if (this.pairs.has(key)) return false;
-      this.pairs.add(key);
-      return true;
-    }
-    const key = `${salt}:${a}:${b}`;
-    if (this.pairsWide.has(key)) return false;
-    this.pairsWide.add(key);
-    return true;
+  private pair(collector: KeyCollector, a: number, b: number, line: number): void {
+    if (a < PAIR_BASE && b < PAIR_BASE) collector.add(a * PAIR_BASE + b, line);
+    else collector.addWide(`${a}:${b}`, line);
   }
 
   private chunkEvent(r: Record<string, unknown>, path: string, line: number): void {
     const chunkId = r.chunk_id as string;
     const eventId = r.event_id as string;
-    const c = this.ids.indexOf(chunkId, IdKind.chunk);
-    const e = this.ids.indexOf(eventId, IdKind.event);
+    const c = this.ids.indexOfWords(this.w, 0, IdKind.chunk);
+    const e = this.ids.indexOfWords(this.w, 4, IdKind.event);
     // After a file was cut short (resource limit), "missing" would only repeat that failure.
     if (c < 0 && !this.incomplete) this.fail('OCTX_CHUNK_EVENT_CHUNK_MISSING', path, line, `chunk_id ${chunkId} is not a chunk of this package`, undefined, 'chunk_id');
     if (e < 0 && !this.incomplete) this.fail('OCTX_CHUNK_EVENT_EVENT_MISSING', path, line, `event_id ${eventId} is not an event of this package`, undefined, 'event_id');
     if (c < 0 || e < 0) return;
-    if (!this.freshPair(c, e, 0)) {
-      this.fail('OCTX_CHUNK_EVENT_DUPLICATE', path, line, `the relation (${chunkId}, ${eventId}) is listed twice`);
-      return;
-    }
+    this.pair(this.chunkEventPairs, c, e, line);
     this.chunkHasEvent[c] = 1;
     this.eventHasChunk[e] = 1;
   }
@@ -239,35 +268,50 @@ export class StructureChecker {
   private eventEntity(r: Record<string, unknown>, path: string, line: number): void {
     const eventId = r.event_id as string;
     const entityId = r.entity_id as string;
-    const e = this.ids.indexOf(eventId, IdKind.event);
-    const t = this.ids.indexOf(entityId, IdKind.entity);
+    const e = this.ids.indexOfWords(this.w, 0, IdKind.event);
+    const t = this.ids.indexOfWords(this.w, 4, IdKind.entity);
     if (e < 0 && !this.incomplete) this.fail('OCTX_EVENT_ENTITY_EVENT_MISSING', path, line, `event_id ${eventId} is not an event of this package`, undefined, 'event_id');
     if (t < 0 && !this.incomplete) this.fail('OCTX_EVENT_ENTITY_ENTITY_MISSING', path, line, `entity_id ${entityId} is not an entity of this package`, undefined, 'entity_id');
     if (e < 0 || t < 0) return;
-    if (!this.freshPair(e, t, 1)) {
-      this.fail('OCTX_EVENT_ENTITY_DUPLICATE', path, line, `the relation (${eventId}, ${entityId}) is listed twice`);
-      return;
-    }
+    this.pair(this.eventEntityPairs, e, t, line);
     this.eventHasEntity[e] = 1;
     this.entityHasEvent[t] = 1;
   }
 
-  /** The five coverage rules of SEED §6 (skipped when a file was not read completely). */
+  /** Reports repeated ordinals and relation pairs, then the five coverage rules of SEED §6. */
   finish(): void {
+    const split = (key: number, base: number): [number, number] => [Math.floor(key / base), key % base];
+    for (const d of this.ordinals.duplicates()) {
+      const [doc, ordinal] = split(d.key, ORDINAL_BASE);
+      this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `ordinal ${ordinal} is used twice in document ${this.ids.idOf(IdKind.document, doc)}`, undefined, 'ordinal');
+    }
+    for (const d of this.ordinals.wideDuplicates) this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
+    const pairs = (collector: KeyCollector, code: OctxCode, path: string, ka: IdKindValue, kb: IdKindValue): void => {
+      for (const d of collector.duplicates()) {
+        const [a, b] = split(d.key, PAIR_BASE);
+        this.fail(code, path, d.line, `the relation (${this.ids.idOf(ka, a)}, ${this.ids.idOf(kb, b)}) is listed twice`);
+      }
+      for (const d of collector.wideDuplicates) this.fail(code, path, d.line, 'a relation is listed twice');
+    };
+    pairs(this.chunkEventPairs, 'OCTX_CHUNK_EVENT_DUPLICATE', 'relations/chunk-events.jsonl', IdKind.chunk, IdKind.event);
+    pairs(this.eventEntityPairs, 'OCTX_EVENT_ENTITY_DUPLICATE', 'relations/event-entities.jsonl', IdKind.event, IdKind.entity);
     if (this.incomplete) return;
+
     for (let d = 0; d < this.documents.length; d++) {
       if (this.docHasChunk[d]) continue;
       const doc = this.documents[d]!;
       this.fail('OCTX_SAG_DOCUMENT_WITHOUT_CHUNK', doc.path, undefined, `Concept Document ${doc.path} has no chunk`, doc.documentId);
     }
     const orphans = (table: RecordTable, flags: Uint8Array, code: OctxCode, what: string): void => {
-      for (let i = 0; i < table.ids.length; i++) {
-        if (!flags[i]) this.fail(code, table.path, table.lines.get(i), `${what} ${table.ids[i]} ${code === 'OCTX_ENTITY_WITHOUT_EVENT' ? 'is referenced by no event' : code === 'OCTX_SAG_EVENT_WITHOUT_ENTITY' ? 'has no entity relation' : 'has no chunk-event relation'}`, table.ids[i]);
+      for (let i = 0; i < flags.length; i++) {
+        if (flags[i]) continue;
+        const id = this.ids.idOf(table.kind, i);
+        this.fail(code, table.path, table.lines.get(i), `${describeKind(table.kind)} ${id} ${what}`, id);
       }
     };
-    orphans(this.chunks, this.chunkHasEvent, 'OCTX_SAG_CHUNK_WITHOUT_EVENT', 'chunk');
-    orphans(this.events, this.eventHasChunk, 'OCTX_EVENT_WITHOUT_CHUNK', 'event');
-    orphans(this.events, this.eventHasEntity, 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'event');
-    orphans(this.entities, this.entityHasEvent, 'OCTX_ENTITY_WITHOUT_EVENT', 'entity');
+    orphans(this.chunks, this.chunkHasEvent, 'OCTX_SAG_CHUNK_WITHOUT_EVENT', 'has no chunk-event relation');
+    orphans(this.events, this.eventHasChunk, 'OCTX_EVENT_WITHOUT_CHUNK', 'has no chunk-event relation');
+    orphans(this.events, this.eventHasEntity, 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'has no event-entity relation');
+    orphans(this.entities, this.entityHasEvent, 'OCTX_ENTITY_WITHOUT_EVENT', 'is referenced by no event');
   }
 }

@@ -31,7 +31,7 @@ import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
 import { readKnowledgeDocument } from './documents.js';
 import { IdKind, IdSpace, describeKind, type IdKindValue } from './id-space.js';
 import { IssueCollector } from './issues.js';
-import { JsonlSplitter, parseJsonlLine, type JsonlLine } from './jsonl.js';
+import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
 import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
@@ -209,17 +209,12 @@ class Validator {
       this.issues.touch(d.name);
       for (const i of d.issues) this.add(d.name, i);
     }
-    const T = (l: string, t: number, c: NodeJS.CpuUsage) => { const u = process.cpuUsage(c); console.error(l, Math.round(performance.now() - t), Math.round((u.user + u.system) / 1000)); };
-    let t = performance.now(); let c = process.cpuUsage();
     this.checkDigest(m);
     this.checkInventory(m);
     await this.readDocuments(m);
-    T('docs', t, c); t = performance.now(); c = process.cpuUsage();
     await this.hashFormatOnlyFiles();
     await this.checkStructure();
-    T('structure', t, c); t = performance.now(); c = process.cpuUsage();
     await this.checkVectors();
-    T('vectors', t, c); t = performance.now(); c = process.cpuUsage();
     this.settleCapabilities();
     return this.report();
   }
@@ -409,9 +404,7 @@ class Validator {
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
     for (let k = 0; k < STRUCTURE_PATHS.length; k++) {
       if (k === 3) checker.beginRelations();
-      const t0 = performance.now(); const c0 = process.cpuUsage();
       await this.scanJsonl(STRUCTURE_PATHS[k]!, STRUCTURE_KINDS[k]!, checker);
-      const u = process.cpuUsage(c0); console.error('  ', STRUCTURE_PATHS[k], Math.round(performance.now() - t0), Math.round((u.user + u.system) / 1000));
       if (k === 1) checker.finishEvents();
     }
     checker.finish();
@@ -424,10 +417,10 @@ class Validator {
     const splitter = new JsonlSplitter({ maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, path });
     const maxDepth = this.limits.maxJsonDepth;
     let parsing = true;
-    const onLine = (l: JsonlLine): void => {
-      const p = parseJsonlLine(l, maxDepth);
+    const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
+      const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
       if (!p.ok) {
-        this.add(SAG, issue({ code: p.code, path, line: l.line, message: p.message }));
+        this.add(SAG, issue({ code: p.code, path, line, message: p.message }));
         return;
       }
       if (p.nonFinite !== undefined) {
@@ -437,14 +430,14 @@ class Validator {
           issue({
             code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
             path,
-            line: l.line,
+            line,
             field: p.nonFinite || undefined,
-            message: `line ${l.line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
+            message: `line ${line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
           }),
         );
         return;
       }
-      checker.record(kind, p.record, path, l.line);
+      checker.record(kind, p.record, path, line);
     };
     const feed = (step: () => void): void => {
       if (!parsing) return;
@@ -459,6 +452,7 @@ class Validator {
       }
     };
     const it = this.source.open(path)[Symbol.asyncIterator]();
+    let first = true;
     for (;;) {
       let r: IteratorResult<Buffer>;
       try {
@@ -470,6 +464,12 @@ class Validator {
       const chunk = r.value;
       hash.update(chunk);
       feed(() => splitter.push(chunk, onLine));
+      if (first && splitter.lines > 0 && (kind === 'chunk' || kind === 'event' || kind === 'entity')) {
+        // Size the id table once from the first chunk's average line length, instead of
+        // rehashing it at every doubling while a large file streams in.
+        this.ids.reserve(Math.min(this.limits.maxJsonlRecords, Math.ceil((this.source.size(path) / chunk.length) * splitter.lines * 1.05)));
+      }
+      first = false;
     }
     feed(() => splitter.end(onLine));
     this.settle(path, hash.digest('hex'));
@@ -519,17 +519,11 @@ class Validator {
         this.add(VECTORS, e.issues[0]!);
       }
     }
-    const structure = this.structure!;
-    const tables = { [IdKind.chunk]: structure.chunks, [IdKind.event]: structure.events, [IdKind.entity]: structure.entities } as Record<number, { ids: string[] }>;
-    for (const t of targets) {
-      const t0 = performance.now(); const c0 = process.cpuUsage();
-      await this.scanArrow(t.path, t.kind, t.jsonl, tables[t.kind]!.ids, dimensions);
-      const u = process.cpuUsage(c0); console.error('  ', t.path, Math.round(performance.now() - t0), Math.round((u.user + u.system) / 1000));
-    }
+    for (const t of targets) await this.scanArrow(t.path, t.kind, t.jsonl, dimensions);
   }
 
   /** Streams one Arrow target once: SHA-256 and all vector checks together. */
-  private async scanArrow(path: string, kind: IdKindValue, jsonl: string, recordIds: string[], dimensions: number | undefined): Promise<void> {
+  private async scanArrow(path: string, kind: IdKindValue, jsonl: string, dimensions: number | undefined): Promise<void> {
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     let failure: OctxError | undefined;
@@ -548,9 +542,15 @@ class Validator {
       }
     }
     const reader = new ByteReader(tapped(), path);
-    const checker = new VectorTargetChecker(this.ids, kind, recordIds, path, jsonl, (i) => this.add(VECTORS, i));
+    const checker = new VectorTargetChecker(this.ids, kind, path, jsonl, (i) => this.add(VECTORS, i));
     try {
-      const batches = readArrowVectorBatches(reader, { path, size: this.source.size(path), limits: this.limits, ...(dimensions === undefined ? {} : { expectedDimension: dimensions }) });
+      const batches = readArrowVectorBatches(reader, {
+        path,
+        size: this.source.size(path),
+        limits: this.limits,
+        pooledBodies: true,
+        ...(dimensions === undefined ? {} : { expectedDimension: dimensions }),
+      });
       for await (const b of batches) checker.batch(b);
       checker.finish();
     } catch (e) {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { OctxError } from '../model/errors.js';
@@ -36,13 +36,21 @@ export interface ProducerStateData {
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
 const uuid = z.string().regex(UUID_V7_PATTERN);
+/** A key → UUIDv7 map, checked by hand: a million-entry ledger must load in well under a second. */
+function isIdMap(v: unknown): v is Record<string, string> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  for (const id of Object.values(v)) if (typeof id !== 'string' || !UUID_V7_PATTERN.test(id)) return false;
+  return true;
+}
+const idMap = z.custom<Record<string, string>>(isIdMap, { error: 'must map keys to canonical UUIDv7 ids' });
+
 const stateSchema = z.object({
   format: z.literal('octx-export/producer-state'),
   version: z.literal(1),
   asset: z.object({ id: uuid, name: z.string().min(1) }).optional(),
   releases: z.record(z.string().refine(isSemVer), z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest })),
-  documents: z.record(z.string(), uuid),
-  ids: z.object({ document: z.record(z.string(), uuid), chunk: z.record(z.string(), uuid), event: z.record(z.string(), uuid), entity: z.record(z.string(), uuid) }),
+  documents: idMap,
+  ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
 });
 
 function emptyState(): ProducerStateData {
@@ -122,6 +130,64 @@ export class ProducerState {
   }
 
   /**
+   * Takes the state's exclusive lock (`<state>.lock`, created with O_EXCL) so two exports cannot
+   * check and record releases at the same time, then re-reads the releases from disk. Returns the
+   * function that releases the lock.
+   * @throws OctxError `OCTX_STATE_LOCKED` when another export holds the lock
+   */
+  async lock(): Promise<() => Promise<void>> {
+    const lockPath = `${this.path}.lock`;
+    await mkdir(dirname(this.path), { recursive: true });
+    try {
+      const fh = await open(lockPath, 'wx');
+      await fh.writeFile(`${process.pid}\n`);
+      await fh.close();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw OctxError.of({ code: 'OCTX_STATE_LOCKED', path: lockPath, message: `another export holds the producer state lock ${lockPath}; wait for it, or delete the file if no export is running` });
+      }
+      throw new OctxError('OCTX_IO_ERROR', `cannot lock producer state ${this.path}: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      const fresh = ProducerState.load(this.path);
+      this.#data = { ...fresh.#data, ids: this.ids.toJSON() };
+    } catch (e) {
+      await rm(lockPath, { force: true });
+      throw e;
+    }
+    return () => rm(lockPath, { force: true });
+  }
+
+  /**
+   * The version and time to publish. A requested version is used as given. Without one, content
+   * identical to the latest release rebuilds that release (same version, same time: the same
+   * bytes); changed content gets the next patch version. An already released version keeps its
+   * recorded time unless `createdAt` is given.
+   */
+  resolveRelease(requested: { version?: string; createdAt?: string }, contentDigest: string, now: string): { version: string; createdAt: string } {
+    const latest = this.latestVersion;
+    const version = requested.version ?? (latest !== undefined && this.#data.releases[latest]!.content_digest === contentDigest ? latest : nextVersion(this));
+    return { version, createdAt: requested.createdAt ?? this.#data.releases[version]?.created_at ?? now };
+  }
+
+  /** The state file's current text (to restore it if publishing fails after it was written). */
+  async backup(): Promise<string | undefined> {
+    try {
+      return await readFile(this.path, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Puts back a state file saved by {@link ProducerState.backup}. */
+  async restore(text: string | undefined): Promise<void> {
+    if (text === undefined) await rm(this.path, { force: true });
+    else await writeFileAtomic(this.path, text);
+    const again = ProducerState.load(this.path);
+    this.#data = { ...again.#data, ids: this.ids.toJSON() };
+  }
+
+  /**
    * Loads a state file, or starts an empty state when it does not exist.
    * @throws OctxError `OCTX_STATE_INVALID` when the file exists but is not a valid state
    */
@@ -169,9 +235,9 @@ export class ProducerState {
   }
 
   /**
-   * Checks that publishing `version` with these digests keeps the release rules:
-   * the same version never gets different content, and changed content needs a version above
-   * every released one.
+   * Checks that publishing `version` with these digests keeps the release rules: the same
+   * version never gets different content (an identical rebuild is fine), and a new version must
+   * be above every released one (OCTX-REFERENCE §13: going backwards is refused).
    * @throws OctxError `OCTX_RELEASE_CONFLICT` or `OCTX_RELEASE_VERSION_REQUIRED`
    */
   assertPublishable(version: string, packageDigest: string, contentDigest: string): void {
@@ -185,11 +251,12 @@ export class ProducerState {
       });
     }
     const latest = this.latestVersion;
-    if (latest !== undefined && compareSemVer(version, latest) <= 0 && this.#data.releases[latest]!.content_digest !== contentDigest) {
+    if (latest !== undefined && compareSemVer(version, latest) <= 0) {
+      const changed = this.#data.releases[latest]!.content_digest !== contentDigest;
       throw OctxError.of({
         code: 'OCTX_RELEASE_VERSION_REQUIRED',
         field: 'release.version',
-        message: `content changed since ${latest}, so the new release needs a version higher than ${latest} (got ${version}; next: ${nextVersion(this)})`,
+        message: `${changed ? 'content changed since' : 'versions never go back below'} ${latest}, so a new release needs a version higher than ${latest} (got ${version}; next: ${nextVersion(this)})`,
       });
     }
   }

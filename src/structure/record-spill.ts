@@ -17,7 +17,7 @@ export class RecordSpill {
   #hash: Hash = createHash('sha256');
   #bytes = 0;
   #lines = 0;
-  #digest: string | undefined;
+  #maxLineBytes = 0;
 
   constructor(file: string) {
     this.file = file;
@@ -29,8 +29,15 @@ export class RecordSpill {
     return this.#lines;
   }
 
+  /** UTF-8 size of the longest line so far (for the consumers' line-size limit). */
+  get maxLineBytes(): number {
+    return this.#maxLineBytes;
+  }
+
   /** Appends one JSONL line (without its newline). */
   append(line: string): void {
+    // A UTF-16 unit is at most 3 UTF-8 bytes: only lines that could beat the maximum are measured.
+    if (line.length * 3 > this.#maxLineBytes) this.#maxLineBytes = Math.max(this.#maxLineBytes, Buffer.byteLength(line, 'utf8'));
     this.#pending.push(line, '\n');
     this.#pendingLength += line.length + 1;
     this.#lines += 1;
@@ -49,15 +56,13 @@ export class RecordSpill {
     while (off < buf.length) off += writeSync(this.#fd, buf, off);
   }
 
-  /** Flushes and closes; returns the file's size and SHA-256 (hex). Idempotent. */
-  finish(): { size: number; sha256: string } {
-    if (this.#digest === undefined) {
-      this.flush();
-      closeSync(this.#fd);
-      this.#fd = -1;
-      this.#digest = this.#hash.digest('hex');
-    }
-    return { size: this.#bytes, sha256: this.#digest };
+  /**
+   * Flushes and returns the file's size and SHA-256 (hex) so far, without closing: the spill can
+   * keep growing if the export is refused and the caller adds more records.
+   */
+  snapshot(): { size: number; sha256: string } {
+    this.flush();
+    return { size: this.#bytes, sha256: this.#hash.copy().digest('hex') };
   }
 
   /** Closes the descriptor without finishing (for cleanup after a failure). */

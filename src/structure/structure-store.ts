@@ -6,12 +6,31 @@ import { IdKind, type IdRegistry } from './id-registry.js';
 import { assertRecord, serializeRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 
+/**
+ * V8 Sets and Maps hold at most 2^24 entries; refuse cleanly before that instead of failing with
+ * a RangeError (16 million links of one kind is far beyond what consumers accept anyway).
+ */
+const MAX_LINKS = 16_000_000;
+
+function assertRoom(set: Set<number>, kind: string): void {
+  if (set.size >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
+}
+
 /** Pair keys pack two dense ids into one number: both must stay below 2^26. */
 const PAIR_SHIFT = 2 ** 26;
 
 function pairKey(a: number, b: number): number {
-  if (a >= PAIR_SHIFT || b >= PAIR_SHIFT) throw new OctxError('OCTX_OPTIONS_INVALID', 'more than 67,108,864 ids in one package are not supported');
+  if (a >= PAIR_SHIFT || b >= PAIR_SHIFT) throw new OctxError('OCTX_RESOURCE_LIMIT', 'more than 67,108,864 ids in one package are not supported');
   return a * PAIR_SHIFT + b;
+}
+
+/** A structure JSONL file as it stands: where it is and what a consumer's limits will see. */
+export interface SpillSnapshot {
+  readonly file: string;
+  readonly size: number;
+  readonly sha256: string;
+  readonly lines: number;
+  readonly maxLineBytes: number;
 }
 
 /** File names of the spills, which are the final JSONL payloads. */
@@ -133,6 +152,7 @@ export class StructureStore {
       throw OctxError.of({ code: 'OCTX_CHUNK_EVENT_DUPLICATE', recordId: link.chunk_id as string, field: 'event_id', message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}` });
     }
     const line = serializeRecord('chunk-event', link);
+    assertRoom(this.#chunkEventPairs, 'chunk-event');
     this.#chunkEventPairs.add(key);
     this.linkChunk.push(chunk);
     this.linkEvent.push(event);
@@ -149,6 +169,7 @@ export class StructureStore {
       throw OctxError.of({ code: 'OCTX_EVENT_ENTITY_DUPLICATE', recordId: link.event_id as string, field: 'entity_id', message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}` });
     }
     const line = serializeRecord('event-entity', link);
+    assertRoom(this.#eventEntityPairs, 'event-entity');
     this.#eventEntityPairs.add(key);
     this.mentionEvent.push(event);
     this.mentionEntity.push(entity);
@@ -156,15 +177,16 @@ export class StructureStore {
   }
 
   /**
-   * Flushes and closes every spill; returns each JSONL file with its size and SHA-256. Kinds
-   * without records get an empty file (a valid JSONL file with zero records).
+   * Flushes every spill and returns each JSONL file with its size, SHA-256, line count and longest
+   * line. Kinds without records get an empty file (a valid JSONL file with zero records). The
+   * spills stay open: a refused export leaves the builder usable.
    */
-  finish(): Record<RecordKind, { file: string; size: number; sha256: string; lines: number }> {
-    const out = {} as Record<RecordKind, { file: string; size: number; sha256: string; lines: number }>;
+  snapshot(): Record<RecordKind, SpillSnapshot> {
+    const out = {} as Record<RecordKind, SpillSnapshot>;
     for (const kind of Object.keys(SPILL_FILES) as RecordKind[]) {
       const spill = this.#spill(kind);
-      const { size, sha256 } = spill.finish();
-      out[kind] = { file: spill.file, size, sha256, lines: spill.lines };
+      const { size, sha256 } = spill.snapshot();
+      out[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes };
     }
     return out;
   }

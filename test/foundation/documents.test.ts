@@ -52,9 +52,31 @@ describe('concept documents: frontmatter completion', () => {
     expect(text.endsWith('---\n# Other H1\n')).toBe(true);
   });
 
-  it('adds document_id inside an existing octx mapping', () => {
-    const doc = prep('a.md', '---\ntype: Guide\noctx:\n  x-note: keep\n---\nBody\n');
-    expect(doc.bytes.toString('utf8')).toMatch(/octx:\n {2}x-note: keep\n {2}document_id: "019c0000-/);
+  it('adds document_id inside an existing block octx mapping, at its indentation', () => {
+    const doc = prep('a.md', '---\ntype: Guide\noctx:\n    x-note: keep\ntags: [a]\n---\nBody\n');
+    expect(doc.bytes.toString('utf8')).toBe(`---\ntype: Guide\noctx:\n    document_id: "${doc.documentId}"\n    x-note: keep\ntags: [a]\ntitle: "a"\n---\nBody\n`);
+  });
+
+  it('refuses to complete a flow-style octx mapping instead of rewriting it', () => {
+    expect(codeOf(() => prep('a.md', '---\ntype: Guide\noctx: {x-note: keep}\n---\nBody\n'))).toBe('OCTX_DOCUMENT_FRONTMATTER');
+  });
+
+  it('keeps every existing value and its spelling when keys are added (YAML 1.1 and 1.2 readings)', () => {
+    const fm = 'a: 012\nm: 1.0e+10\nlist: [ 1,  2 ]\nfolded: >\n    one\n    two\nnested:\n    deep: "x"   # note\n';
+    const doc = prep('v.md', `---\n${fm}---\n# V\n`);
+    expect(doc.bytes.toString('utf8')).toBe(`---\n${fm}type: "Document"\ntitle: "V"\noctx:\n  document_id: "${doc.documentId}"\n---\n# V\n`);
+  });
+
+  it('escapes control characters of a derived title so YAML 1.1 readers accept it', () => {
+    const doc = prep('c.md', '# Price\u0080list\u007f\n');
+    expect(doc.title).toBe('Price\u0080list\u007f');
+    expect(doc.bytes.toString('utf8')).toContain('title: "Price\\u0080list\\u007f"');
+  });
+
+  it('leaves the body of a CRLF document untouched when it adds frontmatter', () => {
+    const body = '# T\r\n\r\nmixed\nendings\r\n';
+    const doc = prep('crlf.md', body);
+    expect(doc.bytes.toString('utf8').endsWith(`---\r\n\r\n${body}`)).toBe(true);
   });
 
   it('accepts a leading BOM and never writes one; accepts CRLF and keeps it', () => {

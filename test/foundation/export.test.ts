@@ -128,15 +128,30 @@ describe('export: atomic output', () => {
     await expectCode(handbook().export({ output: dir, overwrite: true }), 'OCTX_OUTPUT_INVALID');
   });
 
-  it('leaves no file behind when the export fails, and removes its spill folder', async () => {
+  it('a refused export writes nothing and keeps the builder usable; a finished export removes its spill folder', async () => {
     const dir = tempDir();
     const spill = tempDir('octx-spill-');
     const b = new PackageBuilder(fixedOptions(spill)).addDocument({ path: 'index.md', markdown: '# I\n\n- [A](a.md)\n' });
     expect(readdirSync(spill)).toHaveLength(1);
     await expectCode(b.export({ output: join(dir, 'x.octx') }), 'OCTX_CONCEPT_REQUIRED');
     expect(readdirSync(dir)).toEqual([]);
+    b.addDocument({ path: 'a.md', markdown: '# A\n' });
+    await b.export({ output: join(dir, 'x.octx') });
+    expect(readdirSync(dir)).toEqual(['x.octx']);
     expect(readdirSync(spill)).toEqual([]);
-    await expectCode(b.export({ output: join(dir, 'x.octx') }), 'OCTX_BUILDER_CONSUMED');
+    await expectCode(b.export({ output: join(dir, 'y.octx') }), 'OCTX_BUILDER_CONSUMED');
+  });
+
+  it('a failure while writing leaves no output, no temporary file and no spill folder', async () => {
+    const dir = tempDir();
+    const spill = tempDir('octx-spill-');
+    const controller = new AbortController();
+    await expectCode(
+      handbook(spill).export({ output: join(dir, 'w.octx'), signal: controller.signal, onProgress: (e) => e.phase === 'verify' && controller.abort() }),
+      'OCTX_ABORTED',
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(spill)).toEqual([]);
   });
 
   it('cancels through an AbortSignal and leaves nothing at the output path', async () => {
@@ -165,6 +180,31 @@ describe('export: atomic output', () => {
     const out = join(tempDir(), 'deep', 'er', 'h.octx');
     await handbook().export({ output: out });
     expect(existsSync(out)).toBe(true);
+  });
+});
+
+describe('export: resource limits', () => {
+  it('refuses a package over the consumers\' limits before writing, and keeps the builder usable', async () => {
+    const dir = tempDir();
+    const b = handbook();
+    const e = await expectCode(b.export({ output: join(dir, 'l.octx'), limits: { maxEntries: 3 } }), 'OCTX_RESOURCE_LIMIT');
+    expect(e.issues[0]!.message).toContain('maxEntries 3');
+    expect(readdirSync(dir)).toEqual([]);
+    const big = await expectCode(b.export({ output: join(dir, 'l.octx'), limits: { maxFileSize: 10 } }), 'OCTX_RESOURCE_LIMIT');
+    expect(big.issues.map((i) => i.path)).toContain('knowledge/guides/setup.md');
+    const result = await b.export({ output: join(dir, 'l.octx'), limits: { maxEntries: 4 } });
+    expect(result.report.files).toHaveLength(3);
+  });
+
+  it('refuses unknown limit names', async () => {
+    await expectCode(handbook().export({ output: join(tempDir(), 'x.octx'), limits: { maxEntry: 3 } as never }), 'OCTX_OPTIONS_INVALID');
+  });
+
+  it('stores a manifest that would deflate beyond 100:1 instead of looping', async () => {
+    const out = join(tempDir(), 'm.octx');
+    await new PackageBuilder({ asset: { name: 'a'.repeat(100_000) } }).addDocument({ path: 'a.md', markdown: '# A\n' }).export({ output: out });
+    expect(inspectZip(out)[0]).toMatchObject({ name: 'manifest.json', method: 0 });
+    expect((await validatePackage(out)).valid).toBe(true);
   });
 });
 

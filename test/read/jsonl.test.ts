@@ -62,14 +62,22 @@ describe('readJsonlLines', () => {
     await it.return();
   });
 
-  it('the sync splitter hands out views and counts lines', () => {
+  it('the sync splitter hands out byte ranges, flags ASCII and counts lines', () => {
     const s = new JsonlSplitter();
-    const got: JsonlLine[] = [];
-    s.push(Buffer.from('{"a":1}\n{"b"'), (l) => got.push(l));
-    s.push(Buffer.from(':2}'), (l) => got.push(l));
-    s.end((l) => got.push(l));
-    expect(got.map((l) => l.bytes.toString())).toEqual(['{"a":1}', '{"b":2}']);
-    expect(s.lines).toBe(2);
+    const got: [string, number, boolean][] = [];
+    const cb = (buf: Buffer, start: number, end: number, line: number, ascii: boolean): void => {
+      got.push([buf.toString('utf8', start, end), line, ascii]);
+    };
+    s.push(Buffer.from('{"a":1}\r\n{"b"'), cb);
+    s.push(Buffer.from(':"é"}\n{"c":3}'), cb);
+    s.end(cb);
+    expect(got).toEqual([
+      ['{"a":1}', 1, true],
+      ['{"b":"é"}', 2, false],
+      // Emitted by end() from the carried bytes, which are checked on their own.
+      ['{"c":3}', 3, true],
+    ]);
+    expect(s.lines).toBe(3);
   });
 });
 

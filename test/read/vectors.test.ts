@@ -6,7 +6,6 @@ import {
   entriesOf,
   genStructure,
   rowsFor,
-  structureFiles,
   vectorConfig,
   vectorPackage,
   writeDir,
@@ -217,9 +216,20 @@ describe('vectors/0.1', () => {
     });
   });
 
-  it('structure files are checked once even when vectors exist (sanity)', async () => {
-    const s = genStructure();
-    const files = structureFiles(s);
-    expect(Object.keys(files)).toContain('data/chunks.jsonl');
+  it('checks multi-megabyte batches read through the reused body buffers', async () => {
+    // Bodies of ~1.5 MB span several 1 MiB stream chunks, so they go through the pooled path.
+    const s = genStructure({ docs: 10, chunksPerDoc: 300 });
+    const dim = 384;
+    const ids = s.chunks.map((c) => c.id as string);
+    const rows = rowsFor(ids, dim);
+    const config = vectorConfig({ model: 'example/embedding-model', dimensions: dim, normalized: false });
+    const ok = await run(vectorPackage(s, { dim, config, arrow: { chunks: arrowFile(rows, { dim, batchSize: 1000 }), events: null, entities: null } }));
+    expect(ok.issues).toEqual([]);
+    const bad = rows.map((r, i) => (i === 2500 || i === 10 ? { ...r, vector: r.vector!.map((v, k) => (k === 7 ? NaN : v)) } : r));
+    const r = await run(vectorPackage(s, { dim, config, arrow: { chunks: arrowFile(bad, { dim, batchSize: 1000 }), events: null, entities: null } }));
+    expect(r.capabilities.vectors!.issues.map((i) => [i.code, i.recordId])).toEqual([
+      ['OCTX_VECTOR_VALUE_INVALID', ids[10]],
+      ['OCTX_VECTOR_VALUE_INVALID', ids[2500]],
+    ]);
   });
 });

@@ -117,11 +117,37 @@ describe('PackageBuilder.derive', () => {
     }
     const recovered = await PackageBuilder.derive(root, { asset: { name: 'Recovered' }, documentsOnly: true });
     expect(recovered.derivation?.mode).toBe('recovery');
+    expect(recovered.derivation?.skipped).toEqual([]);
     expect(recovered.derivation?.carried.documents).toBe(2);
     expect(recovered.documentId('guide.md')).not.toBe(id(0x10));
     expect(recovered.documentId('bad.md')).not.toBe(id(0x12));
     const result = await recovered.export({ output: join(dir, 'r.octx') });
     expect((await validatePackage(result.output)).valid).toBe(true);
+  });
+});
+
+describe('PackageBuilder.derive from a source with an invalid layer', () => {
+  it('refuses unless the invalid layer may be dropped, and never drops it silently', async () => {
+    const dir = tempDir();
+    const { root } = handWrittenPackage(dir);
+    // Declare sag-structured without any of its files: the format stays valid, the layer is invalid.
+    const manifest = JSON.parse(readFileSync(join(root, 'manifest.json'), 'utf8'));
+    manifest.capabilities = { 'sag-structured': { version: '0.1' } };
+    manifest.release.package_digest = computePackageDigest(manifest);
+    writeFileSync(join(root, 'manifest.json'), JSON.stringify(manifest));
+    const report = await validatePackage(root);
+    expect(report.format.valid).toBe(true);
+    expect(report.valid).toBe(false);
+    try {
+      await PackageBuilder.derive(root, { asset: { name: 'No' } });
+      throw new Error('accepted');
+    } catch (e) {
+      expect((e as OctxError).code).toBe('OCTX_DERIVATION_REQUIRED');
+    }
+    const b = await PackageBuilder.derive(root, { asset: { name: 'Yes' }, dropInvalidLayers: true });
+    expect(b.derivation?.skipped.map((x) => x.path)).toEqual(['data/, relations/']);
+    expect(b.documentId('guide.md')).toBe(id(0x10));
+    await b.dispose();
   });
 });
 

@@ -80,6 +80,37 @@ describe('producer state', () => {
     expect(nextVersion(ProducerState.load(state), 'minor')).toBe('1.1.0');
   });
 
+  it('refuses going back below the latest release even with unchanged content', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    await runPipeline(state, join(dir, 'a.octx'), { version: '2.0.0' });
+    const back = await failure(runPipeline(state, join(dir, 'b.octx'), { version: '1.5.0' }));
+    expect(back.code).toBe('OCTX_RELEASE_VERSION_REQUIRED');
+  });
+
+  it('without a version, unchanged content rebuilds the latest release instead of minting a new one', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    const first = await runPipeline(state, join(dir, 'a.octx'));
+    const again = await runPipeline(state, join(dir, 'b.octx'));
+    expect(again.version).toBe(first.version);
+    expect(again.packageDigest).toBe(first.packageDigest);
+    expect(readFileSync(join(dir, 'b.octx')).equals(readFileSync(join(dir, 'a.octx')))).toBe(true);
+  });
+
+  it('holds an exclusive lock on the state while exporting', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    writeFileSync(`${state}.lock`, '12345\n');
+    const locked = await failure(runPipeline(state, join(dir, 'a.octx')));
+    expect(locked.code).toBe('OCTX_STATE_LOCKED');
+    expect(() => readFileSync(join(dir, 'a.octx'))).toThrow();
+    const { rmSync } = await import('node:fs');
+    rmSync(`${state}.lock`);
+    await runPipeline(state, join(dir, 'a.octx'));
+    expect(() => readFileSync(`${state}.lock`)).toThrow(); // released after the export
+  });
+
   it('state is written only after a successful export', async () => {
     const dir = tempDir();
     const state = join(dir, 'state.json');

@@ -53,10 +53,11 @@ const eventLineSchema = z.strictObject({
  * An extractor that replays the events of a JSONL file written by a real extraction run, one
  * event per line:
  * `{"source_uri", "key"?, "title", "content", "summary"?, "category"?, "entities": [{"node" | "name", "type"?, "entity_description"?, "weight"?, "description"?}]}`.
- * Events are handed to the source whose `source.uri` equals `source_uri`.
+ * Events are handed to the source whose `source.uri` equals `source_uri`; `sources` lists the
+ * uris the file has events for.
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` for a malformed line (with file and line)
  */
-export async function eventsFromFile(file: string): Promise<IngestEventExtractor> {
+export async function eventsFromFile(file: string): Promise<IngestEventExtractor & { readonly sources: readonly string[] }> {
   const bySource = new Map<string, ExtractedEvent[]>();
   const problems: OctxIssue[] = [];
   for (const o of await readJsonObjects(file)) {
@@ -88,5 +89,6 @@ export async function eventsFromFile(file: string): Promise<IngestEventExtractor
     else bySource.set(e.source_uri, [event]);
   }
   if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the events file ${file} is invalid:`, problems);
-  return ({ uri }) => bySource.get(uri) ?? [];
+  const extractor: IngestEventExtractor = ({ uri }) => bySource.get(uri) ?? [];
+  return Object.assign(extractor, { sources: [...bySource.keys()] });
 }

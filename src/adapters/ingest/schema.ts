@@ -114,10 +114,18 @@ export function envelopeViolations(value: unknown): IngestRuleViolation[] {
   for (const zi of parsed.error.issues) {
     const path = zi.path as PropertyKey[];
     const where = (p: readonly PropertyKey[]) => (p.length === 0 ? 'the envelope' : pointer(p));
+    // A missing property fails whatever its own schema is (type, enum, …): that is `required`.
+    const parent = path.slice(0, -1);
+    const key = path.at(-1);
+    const container = at(value, parent);
+    if (zi.code !== 'unrecognized_keys' && typeof key === 'string' && container !== null && typeof container === 'object' && !Array.isArray(container) && !Object.hasOwn(container, key)) {
+      out.push({ rule: 'required', instancePath: pointer(parent), schemaPath: `${schemaPointer(parent)}/required`, message: `${where(parent)}: required property "${key}" is missing (required)` });
+      continue;
+    }
     switch (zi.code) {
       case 'unrecognized_keys':
         for (const key of zi.keys) {
-          out.push({ rule: 'additionalProperties', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/additionalProperties`, message: `${where(path)}: property "${key}" is not allowed (additionalProperties: false)` });
+          out.push({ rule: 'additionalProperties', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/additionalProperties`, message: `${where(path)}: property "${key}" is not allowed (additionalProperties)` });
         }
         break;
       case 'invalid_value': {
@@ -139,15 +147,8 @@ export function envelopeViolations(value: unknown): IngestRuleViolation[] {
         break;
       }
       case 'invalid_type': {
-        const parent = path.slice(0, -1);
-        const key = path.at(-1);
-        const container = at(value, parent);
-        if (key !== undefined && container !== null && typeof container === 'object' && !Array.isArray(container) && !Object.hasOwn(container, key)) {
-          out.push({ rule: 'required', instancePath: pointer(parent), schemaPath: `${schemaPointer(parent)}/required`, message: `${where(parent)}: required property "${String(key)}" is missing (required)` });
-        } else {
-          const expected = (zi as { expected?: string }).expected ?? 'another type';
-          out.push({ rule: 'type', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/type`, message: `${where(path)}: must be ${expected === 'object' || expected === 'array' || expected === 'integer' ? 'an' : 'a'} ${expected}, not ${jsonType(at(value, path))} (type)` });
-        }
+        const expected = (zi as { expected?: string }).expected ?? 'another type';
+        out.push({ rule: 'type', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/type`, message: `${where(path)}: must be ${expected === 'object' || expected === 'array' || expected === 'integer' ? 'an' : 'a'} ${expected}, not ${jsonType(at(value, path))} (type)` });
         break;
       }
       default: {

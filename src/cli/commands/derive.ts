@@ -1,39 +1,46 @@
-import type { PackageBuilder } from '../../builder/package-builder.js';
-import type { PackageBuilderOptions } from '../../builder/options.js';
-import { OctxError } from '../../model/errors.js';
+import type { DerivationSummary } from '../../builder/derive.js';
 import type { Command } from '../args.js';
+import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
-/** The `PackageBuilder.derive` signature this command is written against. */
-type DeriveFn = (source: string, options: PackageBuilderOptions) => PackageBuilder | Promise<PackageBuilder>;
+/** Human lines about what a derivation carried over. */
+export function derivationLines(d: DerivationSummary | undefined): string[] {
+  if (!d) return [];
+  const c = d.carried;
+  const lines = [
+    `  source        ${d.source.path} (${d.source.assetId ?? '?'} ${d.source.version ?? '?'}, ${d.source.valid ? 'valid' : 'INVALID'})`,
+    `  carried       ${d.mode}: ${c.documents} document(s), ${c.extensions} extension file(s), structure ${c.structure ? 'yes' : 'no'}, vectors ${c.vectors ? 'yes' : 'no'}`,
+  ];
+  for (const s of d.skipped.slice(0, 10)) lines.push(`  left behind   ${s.path}: ${s.reason}`);
+  return lines;
+}
 
 export const deriveCommand: Command = {
   name: 'derive',
   summary: 'publish a Derived Asset: a source package plus additions from a working folder',
   description: [
-    'Starts from <source.octx> (its documents, structure and vectors), adds what <workdir> holds',
-    '(same layout as `build`), and writes a new asset whose manifest says asset.derived_from =',
-    '{asset_id, version, package_digest} of the source. The source is never modified.',
+    'Starts from <source.octx> (its documents, extensions and every valid layer, ids kept), adds what',
+    '<workdir> holds (same layout as `build`), and writes a new asset whose manifest says',
+    'asset.derived_from = {asset_id, version, package_digest} of the source. The source is never',
+    'modified. An invalid source can only be derived with --documents-only, which recovers its',
+    'readable Markdown with new document ids.',
   ].join('\n'),
   positionals: [
     { name: 'source.octx', description: 'the package to derive from' },
-    { name: 'workdir', description: 'a working folder with the additions' },
+    { name: 'workdir', description: 'a working folder with the additions (may be empty)' },
   ],
   options: EXPORT_OPTIONS,
-  examples: ['octx-export derive out/three-kingdoms.octx ./additions -o out/three-kingdoms-annotated.octx --name "Three Kingdoms, annotated" --version 1.0.0'],
+  examples: ['octx-export derive out/three-kingdoms.octx ./additions -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
   async run(ctx) {
     checkExportFlags(ctx.values);
     const [source, workdir] = ctx.positionals as [string, string];
     await requirePackagePath(source, 'source package');
     await requireFolder(workdir, 'working folder');
     const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/workdir.js')]);
-    const derive = (PackageBuilder as unknown as { derive?: DeriveFn }).derive;
-    if (typeof derive !== 'function') {
-      throw OctxError.of({ code: 'OCTX_USAGE_ERROR', message: 'this build of octx-export has no PackageBuilder.derive yet, so derive is unavailable' });
-    }
-    const builder = await derive.call(PackageBuilder, source, builderOptions(ctx.values));
+    const options = builderOptions(ctx.values);
+    const builder = await PackageBuilder.derive(source, { ...options, asset: { name: str(ctx.values, 'name')! }, ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}) });
     let loaded;
     try {
       loaded = await loadWorkdir(builder, workdir);
@@ -42,9 +49,9 @@ export const deriveCommand: Command = {
       throw e;
     }
     const result = await runExport(builder, ctx);
-    const lines = exportSummary(result);
+    const lines = [...exportSummary(result), ...derivationLines(builder.derivation)];
     if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
-    printOutcome(ctx, exportJson('derive', result, { source, loaded }), lines);
+    printOutcome(ctx, exportJson('derive', result, { source, derivation: builder.derivation ?? null, loaded }), lines);
     return EXIT_OK;
   },
 };

@@ -72,8 +72,11 @@ export const fromIngestCommand: Command = {
       await builder.dispose();
       throw e;
     }
+    const unused = extractEvents ? extractEvents.sources.filter((uri) => report.sources[uri] === undefined) : [];
     const result = await runExport(builder, ctx);
-    printOutcome(ctx, exportJson('from-ingest', result, { adapter: report }), [...exportSummary(result), ...ingestLines(report)]);
+    const lines = [...exportSummary(result), ...ingestLines(report)];
+    for (const uri of unused) lines.push(`  warning       the events file has events for ${uri}, which is not an exported source (no envelope, or superseded)`);
+    printOutcome(ctx, exportJson('from-ingest', result, { adapter: report, unusedEventSources: unused }), lines);
     return EXIT_OK;
   },
 };

@@ -39,7 +39,7 @@ async function writeLines(path: string, n: number, line: (i: number) => string):
     if (buf.length === 5000 || i === n - 1) {
       const chunk = buf.join('\n') + '\n';
       hash.update(chunk);
-      if (!out.write(chunk)) await new Promise((r) => out.once('drain', r));
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
       buf = [];
     }
   }

@@ -2,7 +2,8 @@
  * Measures one thing per process so RSS numbers do not mix (run with tsx):
  *   npx tsx test/read/bench/measure.ts baseline|validate <package path>
  * `baseline` opens the package and reads + SHA-256es every entry through the same container
- * reader; `validate` runs validatePackage. Prints wall time and peak RSS.
+ * reader; `validate` runs validatePackage. Prints wall time, CPU time (user + system: on a busy
+ * machine the fairer number) and peak RSS.
  */
 import { createHash } from 'node:crypto';
 import { openPackage, validatePackage } from '../../../src/read/index.js';
@@ -11,6 +12,7 @@ import { sourceOf } from '../../../src/read/open-package.js';
 const [mode, path] = process.argv.slice(2);
 if (!path || (mode !== 'baseline' && mode !== 'validate')) throw new Error('usage: measure.ts baseline|validate <path>');
 const t0 = performance.now();
+const c0 = process.cpuUsage();
 let summary: unknown;
 if (mode === 'baseline') {
   const pkg = await openPackage(path);
@@ -31,4 +33,5 @@ if (mode === 'baseline') {
   summary = { valid: r.valid, fullyValidated: r.fullyValidated, issues: r.issues.slice(0, 3), dropped: r.droppedIssues };
 }
 const ms = performance.now() - t0;
-console.log(JSON.stringify({ mode, path, ms: Math.round(ms), maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), summary }));
+const cpu = process.cpuUsage(c0);
+console.log(JSON.stringify({ mode, path, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), summary }));

@@ -1,0 +1,47 @@
+import { issue, type OctxIssue } from '../model/errors.js';
+import type { ArchiveLimits } from '../read/limits.js';
+
+/** A file the plan will write, as far as limits are concerned. */
+export interface SizedFile {
+  readonly path: string;
+  /** Exact size, or an estimate for files produced at write time (Arrow). */
+  readonly size: number;
+  /** JSONL only. */
+  readonly lines?: number;
+  /** JSONL only: UTF-8 size of the longest line. */
+  readonly maxLineBytes?: number;
+  /** Arrow only. */
+  readonly rows?: number;
+  readonly dimensions?: number;
+}
+
+const HINT = 'consumers with default limits would refuse this package; split it, or pass export({ limits }) when every consumer is configured for larger packages';
+
+/**
+ * Checks a planned package against the resource limits consumers enforce (OCTX-REFERENCE §16.3),
+ * before any byte is written: a package over a limit would be refused on open.
+ */
+export function checkExportLimits(files: readonly SizedFile[], limits: ArchiveLimits): OctxIssue[] {
+  const issues: OctxIssue[] = [];
+  const over = (path: string | undefined, what: string) => issues.push(issue({ code: 'OCTX_RESOURCE_LIMIT', ...(path ? { path } : {}), message: `${what}; ${HINT}` }));
+  if (files.length + 1 > limits.maxEntries) over(undefined, `${files.length + 1} entries exceed maxEntries ${limits.maxEntries}`);
+  let total = 0;
+  for (const f of files) {
+    total += f.size;
+    if (f.size > limits.maxFileSize) over(f.path, `${f.size} bytes exceed maxFileSize ${limits.maxFileSize}`);
+    if (f.lines !== undefined && f.lines > limits.maxJsonlRecords) over(f.path, `${f.lines} records exceed maxJsonlRecords ${limits.maxJsonlRecords}`);
+    if (f.maxLineBytes !== undefined && f.maxLineBytes > limits.maxJsonlLineSize) over(f.path, `a ${f.maxLineBytes}-byte line exceeds maxJsonlLineSize ${limits.maxJsonlLineSize}`);
+    if (f.rows !== undefined && f.rows > limits.maxArrowRows) over(f.path, `${f.rows} rows exceed maxArrowRows ${limits.maxArrowRows}`);
+    if (f.rows !== undefined && f.dimensions !== undefined) {
+      if (f.rows * f.dimensions > limits.maxArrowValues) over(f.path, `${f.rows} × ${f.dimensions} values exceed maxArrowValues ${limits.maxArrowValues}`);
+      if (f.dimensions > limits.maxArrowDimension) over(f.path, `dimension ${f.dimensions} exceeds maxArrowDimension ${limits.maxArrowDimension}`);
+    }
+  }
+  if (total > limits.maxTotalUncompressed) over(undefined, `${total} bytes in all exceed maxTotalUncompressed ${limits.maxTotalUncompressed}`);
+  return issues;
+}
+
+/** Upper-bound size of a vector target's Arrow file: values, 36-byte ids, offsets, batch framing. */
+export function estimateArrowSize(rows: number, dimensions: number, batchRows = 8192): number {
+  return rows * (dimensions * 4 + 36 + 4) + (Math.ceil(rows / batchRows) + 2) * 1024 + 4096;
+}

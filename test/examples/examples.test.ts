@@ -1,0 +1,83 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openPackage, validatePackage } from 'octx-export';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { afterAll } from 'vitest';
+import { ROOT } from '../helpers/temp.js';
+
+/** Runs `node --import tsx examples/<name>.ts <args>` from the repository root. */
+function runExample(name: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', `${name}.ts`), ...args], { cwd: ROOT, timeout: 55_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+const EXAMPLES = ['pipeline-builder', 'documents-only', 'derived-asset', 'rag-adapter', 'ingest-adapter', 'sag-database'] as const;
+let dir: string;
+const runs = new Map<string, { code: number; stdout: string; stderr: string }>();
+const out = (name: string) => join(dir, `${name}.octx`);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'octx-examples-'));
+  // Two at a time: each run compiles the sources with tsx.
+  for (let i = 0; i < EXAMPLES.length; i += 2) {
+    await Promise.all(EXAMPLES.slice(i, i + 2).map(async (name) => runs.set(name, await runExample(name, [out(name)]))));
+  }
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+async function capabilities(name: string): Promise<string[]> {
+  const report = await validatePackage(out(name));
+  expect(report.valid).toBe(true);
+  expect(report.fullyValidated).toBe(true);
+  return Object.keys(report.capabilities).sort();
+}
+
+describe('examples/ run and write valid packages', () => {
+  it.each(EXAMPLES)('%s exits 0 without errors', (name) => {
+    const r = runs.get(name)!;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/validation: valid/);
+  });
+
+  it('pipeline builder: structure and vectors', async () => {
+    expect(await capabilities('pipeline-builder')).toEqual(['sag-structured', 'vectors']);
+  });
+
+  it('documents only: knowledge files and nothing else', async () => {
+    expect(await capabilities('documents-only')).toEqual([]);
+    const pkg = await openPackage(out('documents-only'));
+    try {
+      expect(pkg.info.files.map((f) => f.path)).toEqual(['knowledge/.claude/wiki/graph-rag.md', 'knowledge/.claude/wiki/nvidia.md']);
+    } finally {
+      await pkg.close();
+    }
+  });
+
+  it('derived asset: names its source', async () => {
+    expect(await capabilities('derived-asset')).toEqual(['sag-structured']);
+    const pkg = await openPackage(out('derived-asset'));
+    try {
+      expect(pkg.info.derivedFrom?.version).toBe('1.0.0');
+      expect(pkg.info.derivedFrom?.packageDigest).toMatch(/^sha256:/);
+    } finally {
+      await pkg.close();
+    }
+  });
+
+  it('RAG adapter: documents-only, and says why', async () => {
+    expect(await capabilities('rag-adapter')).toEqual([]);
+    expect(runs.get('rag-adapter')!.stdout).toContain('structure: documents-only — seed 002 carries no events or entities');
+  });
+
+  it('ingest adapter and SAG database: sag-structured', async () => {
+    expect(await capabilities('ingest-adapter')).toEqual(['sag-structured']);
+    expect(await capabilities('sag-database')).toEqual(['sag-structured']);
+    expect(runs.get('sag-database')!.stdout).toContain('ids: 2 preserved, 16 sag-compatible, 0 from the ledger');
+  });
+});
