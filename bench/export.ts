@@ -54,7 +54,7 @@ export async function runExport(o: ExportRunOptions) {
     return { counts, payloadBytes: 0, extra: { counts, phases: { collectMs }, memory: { rssAfterCollectMB, maxRssAfterCollectMB, heapAfterCollectMB } } };
   }
 
-  // Peak RSS per export phase: sampled every 50 ms (the export phases are asynchronous, so the
+  // Peak RSS per export phase: sampled every 250 ms (the export phases are asynchronous, so the
   // timer runs), the phase taken from the builder's progress events.
   let phase = 'plan+arrow';
   const peakByPhase: Record<string, number> = {};
@@ -62,7 +62,7 @@ export async function runExport(o: ExportRunOptions) {
     const rss = process.memoryUsage.rss() / 2 ** 20;
     if (rss > (peakByPhase[phase] ?? 0)) peakByPhase[phase] = rss;
   };
-  const timer = setInterval(sample, 50);
+  const timer = setInterval(sample, 250);
   const t1 = performance.now();
   let result;
   try {

@@ -7,7 +7,7 @@ import { OctxError } from '../model/errors.js';
 /**
  * An output file published atomically: bytes go to a temporary file in the destination folder
  * (same file system, so the final step is a rename), which is fsynced and then moved into place.
- * Until {@link AtomicOutput.commit} nothing exists at the output path; {@link AtomicOutput.discard}
+ * Until {@link AtomicOutput.commit} nothing exists at the output path (publishing without `overwrite` uses a hard link, which cannot replace a file that appeared meanwhile); {@link AtomicOutput.discard}
  * removes the temporary file.
  */
 export class AtomicOutput {
@@ -57,8 +57,7 @@ export class AtomicOutput {
         await assertWritableTarget(this.path, true);
         await rename(this.tempPath, this.path);
       } else {
-        await link(this.tempPath, this.path);
-        await unlink(this.tempPath);
+        await publishWithoutClobbering(this.tempPath, this.path);
       }
     } catch (e) {
       await this.discard();
@@ -76,6 +75,27 @@ export class AtomicOutput {
     this.#settled = true;
     await rm(this.tempPath, { force: true });
   }
+}
+
+/**
+ * Publishes `temp` at `path` only if nothing is there. A hard link is atomic and fails when the
+ * target appeared meanwhile; on file systems without hard links (exFAT, some network mounts) it
+ * falls back to check-then-rename, which has a tiny race window.
+ */
+async function publishWithoutClobbering(temp: string, path: string): Promise<void> {
+  try {
+    await link(temp, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'ENOSYS' && code !== 'EXDEV') throw e;
+    await assertWritableTarget(path, false).catch(() => {
+      throw Object.assign(new Error('target exists'), { code: 'EEXIST' });
+    });
+    await rename(temp, path);
+    return;
+  }
+  // Published; a leftover temporary name is only untidy, never an error.
+  await unlink(temp).catch(() => undefined);
 }
 
 async function assertWritableTarget(path: string, overwrite: boolean): Promise<void> {

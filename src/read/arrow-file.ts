@@ -93,8 +93,11 @@ function problem(code: OctxCode, path: string, message: string): OctxError {
 }
 
 /**
- * Pull-based byte reader over an async iterator of chunks. `read(n)` returns exactly `n` bytes
- * (a view when they lie in one chunk, one copy otherwise) and keeps its position.
+ * Pull-based byte reader over an async iterator of chunks. `read(n)` returns exactly `n` bytes:
+ * a view when they lie in one chunk, else one copy. Large reads copy each chunk as it arrives
+ * and drop it at once, instead of collecting a backlog of chunks first: chunks held across many
+ * awaits get promoted to V8's old generation, and their external memory then forced a full
+ * mark-compact every ~100 ms while big Arrow bodies were assembled.
  */
 export class ByteReader {
   private chunks: Buffer[] = [];
@@ -102,44 +105,89 @@ export class ByteReader {
   private ended = false;
   /** Bytes consumed so far. */
   position = 0;
+  private readonly pool: Buffer[] = [];
+  private readonly generations: number[] = [];
+  private nextSlot = 0;
 
   constructor(
     private readonly source: AsyncIterator<Buffer>,
     private readonly path: string,
   ) {}
 
-  private async fill(n: number): Promise<void> {
-    while (this.buffered < n && !this.ended) {
+  private async pull(): Promise<Buffer | null> {
+    for (;;) {
       const r = await this.source.next();
-      if (r.done) this.ended = true;
-      else if (r.value.length > 0) {
-        this.chunks.push(r.value);
-        this.buffered += r.value.length;
+      if (r.done) {
+        this.ended = true;
+        return null;
+      }
+      if (r.value.length > 0) return r.value;
+    }
+  }
+
+  private truncated(): OctxError {
+    return problem('OCTX_VECTOR_ARROW_INVALID', this.path, 'the Arrow file is truncated');
+  }
+
+  /** Makes sure at least one chunk is buffered when possible (for the view fast path). */
+  private async prime(): Promise<void> {
+    if (this.chunks.length === 0 && !this.ended) {
+      const c = await this.pull();
+      if (c) {
+        this.chunks.push(c);
+        this.buffered += c.length;
       }
     }
   }
 
-  /** Exactly `n` bytes, or `OCTX_VECTOR_ARROW_INVALID` when the file ends first. */
-  async read(n: number): Promise<Buffer> {
-    await this.fill(n);
-    if (this.buffered < n) throw problem('OCTX_VECTOR_ARROW_INVALID', this.path, 'the Arrow file is truncated');
-    this.position += n;
-    this.buffered -= n;
+  /** The next `n` bytes as a view of the first buffered chunk, or undefined when they span chunks. */
+  private view(n: number): Buffer | undefined {
     const first = this.chunks[0];
-    if (first && first.length >= n) {
-      if (first.length === n) this.chunks.shift();
-      else this.chunks[0] = first.subarray(n);
-      return first.subarray(0, n);
-    }
-    // allocUnsafeSlow: an 8-byte-aligned buffer of its own, so Arrow never copies it again.
-    const out = n >= 4096 ? Buffer.allocUnsafeSlow(n) : Buffer.allocUnsafe(n);
-    this.copyOut(out, n);
-    return out;
+    if (!first || first.length < n) return undefined;
+    if (first.length === n) this.chunks.shift();
+    else this.chunks[0] = first.subarray(n);
+    this.buffered -= n;
+    this.position += n;
+    return first.subarray(0, n);
   }
 
-  private readonly pool: Buffer[] = [];
-  private readonly generations: number[] = [];
-  private nextSlot = 0;
+  /** Copies the next `n` bytes into `out`, pulling (and dropping) chunks as needed. */
+  private async fillInto(out: Buffer, n: number): Promise<void> {
+    let at = 0;
+    while (at < n && this.chunks.length > 0) {
+      const c = this.chunks[0]!;
+      const take = Math.min(c.length, n - at);
+      c.copy(out, at, 0, take);
+      at += take;
+      this.buffered -= take;
+      if (take === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(take);
+    }
+    while (at < n) {
+      const c = await this.pull();
+      if (!c) throw this.truncated();
+      const take = Math.min(c.length, n - at);
+      c.copy(out, at, 0, take);
+      at += take;
+      if (take < c.length) {
+        this.chunks.push(c.subarray(take));
+        this.buffered += c.length - take;
+      }
+    }
+    this.position += n;
+  }
+
+  /** Exactly `n` bytes, or `OCTX_VECTOR_ARROW_INVALID` when the file ends first. */
+  async read(n: number): Promise<Buffer> {
+    if (n === 0) return Buffer.alloc(0);
+    await this.prime();
+    const v = this.view(n);
+    if (v) return v;
+    // allocUnsafeSlow: an 8-byte-aligned buffer of its own, so Arrow never copies it again.
+    const out = n >= 4096 ? Buffer.allocUnsafeSlow(n) : Buffer.allocUnsafe(n);
+    await this.fillInto(out, n);
+    return out;
+  }
 
   /**
    * {@link read} into the next buffer of a ring of {@link POOL_SLOTS} reused buffers (or a view
@@ -147,9 +195,9 @@ export class ByteReader {
    * overwritten since.
    */
   async readPooled(n: number): Promise<{ bytes: Buffer; slot: number; generation: number }> {
-    await this.fill(n);
-    const first = this.chunks[0];
-    if (this.buffered < n || (first && first.length >= n)) return { bytes: await this.read(n), slot: -1, generation: 0 };
+    await this.prime();
+    const v = this.view(n);
+    if (v) return { bytes: v, slot: -1, generation: 0 };
     const slot = this.nextSlot;
     this.nextSlot = (slot + 1) % POOL_SLOTS;
     let buf = this.pool[slot];
@@ -159,10 +207,8 @@ export class ByteReader {
     }
     const generation = (this.generations[slot] ?? 0) + 1;
     this.generations[slot] = generation;
-    this.position += n;
-    this.buffered -= n;
     const out = buf.subarray(0, n);
-    this.copyOut(out, n);
+    await this.fillInto(out, n);
     return { bytes: out, slot, generation };
   }
 
@@ -171,33 +217,28 @@ export class ByteReader {
     return slot < 0 || this.generations[slot] === generation;
   }
 
-  private copyOut(out: Buffer, n: number): void {
-    let at = 0;
-    while (at < n) {
-      const c = this.chunks[0]!;
-      const take = Math.min(c.length, n - at);
-      c.copy(out, at, 0, take);
-      at += take;
-      if (take === c.length) this.chunks.shift();
-      else this.chunks[0] = c.subarray(take);
-    }
-  }
-
   /** Everything that is left, refused with `OCTX_RESOURCE_LIMIT` above `max` bytes. */
   async readRest(max: number): Promise<Buffer> {
-    await this.fill(max + 1);
+    while (!this.ended && this.buffered <= max) {
+      const c = await this.pull();
+      if (c) {
+        this.chunks.push(c);
+        this.buffered += c.length;
+      }
+    }
     if (this.buffered > max) throw problem('OCTX_RESOURCE_LIMIT', this.path, `more than ${max} bytes follow the last Arrow message`);
-    return this.read(this.buffered);
+    const out = Buffer.concat(this.chunks, this.buffered);
+    this.position += this.buffered;
+    this.chunks = [];
+    this.buffered = 0;
+    return out;
   }
 
   /** Consumes the rest of the source without keeping it (so a hash over the stream completes). */
   async drain(): Promise<void> {
     this.chunks = [];
     this.buffered = 0;
-    while (!this.ended) {
-      const r = await this.source.next();
-      if (r.done) this.ended = true;
-    }
+    while (!this.ended) await this.pull();
   }
 }
 

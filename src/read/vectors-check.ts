@@ -9,14 +9,16 @@ import type { ArrowVectorBatch } from './arrow-file.js';
 import type { IdKindValue, IdSpace } from './id-space.js';
 
 /**
- * True when every value is finite. One tight pass, kept in its own small function so it is
- * optimised on its own: `v * 0` is NaN exactly when `v` is NaN or ±Infinity, and NaN sticks in
- * the sum. (About 4× faster here than testing `v - v !== 0` per element with an early exit.)
+ * True when every value is finite. One tight integer pass over the raw bits, kept in its own
+ * small function so it is optimised on its own: a float32 is NaN or ±Infinity exactly when its
+ * exponent bits are all ones, and adding one to that exponent field then carries into bit 31.
+ * Rows are only examined one by one when this finds something.
  */
 function allFinite(values: Float32Array): boolean {
-  let sum = 0;
-  for (let i = 0; i < values.length; i++) sum += values[i]! * 0;
-  return sum === 0;
+  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
+  let acc = 0;
+  for (let i = 0; i < bits.length; i++) acc |= (bits[i]! & 0x7f800000) + 0x00800000;
+  return (acc & 0x80000000) === 0;
 }
 
 /** Checks the rows of one target against its record set. */
