@@ -54,6 +54,12 @@ export interface ExportOptions {
    * consumers enforce on open). Raise them only when every consumer is configured likewise.
    */
   readonly limits?: Partial<ArchiveLimits>;
+  /**
+   * How the written archive is checked before it is published: `full` (default) runs the package
+   * validator over everything; `integrity` re-reads and re-hashes every entry and recomputes the
+   * digest in one pass — the content itself was already checked while planning.
+   */
+  readonly verify?: 'full' | 'integrity';
 }
 
 const derivedFromSchema = z.strictObject({
@@ -88,6 +94,7 @@ const exportOptionsSchema = z.object({
   onProgress: z.function().optional(),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' }).optional(),
   limits: z.record(z.string(), z.number()).optional(),
+  verify: z.enum(['full', 'integrity']).optional(),
 });
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
@@ -159,6 +166,7 @@ export interface ResolvedExportOptions {
   readonly onProgress?: (event: ProgressEvent) => void;
   readonly signal?: AbortSignal;
   readonly limits: ArchiveLimits;
+  readonly verify: 'full' | 'integrity';
   /** The caller's limits as given (passed on to verification). */
   readonly customLimits?: Partial<ArchiveLimits>;
 }
@@ -180,6 +188,7 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     limits: resolveLimits(o.limits as Partial<ArchiveLimits> | undefined),
+    verify: o.verify ?? 'full',
     ...(o.limits ? { customLimits: o.limits as Partial<ArchiveLimits> } : {}),
   };
 }

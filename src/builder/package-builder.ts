@@ -396,6 +396,7 @@ export class PackageBuilder {
           output,
           workDir: this.#dir,
           compressionLevel: opts.compressionLevel,
+          verify: opts.verify,
           ...(opts.customLimits ? { limits: opts.customLimits } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
           ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),

@@ -1,9 +1,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OctxError, type OctxIssue } from '../model/errors.js';
+import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
-import { validatePackage } from '../read/validate-package.js';
+import { verifyArchive, type VerifyMode } from './verify-archive.js';
 import { writeArrowTarget } from '../vectors/arrow-file.js';
 import type { AtomicOutput } from './atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from './manifest.js';
@@ -33,6 +33,8 @@ export interface WritePackageOptions {
   readonly beforeWrite?: (manifest: Manifest) => void | Promise<void>;
   /** Last step before publishing (record the release); throwing aborts and removes the file. */
   readonly beforePublish?: (manifest: Manifest) => void | Promise<void>;
+  /** How the written archive is checked before publishing (default `full`). */
+  readonly verify?: VerifyMode;
   /** Limits the written package must fit; verification applies them too. */
   readonly limits?: Partial<ArchiveLimits>;
 }
@@ -90,11 +92,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
-    const report = await validatePackage(options.output.tempPath, options.limits ? { limits: options.limits } : {});
-    if (!report.valid || !report.fullyValidated || report.packageDigest !== manifest.release.package_digest) {
-      const issues: OctxIssue[] = report.issues.filter((i: OctxIssue) => i.severity === 'error');
-      throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the written package failed its own validation; nothing was published:', issues.length > 0 ? issues : report.issues, report);
-    }
+    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'full', options.limits);
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 1, total: 1 });
     timings.verify = performance.now() - verifyStarted;
 

@@ -238,3 +238,21 @@ describe('options at the API boundary', () => {
     expect(result.report.documents.concepts).toBe(2);
   });
 });
+
+describe('export: verification modes', () => {
+  it("integrity mode writes the same bytes and still re-reads and re-hashes every entry", async () => {
+    const dir = tempDir();
+    await handbook().export({ output: join(dir, 'full.octx') });
+    const r = await handbook().export({ output: join(dir, 'fast.octx'), verify: 'integrity' });
+    expect(readFileSync(join(dir, 'fast.octx')).equals(readFileSync(join(dir, 'full.octx')))).toBe(true);
+    const { verifyArchive } = await import('../../src/package/verify-archive.js');
+    await verifyArchive(join(dir, 'fast.octx'), r.packageDigest, 'integrity');
+    await expect(verifyArchive(join(dir, 'fast.octx'), `sha256:${'0'.repeat(64)}`, 'integrity')).rejects.toMatchObject({ code: 'OCTX_INTEGRITY_ERROR' });
+    const bytes = readFileSync(join(dir, 'fast.octx'));
+    const entry = inspectZip(bytes).find((e) => e.name === 'knowledge/guides/setup.md')!;
+    bytes[entry.localHeaderOffset + 30 + entry.nameBytes.length + 2] ^= 0xff; // inside the entry data
+    writeFileSync(join(dir, 'bad.octx'), bytes);
+    await expect(verifyArchive(join(dir, 'bad.octx'), r.packageDigest, 'integrity')).rejects.toMatchObject({ code: 'OCTX_INTEGRITY_ERROR' });
+    await expect(verifyArchive(join(dir, 'bad.octx'), r.packageDigest, 'full')).rejects.toMatchObject({ code: 'OCTX_VALIDATION_ERROR' });
+  });
+});
