@@ -18,6 +18,23 @@ export type SizeName = 'S' | 'M' | 'L';
 /** Chunk counts of the three corpus sizes (issue: S 10k, M 200k default, L 1M opt-in). */
 export const SIZES: Readonly<Record<SizeName, number>> = { S: 10_000, M: 200_000, L: 1_000_000 };
 
+/**
+ * ArchiveLimits high enough for L: 1M chunks make ~25k entries, a 1.4 GiB chunks.jsonl, a
+ * 1.5 GiB chunks.arrow, 1.2M chunk-event lines and 384M Arrow values — all above the reference
+ * defaults (10k entries, 512 MiB per file, 4 GiB total, 1M JSONL lines, 100M Arrow values), so
+ * with default limits the exporter refuses L before writing. `--limits raised` passes these to
+ * `export({ limits })` and to `validatePackage(file, { limits })`.
+ */
+export const RAISED_LIMITS = {
+  maxEntries: 1_000_000,
+  maxFileSize: 64 * 2 ** 30,
+  maxTotalUncompressed: 1024 * 2 ** 30,
+  maxJsonlRecords: 100_000_000,
+  maxArrowBatches: 10_000_000,
+  maxArrowRows: 100_000_000,
+  maxArrowValues: 100_000_000_000,
+} as const;
+
 /** Marker of the one JSON result line a child prints on stdout. */
 export const RESULT_MARKER = '@@BENCH_RESULT ';
 

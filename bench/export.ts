@@ -4,7 +4,8 @@
  * store for Arrow), the post-write verification (validatePackage of the temporary file), fsync
  * and the atomic rename.
  *
- *   node --expose-gc --import tsx bench/export.ts --size S --seed 1 --out FILE.octx --tmp DIR [--collect-only]
+ *   node --expose-gc --import tsx bench/export.ts --size S --seed 1 --out FILE.octx --tmp DIR
+ *        [--verify full|integrity] [--limits raised] [--collect-only]
  *
  * The measured section starts before the first record is generated and ends when `export()`
  * resolves, so it holds generation + the builder's collection (validation, serialisation,
@@ -13,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import { PackageBuilder } from 'octx-export';
 import { digestOfDigests } from './baseline.js';
-import { ensureDir, isMain, measure, parseArgs, parseSize, SIZES } from './common.js';
+import { ensureDir, isMain, measure, parseArgs, parseSize, RAISED_LIMITS, SIZES } from './common.js';
 import { generateCorpus, recordCount, VECTOR_CONFIG, type CorpusSink } from './corpus.js';
 
 /** Fixed asset id and release, so repeated runs write identical packages. */
@@ -28,6 +29,10 @@ export interface ExportRunOptions {
   readonly level?: number;
   /** Stop after collecting (add* calls) and dispose the builder: isolates the per-record cost. */
   readonly collectOnly?: boolean;
+  /** export({ verify }): the SDK default (`full`) when absent. */
+  readonly verify?: 'full' | 'integrity';
+  /** Pass RAISED_LIMITS as export({ limits }). */
+  readonly raisedLimits?: boolean;
 }
 
 export async function runExport(o: ExportRunOptions) {
@@ -71,6 +76,8 @@ export async function runExport(o: ExportRunOptions) {
       overwrite: true,
       compressionLevel: o.level ?? 6,
       structure: 'require',
+      ...(o.verify ? { verify: o.verify } : {}),
+      ...(o.raisedLimits ? { limits: { ...RAISED_LIMITS } } : {}),
       onProgress: (e) => {
         if (e.phase !== 'write' && e.phase !== 'verify') return;
         sample();
@@ -137,8 +144,12 @@ if (isMain(import.meta.url)) {
   const tempDir = args.get('tmp');
   if (!output || !tempDir) throw new Error('--out FILE and --tmp DIR are required');
   const collectOnly = args.has('collect-only');
-  await measure(collectOnly ? 'collect' : 'export', size, seed, async () => {
-    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly });
+  const verify = args.get('verify') as 'full' | 'integrity' | undefined;
+  if (verify !== undefined && verify !== 'full' && verify !== 'integrity') throw new Error('--verify must be full or integrity');
+  const raisedLimits = args.get('limits') === 'raised';
+  const mode = collectOnly ? 'collect' : verify === 'integrity' ? 'export-integrity' : 'export';
+  await measure(mode, size, seed, async () => {
+    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly, ...(verify ? { verify } : {}), raisedLimits });
     return { records: recordCount(r.counts), payloadBytes: r.payloadBytes, extra: r.extra };
   });
 }

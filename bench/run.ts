@@ -10,7 +10,10 @@
  * outputs under .bench-tmp/), --json (print the raw results as JSON), --only a,b (subset of
  * gen,baseline,export,floor,validate), --level N (deflate level, default 6 as the exporter),
  * --package FILE (skip the export: run floor/validate on an existing package, e.g. one kept by
- * --keep).
+ * --keep), --verify full[,integrity] (export({ verify }) modes to measure, one exporter run per
+ * mode; default full, the SDK default), --limits default|raised (ArchiveLimits passed to export()
+ * and validatePackage(); default: raised for L, which cannot fit the reference defaults, else
+ * default).
  *
  * Every measurement runs in a fresh child process (bench/baseline.ts, bench/export.ts,
  * bench/validate.ts), so each peak RSS belongs to one measurement. Within a run the order of
@@ -23,8 +26,9 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_TMP, ensureDir, parseArgs, parseSize, REPO_ROOT, RESULT_MARKER, SIZES, type ChildResult, type SizeName } from './common.js';
 
-type Mode = 'gen' | 'baseline' | 'export' | 'floor' | 'validate';
-const ALL_MODES: readonly Mode[] = ['gen', 'baseline', 'export', 'floor', 'validate'];
+type Mode = 'gen' | 'baseline' | 'export' | 'exportIntegrity' | 'floor' | 'validate';
+const ALL_MODES: readonly Mode[] = ['gen', 'baseline', 'export', 'exportIntegrity', 'floor', 'validate'];
+const ONLY_MODES: readonly Mode[] = ['gen', 'baseline', 'export', 'floor', 'validate'];
 
 interface Failure {
   readonly mode: Mode;
@@ -43,8 +47,13 @@ const keep = args.has('keep');
 const asJson = args.has('json');
 const level = Number(args.get('level') ?? 6);
 const given = args.get('package');
-const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ALL_MODES);
-for (const m of only) if (!ALL_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
+const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ONLY_MODES);
+for (const m of only) if (!ONLY_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
+const verifyModes = (args.get('verify') ?? 'full').split(',');
+for (const v of verifyModes) if (v !== 'full' && v !== 'integrity') throw new Error(`--verify: unknown mode ${v}`);
+const limitsMode = args.get('limits') ?? (size === 'L' ? 'raised' : 'default');
+if (limitsMode !== 'default' && limitsMode !== 'raised') throw new Error('--limits must be default or raised');
+const limitArgs = limitsMode === 'raised' ? ['--limits', 'raised'] : [];
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const root = ensureDir(join(BENCH_TMP, `${size}-${stamp}`));
@@ -79,14 +88,20 @@ function child(script: string, childArgs: string[], mode: Mode, run: number): Pr
 
 const isFailure = (r: ChildResult | Failure): r is Failure => 'error' in r;
 
-const results: Record<Mode, ChildResult[]> = { gen: [], baseline: [], export: [], floor: [], validate: [] };
+const results: Record<Mode, ChildResult[]> = { gen: [], baseline: [], export: [], exportIntegrity: [], floor: [], validate: [] };
 const failures: Failure[] = [];
 /** Measured runs that ended in an error (kept out of the medians, listed after the table). */
 const failed: ChildResult[] = [];
 let currentRun = 0;
 const identical: boolean[] = [];
 /** Per-run (paired) ratios: the two sides of a ratio ran back to back, so drift hits both. */
-const paired = { exportBaseline: [] as number[], exportBaselineCpu: [] as number[], validateFloor: [] as number[] };
+const paired = {
+  exportBaseline: [] as number[],
+  exportBaselineCpu: [] as number[],
+  exportIntegrityBaseline: [] as number[],
+  exportIntegrityBaselineCpu: [] as number[],
+  validateFloor: [] as number[],
+};
 
 function record(mode: Mode, r: ChildResult | Failure): ChildResult | undefined {
   const inner = isFailure(r) ? undefined : (r.extra.error as { code: string; message: string; phase: string } | undefined);
@@ -107,7 +122,7 @@ function record(mode: Mode, r: ChildResult | Failure): ChildResult | undefined {
   return r;
 }
 
-log(`octx-export bench: size ${size} (${SIZES[size].toLocaleString('en-US')} chunks), ${runs} run(s), seed ${seed}, deflate level ${level}; scratch ${root}`);
+log(`octx-export bench: size ${size} (${SIZES[size].toLocaleString('en-US')} chunks), ${runs} run(s), seed ${seed}, deflate level ${level}, verify ${verifyModes.join('+')}, ${limitsMode} limits; scratch ${root}`);
 const common = ['--size', size, '--seed', String(seed)];
 for (let run = 1; run <= runs; run++) {
   currentRun = run;
@@ -116,16 +131,27 @@ for (let run = 1; run <= runs; run++) {
   const pkg = given ?? join(dir, 'package.octx');
   let baseline: ChildResult | undefined;
   let exported: ChildResult | undefined;
+  let exportedIntegrity: ChildResult | undefined;
   if (only.has('gen')) record('gen', await child('baseline.ts', [...common, '--mode', 'gen'], 'gen', run));
   const doBaseline = async (): Promise<void> => {
     if (!only.has('baseline')) return;
     baseline = record('baseline', await child('baseline.ts', [...common, '--out', join(dir, 'baseline'), '--level', String(level)], 'baseline', run));
     if (!keep) rmSync(join(dir, 'baseline'), { recursive: true, force: true });
   };
+  const exportArgs = (out: string): string[] => [...common, '--out', out, '--tmp', join(dir, 'spill'), '--level', String(level), ...limitArgs];
   const doExport = async (): Promise<void> => {
     if (given || (!only.has('export') && !only.has('floor') && !only.has('validate'))) return;
-    exported = record('export', await child('export.ts', [...common, '--out', pkg, '--tmp', join(dir, 'spill'), '--level', String(level)], 'export', run));
-    rmSync(join(dir, 'spill'), { recursive: true, force: true });
+    if (verifyModes.includes('full')) {
+      exported = record('export', await child('export.ts', exportArgs(pkg), 'export', run));
+      rmSync(join(dir, 'spill'), { recursive: true, force: true });
+    }
+    if (verifyModes.includes('integrity') && only.has('export')) {
+      // Without a full-verify run, this package is the one floor/validate read.
+      const out = verifyModes.includes('full') ? join(dir, 'package-integrity.octx') : pkg;
+      exportedIntegrity = record('exportIntegrity', await child('export.ts', [...exportArgs(out), '--verify', 'integrity'], 'exportIntegrity', run));
+      rmSync(join(dir, 'spill'), { recursive: true, force: true });
+      if (out !== pkg) rmSync(out, { force: true });
+    }
   };
   if (run % 2 === 1) {
     await doBaseline();
@@ -134,15 +160,22 @@ for (let run = 1; run <= runs; run++) {
     await doExport();
     await doBaseline();
   }
+  const ratioCpu = (a: ChildResult, b: ChildResult): number => (a.cpuUserMs + a.cpuSystemMs) / (b.cpuUserMs + b.cpuSystemMs);
   if (baseline && exported) {
     identical.push(samePayload(baseline, exported));
     paired.exportBaseline.push(exported.wallMs / baseline.wallMs);
-    paired.exportBaselineCpu.push((exported.cpuUserMs + exported.cpuSystemMs) / (baseline.cpuUserMs + baseline.cpuSystemMs));
+    paired.exportBaselineCpu.push(ratioCpu(exported, baseline));
   }
+  if (baseline && exportedIntegrity) {
+    identical.push(samePayload(baseline, exportedIntegrity));
+    paired.exportIntegrityBaseline.push(exportedIntegrity.wallMs / baseline.wallMs);
+    paired.exportIntegrityBaselineCpu.push(ratioCpu(exportedIntegrity, baseline));
+  }
+  exported ??= exportedIntegrity;
   if (exported || given) {
     const floor = only.has('floor') ? record('floor', await child('validate.ts', [...common, '--mode', 'floor', '--file', pkg], 'floor', run)) : undefined;
     const counted = exported ?? floor;
-    const v = ['--file', pkg, ...(counted ? ['--records', String(counted.records), '--payload-bytes', String(counted.payloadBytes)] : [])];
+    const v = ['--file', pkg, ...limitArgs, ...(counted ? ['--records', String(counted.records), '--payload-bytes', String(counted.payloadBytes)] : [])];
     const validated = only.has('validate') ? record('validate', await child('validate.ts', [...common, '--mode', 'validate', ...v], 'validate', run)) : undefined;
     if (floor && validated) paired.validateFloor.push(validated.wallMs / floor.wallMs);
   }
@@ -198,9 +231,16 @@ function summarise(mode: Mode): Summary | undefined {
 }
 
 const S = Object.fromEntries(ALL_MODES.map((m) => [m, summarise(m)])) as Record<Mode, Summary | undefined>;
-const LABEL: Record<Mode, string> = { gen: 'generation only', baseline: 'baseline (floor)', export: 'exporter', floor: 'validate floor', validate: 'validatePackage' };
+const LABEL: Record<Mode, string> = {
+  gen: 'generation only',
+  baseline: 'baseline (floor)',
+  export: 'exporter',
+  exportIntegrity: 'exporter, integrity',
+  floor: 'validate floor',
+  validate: 'validatePackage',
+};
 const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
-const first = results.export[0] ?? results.baseline[0];
+const first = results.export[0] ?? results.exportIntegrity[0] ?? results.baseline[0];
 
 const lines: string[] = [];
 lines.push('');
@@ -212,33 +252,38 @@ if (first) {
 lines.push(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}`);
 lines.push(`(every child starts at ~${fmt(median(ALL_MODES.flatMap((m) => results[m].map((r) => r.startRssMB))), 0)} MiB RSS before its clock starts: Node + tsx loader + imports)`);
 lines.push('');
-lines.push(`| ${'measurement'.padEnd(18)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
-lines.push(`|${'-'.repeat(20)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
+lines.push(`| ${'measurement'.padEnd(19)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
+lines.push(`|${'-'.repeat(21)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
 for (const m of ALL_MODES) {
   const s = S[m];
   if (!s) continue;
   const mibs = m === 'gen' ? '—' : fmt(s.mibPerS, 1);
-  lines.push(`| ${LABEL[m].padEnd(18)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
+  lines.push(`| ${LABEL[m].padEnd(19)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
 }
 lines.push('');
 const ratio = (a?: Summary, b?: Summary, k: 'wallS' | 'cpuS' = 'wallS'): number => (a && b ? a[k] / b[k] : NaN);
 const targets: string[] = [];
-if (S.export && S.baseline) {
-  const wr = ratio(S.export, S.baseline);
-  const cr = ratio(S.export, S.baseline, 'cpuS');
-  lines.push(`exporter / baseline (ratio of medians): wall ${fmt(wr)}×, CPU ${fmt(cr)}×`);
-  if (paired.exportBaseline.length > 0) {
-    lines.push(`  paired per run: wall ${paired.exportBaseline.map((x) => fmt(x)).join(', ')} → median ${fmt(median(paired.exportBaseline))}×; CPU ${paired.exportBaselineCpu.map((x) => fmt(x)).join(', ')} → median ${fmt(median(paired.exportBaselineCpu))}×`);
+const variants: readonly { mode: 'export' | 'exportIntegrity'; label: string; wall: number[]; cpu: number[] }[] = [
+  { mode: 'export', label: 'exporter', wall: paired.exportBaseline, cpu: paired.exportBaselineCpu },
+  { mode: 'exportIntegrity', label: "exporter (verify: 'integrity')", wall: paired.exportIntegrityBaseline, cpu: paired.exportIntegrityBaselineCpu },
+];
+for (const v of variants) {
+  const e = S[v.mode];
+  if (!e || !S.baseline) continue;
+  const wr = ratio(e, S.baseline);
+  const cr = ratio(e, S.baseline, 'cpuS');
+  lines.push(`${v.label} / baseline (ratio of medians): wall ${fmt(wr)}×, CPU ${fmt(cr)}×`);
+  if (v.wall.length > 0) {
+    lines.push(`  paired per run: wall ${v.wall.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.wall))}×; CPU ${v.cpu.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.cpu))}×`);
   }
-  if (S.gen) {
-    const net = (S.export.wallS - S.gen.wallS) / (S.baseline.wallS - S.gen.wallS);
-    lines.push(`  without generation (wall − generation wall): ${fmt(net)}×`);
-  }
+  if (S.gen) lines.push(`  without generation (wall − generation wall): ${fmt((e.wallS - S.gen.wallS) / (S.baseline.wallS - S.gen.wallS))}×`);
   const limitRatio = 1.5;
   const limitRss = size === 'L' ? 1024 : 400;
-  const pr = paired.exportBaseline.length > 0 ? median(paired.exportBaseline) : wr;
-  if (size !== 'S') targets.push(`exporter wall ≤ ${limitRatio} × baseline: ${fmt(wr)}× (ratio of medians), ${fmt(pr)}× (median of paired runs) → ${Math.max(wr, pr) <= limitRatio ? 'MET' : 'MISSED'}`);
-  if (size !== 'S') targets.push(`exporter peak RSS ≤ ${limitRss} MiB: ${fmt(S.export.peakRssMiB, 0)} MiB → ${S.export.peakRssMiB <= limitRss ? 'MET' : 'MISSED'}`);
+  const pr = v.wall.length > 0 ? median(v.wall) : wr;
+  if (size !== 'S') {
+    targets.push(`${v.label} wall ≤ ${limitRatio} × baseline: ${fmt(wr)}× (ratio of medians), ${fmt(pr)}× (median of paired runs) → ${Math.max(wr, pr) <= limitRatio ? 'MET' : 'MISSED'}`);
+    targets.push(`${v.label} peak RSS ≤ ${limitRss} MiB: ${fmt(e.peakRssMiB, 0)} MiB → ${e.peakRssMiB <= limitRss ? 'MET' : 'MISSED'}`);
+  }
 }
 if (identical.length > 0) lines.push(`payload bytes identical (every manifest digest = baseline digest): ${identical.every(Boolean) ? 'yes' : 'NO'} (${identical.length} run(s))`);
 if (S.validate && S.floor) {
@@ -251,16 +296,18 @@ if (S.validate && S.floor) {
     targets.push(`validatePackage peak RSS ≤ 300 MiB: ${fmt(S.validate.peakRssMiB, 0)} MiB → ${S.validate.peakRssMiB <= 300 ? 'MET' : 'MISSED'}`);
   }
 }
-if (results.export.length > 0) {
-  const ph = (k: string): number => median(results.export.map((r) => Number((r.extra.phases as Record<string, number>)[k] ?? NaN))) / 1000;
-  const mem = (k: string): number => median(results.export.map((r) => Number((r.extra.memory as Record<string, number>)[k] ?? NaN)));
+for (const v of variants) {
+  const rs = results[v.mode];
+  if (rs.length === 0) continue;
+  const ph = (k: string): number => median(rs.map((r) => Number((r.extra.phases as Record<string, number>)[k] ?? NaN))) / 1000;
+  const mem = (k: string): number => median(rs.map((r) => Number((r.extra.memory as Record<string, number>)[k] ?? NaN)));
   const other = ph('total') - ph('plan') - ph('vectors') - ph('zip') - ph('verify');
   lines.push(
-    `exporter phases (median s): collect ${fmt(ph('collectMs'))} (generation + add*), export ${fmt(ph('exportMs'))} = plan ${fmt(ph('plan'))} + arrow ${fmt(ph('vectors'))} + zip ${fmt(ph('zip'))} + verify ${fmt(ph('verify'))} + fsync/rename/cleanup ${fmt(other + (ph('exportMs') - ph('total')))}`,
+    `${v.label} phases (median s): collect ${fmt(ph('collectMs'))} (generation + add*), export ${fmt(ph('exportMs'))} = plan ${fmt(ph('plan'))} + arrow ${fmt(ph('vectors'))} + zip ${fmt(ph('zip'))} + verify ${fmt(ph('verify'))} + fsync/rename/cleanup ${fmt(other + (ph('exportMs') - ph('total')))}`,
   );
-  const peak = (k: string): number => median(results.export.map((r) => Number(((r.extra.memory as { peakByPhase?: Record<string, number> }).peakByPhase ?? {})[k] ?? NaN)));
+  const peak = (k: string): number => median(rs.map((r) => Number(((r.extra.memory as { peakByPhase?: Record<string, number> }).peakByPhase ?? {})[k] ?? NaN)));
   lines.push(
-    `exporter memory: peak RSS during collect ${fmt(mem('maxRssAfterCollectMB'), 0)} MiB (heap ${fmt(mem('heapAfterCollectMB'), 0)} MiB at its end), plan+arrow ${fmt(peak('plan+arrow'), 0)}, zip ${fmt(peak('zip'), 0)}, verify ${fmt(peak('verify'), 0)} MiB; archive ${fmt(median(results.export.map((r) => Number(r.extra.archiveBytes))) / MiB, 1)} MiB`,
+    `${v.label} memory: peak RSS during collect ${fmt(mem('maxRssAfterCollectMB'), 0)} MiB (heap ${fmt(mem('heapAfterCollectMB'), 0)} MiB at its end), plan+arrow ${fmt(peak('plan+arrow'), 0)}, zip ${fmt(peak('zip'), 0)}, verify ${fmt(peak('verify'), 0)} MiB; archive ${fmt(median(rs.map((r) => Number(r.extra.archiveBytes))) / MiB, 1)} MiB`,
   );
 }
 if (results.validate.length > 0) {

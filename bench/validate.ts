@@ -1,7 +1,7 @@
 /**
  * `validatePackage` on an exported package, and its floor.
  *
- *   node --expose-gc --import tsx bench/validate.ts --mode validate --file PKG.octx --size S
+ *   node --expose-gc --import tsx bench/validate.ts --mode validate --file PKG.octx --size S [--limits raised]
  *   node --expose-gc --import tsx bench/validate.ts --mode floor    --file PKG.octx --size S
  *
  * `validate`: `validatePackage(file)` with default options (what export() runs as its post-write
@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { validatePackage } from 'octx-export';
-import { isMain, measure, parseArgs, parseSize, type SizeName } from './common.js';
+import { isMain, measure, parseArgs, parseSize, RAISED_LIMITS, type SizeName } from './common.js';
 
 const FLOOR_INFLIGHT = 4;
 
@@ -90,8 +90,8 @@ export async function runFloor(file: string) {
   }
 }
 
-export async function runValidate(file: string) {
-  const report = await validatePackage(file);
+export async function runValidate(file: string, raisedLimits = false) {
+  const report = await validatePackage(file, raisedLimits ? { limits: { ...RAISED_LIMITS } } : {});
   const issues = report.issues.slice(0, 5).map((i) => `${i.code}: ${i.message}`.slice(0, 300));
   return { valid: report.valid, fullyValidated: report.fullyValidated, issueCount: report.issues.length, issues };
 }
@@ -112,7 +112,7 @@ if (isMain(import.meta.url)) {
     const payloadBytes = Number(args.get('payload-bytes') ?? 0);
     const records = Number(args.get('records') ?? 0);
     await measure('validate', size, seed, async () => {
-      const r = await runValidate(file);
+      const r = await runValidate(file, args.get('limits') === 'raised');
       return { records, payloadBytes, extra: r };
     });
   }

@@ -250,7 +250,8 @@ describe('export: verification modes', () => {
     await expect(verifyArchive(join(dir, 'fast.octx'), `sha256:${'0'.repeat(64)}`, 'integrity')).rejects.toMatchObject({ code: 'OCTX_INTEGRITY_ERROR' });
     const bytes = readFileSync(join(dir, 'fast.octx'));
     const entry = inspectZip(bytes).find((e) => e.name === 'knowledge/guides/setup.md')!;
-    bytes[entry.localHeaderOffset + 30 + entry.nameBytes.length + 2] ^= 0xff; // inside the entry data
+    const at = entry.localHeaderOffset + 30 + entry.nameBytes.length + 2;
+    bytes[at] = bytes[at]! ^ 0xff; // inside the entry data
     writeFileSync(join(dir, 'bad.octx'), bytes);
     await expect(verifyArchive(join(dir, 'bad.octx'), r.packageDigest, 'integrity')).rejects.toMatchObject({ code: 'OCTX_INTEGRITY_ERROR' });
     await expect(verifyArchive(join(dir, 'bad.octx'), r.packageDigest, 'full')).rejects.toMatchObject({ code: 'OCTX_VALIDATION_ERROR' });

@@ -1,8 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOctxError, nextVersion, OctxError, PackageBuilder, ProducerState, type ExportResult } from '../../src/index.js';
+import { nextVersion, OctxError, PackageBuilder, ProducerState, type ExportResult } from '../../src/index.js';
 import { tempDir } from '../helpers/temp.js';
+import { failureAsync as failure } from '../helpers/errors.js';
 
 /** A tiny "pipeline": documents and records keyed by producer keys, ids from the ledger. */
 async function runPipeline(stateFile: string, out: string, opts: { version?: string; text?: string; overwrite?: boolean } = {}): Promise<ExportResult> {
@@ -20,15 +21,6 @@ async function runPipeline(stateFile: string, out: string, opts: { version?: str
   return b.export({ output: out, overwrite: opts.overwrite ?? true });
 }
 
-async function failure(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isOctxError(e)) return e;
-    throw e;
-  }
-  throw new Error('succeeded');
-}
 
 describe('producer state', () => {
   it('keeps the asset id, document and record ids, and makes an unchanged rebuild byte-identical', async () => {

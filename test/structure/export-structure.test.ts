@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isOctxError, OctxError, PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
 import { entryText, inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
+import { failureAsync as failure } from '../helpers/errors.js';
 
 // Readable fixed ids: 019c0000-0000-7000-8000-0000000000NN
 const id = (n: number) => `019c0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
@@ -29,15 +30,6 @@ function complete(): PackageBuilder {
     .linkEventEntity({ event_id: id(0x22), entity_id: id(0x32), description: 'where' });
 }
 
-async function failure(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isOctxError(e)) return e;
-    throw e;
-  }
-  throw new Error('export succeeded');
-}
 
 describe('structured export', () => {
   it('writes the five files with fixed key order and declares sag-structured/0.1', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isOctxError, newId, OctxError, PackageBuilder } from '../../src/index.js';
+import { failure } from '../helpers/errors.js';
+import { newId, PackageBuilder } from '../../src/index.js';
 
 const DOC = '019c1234-5678-7abc-8def-0123456789ab';
 
@@ -7,15 +8,6 @@ function builder(): PackageBuilder {
   return new PackageBuilder({ asset: { name: 'T' } }).addDocument({ path: 'a.md', markdown: `---\noctx:\n  document_id: ${DOC}\n---\n# A\n` });
 }
 
-function failure(fn: () => unknown): OctxError {
-  try {
-    fn();
-  } catch (e) {
-    if (isOctxError(e)) return e;
-    throw e;
-  }
-  throw new Error('accepted');
-}
 
 const chunk = (over: Record<string, unknown> = {}) => ({ id: newId(), document_id: DOC, ordinal: 0, text: 'Some text.', ...over });
 const event = (over: Record<string, unknown> = {}) => ({ id: newId(), title: 'T', content: 'Something happened.', ...over });

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { describe, expect, it } from 'vitest';
-import { HashingTextEmbedder, isOctxError, OctxError, PackageBuilder, validatePackage, type Embedder } from '../../src/index.js';
+import { HashingTextEmbedder, PackageBuilder, validatePackage, type Embedder } from '../../src/index.js';
 import { entryText, inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
+import { failure, failureAsync } from '../helpers/errors.js';
 
 const id = (n: number) => `019c0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 const DOC = id(0xd0);
@@ -24,25 +25,7 @@ function graph(): PackageBuilder {
 
 const unit = (i: number): number[] => [0, 0, 0, 0].map((_, k) => (k === i % 4 ? 1 : 0));
 
-function failure(fn: () => unknown): OctxError {
-  try {
-    fn();
-  } catch (e) {
-    if (isOctxError(e)) return e;
-    throw e;
-  }
-  throw new Error('accepted');
-}
 
-async function failureAsync(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    if (isOctxError(e)) return e;
-    throw e;
-  }
-  throw new Error('accepted');
-}
 
 describe('vectors in a package', () => {
   it('writes complete targets as stored Arrow IPC files with the config, and declares vectors/0.1', async () => {
