@@ -55,9 +55,11 @@ export interface ExportOptions {
    */
   readonly limits?: Partial<ArchiveLimits>;
   /**
-   * How the written archive is checked before it is published: `full` (default) runs the package
-   * validator over everything; `integrity` re-reads and re-hashes every entry and recomputes the
-   * digest in one pass — the content itself was already checked while planning.
+   * How the written archive is checked before it is published. `integrity` (default) re-reads
+   * every entry through the safe reader (CRC, sizes, names), re-hashes it against `files[]` and
+   * recomputes the package digest, in one pass: the content itself was checked while it was
+   * collected and planned. `full` also runs the whole package validator over the result (every
+   * rule of the format and of each declared capability) — about twice the cost.
    */
   readonly verify?: 'full' | 'integrity';
 }
@@ -188,7 +190,7 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     limits: resolveLimits(o.limits as Partial<ArchiveLimits> | undefined),
-    verify: o.verify ?? 'full',
+    verify: o.verify ?? 'integrity',
     ...(o.limits ? { customLimits: o.limits as Partial<ArchiveLimits> } : {}),
   };
 }

@@ -33,7 +33,7 @@ export interface WritePackageOptions {
   readonly beforeWrite?: (manifest: Manifest) => void | Promise<void>;
   /** Last step before publishing (record the release); throwing aborts and removes the file. */
   readonly beforePublish?: (manifest: Manifest) => void | Promise<void>;
-  /** How the written archive is checked before publishing (default `full`). */
+  /** How the written archive is checked before publishing (default `integrity`). */
   readonly verify?: VerifyMode;
   /** Limits the written package must fit; verification applies them too. */
   readonly limits?: Partial<ArchiveLimits>;
@@ -54,8 +54,9 @@ function throwIfAborted(signal: AbortSignal | undefined, phase: string): void {
 /**
  * Writes a plan's bytes: materialises the Arrow targets, builds the manifest and its digest,
  * writes the ZIP to the output's temporary file (manifest first, then payloads in UTF-8 path
- * order), verifies it with the package validator (re-reading every entry, re-hashing it and
- * recomputing the digest), and publishes it atomically. Nothing is left behind on failure.
+ * order), verifies it (re-reading every entry, re-hashing it and recomputing the digest; with
+ * `verify: 'full'` the whole validator), and publishes it atomically. Nothing is left behind on
+ * failure.
  */
 export async function writePackage(plan: ExportPlan, identity: PackageIdentity, options: WritePackageOptions): Promise<WrittenPackage> {
   const timings: Record<string, number> = {};
@@ -92,7 +93,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
-    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'full', options.limits);
+    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits);
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 1, total: 1 });
     timings.verify = performance.now() - verifyStarted;
 
