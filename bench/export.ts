@@ -29,7 +29,7 @@ export interface ExportRunOptions {
   readonly level?: number;
   /** Stop after collecting (add* calls) and dispose the builder: isolates the per-record cost. */
   readonly collectOnly?: boolean;
-  /** export({ verify }): the SDK default (`full`) when absent. */
+  /** export({ verify }): the SDK default when absent (bench/run.ts always passes it). */
   readonly verify?: 'full' | 'integrity';
   /** Pass RAISED_LIMITS as export({ limits }). */
   readonly raisedLimits?: boolean;

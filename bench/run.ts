@@ -10,8 +10,8 @@
  * outputs under .bench-tmp/), --json (print the raw results as JSON), --only a,b (subset of
  * gen,baseline,export,floor,validate), --level N (deflate level, default 6 as the exporter),
  * --package FILE (skip the export: run floor/validate on an existing package, e.g. one kept by
- * --keep), --verify full[,integrity] (export({ verify }) modes to measure, one exporter run per
- * mode; default full, the SDK default), --limits default|raised (ArchiveLimits passed to export()
+ * --keep), --verify integrity[,full] (export({ verify }) modes to measure, one exporter run per
+ * mode, always passed explicitly; default integrity, the SDK default since 7befa4e), --limits default|raised (ArchiveLimits passed to export()
  * and validatePackage(); default: raised for L, which cannot fit the reference defaults, else
  * default).
  *
@@ -49,7 +49,7 @@ const level = Number(args.get('level') ?? 6);
 const given = args.get('package');
 const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ONLY_MODES);
 for (const m of only) if (!ONLY_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
-const verifyModes = (args.get('verify') ?? 'full').split(',');
+const verifyModes = (args.get('verify') ?? 'integrity').split(',');
 for (const v of verifyModes) if (v !== 'full' && v !== 'integrity') throw new Error(`--verify: unknown mode ${v}`);
 const limitsMode = args.get('limits') ?? (size === 'L' ? 'raised' : 'default');
 if (limitsMode !== 'default' && limitsMode !== 'raised') throw new Error('--limits must be default or raised');
@@ -142,10 +142,10 @@ for (let run = 1; run <= runs; run++) {
   const doExport = async (): Promise<void> => {
     if (given || (!only.has('export') && !only.has('floor') && !only.has('validate'))) return;
     if (verifyModes.includes('full')) {
-      exported = record('export', await child('export.ts', exportArgs(pkg), 'export', run));
+      exported = record('export', await child('export.ts', [...exportArgs(pkg), '--verify', 'full'], 'export', run));
       rmSync(join(dir, 'spill'), { recursive: true, force: true });
     }
-    if (verifyModes.includes('integrity') && only.has('export')) {
+    if (verifyModes.includes('integrity') && (only.has('export') || !verifyModes.includes('full'))) {
       // Without a full-verify run, this package is the one floor/validate read.
       const out = verifyModes.includes('full') ? join(dir, 'package-integrity.octx') : pkg;
       exportedIntegrity = record('exportIntegrity', await child('export.ts', [...exportArgs(out), '--verify', 'integrity'], 'exportIntegrity', run));
@@ -234,8 +234,8 @@ const S = Object.fromEntries(ALL_MODES.map((m) => [m, summarise(m)])) as Record<
 const LABEL: Record<Mode, string> = {
   gen: 'generation only',
   baseline: 'baseline (floor)',
-  export: 'exporter',
-  exportIntegrity: 'exporter, integrity',
+  export: 'exporter, verify full',
+  exportIntegrity: 'exporter, verify integ.',
   floor: 'validate floor',
   validate: 'validatePackage',
 };
@@ -252,19 +252,19 @@ if (first) {
 lines.push(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}`);
 lines.push(`(every child starts at ~${fmt(median(ALL_MODES.flatMap((m) => results[m].map((r) => r.startRssMB))), 0)} MiB RSS before its clock starts: Node + tsx loader + imports)`);
 lines.push('');
-lines.push(`| ${'measurement'.padEnd(19)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
-lines.push(`|${'-'.repeat(21)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
+lines.push(`| ${'measurement'.padEnd(23)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
+lines.push(`|${'-'.repeat(25)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
 for (const m of ALL_MODES) {
   const s = S[m];
   if (!s) continue;
   const mibs = m === 'gen' ? '—' : fmt(s.mibPerS, 1);
-  lines.push(`| ${LABEL[m].padEnd(19)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
+  lines.push(`| ${LABEL[m].padEnd(23)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
 }
 lines.push('');
 const ratio = (a?: Summary, b?: Summary, k: 'wallS' | 'cpuS' = 'wallS'): number => (a && b ? a[k] / b[k] : NaN);
 const targets: string[] = [];
 const variants: readonly { mode: 'export' | 'exportIntegrity'; label: string; wall: number[]; cpu: number[] }[] = [
-  { mode: 'export', label: 'exporter', wall: paired.exportBaseline, cpu: paired.exportBaselineCpu },
+  { mode: 'export', label: "exporter (verify: 'full')", wall: paired.exportBaseline, cpu: paired.exportBaselineCpu },
   { mode: 'exportIntegrity', label: "exporter (verify: 'integrity')", wall: paired.exportIntegrityBaseline, cpu: paired.exportIntegrityBaselineCpu },
 ];
 for (const v of variants) {

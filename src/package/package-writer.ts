@@ -93,7 +93,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
-    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits);
+    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits, options.signal);
     options.onProgress?.({ phase: 'verify', kind: 'package', completed: 1, total: 1 });
     timings.verify = performance.now() - verifyStarted;
 

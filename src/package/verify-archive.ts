@@ -18,7 +18,7 @@ export type VerifyMode = 'full' | 'integrity';
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
  * (integrity) with every problem, so nothing is published.
  */
-export async function verifyArchive(path: string, expectedDigest: string, mode: VerifyMode, limits?: Partial<ArchiveLimits>): Promise<void> {
+export async function verifyArchive(path: string, expectedDigest: string, mode: VerifyMode, limits?: Partial<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
   const options = limits ? { limits } : {};
   if (mode === 'full') {
     const report = await validatePackage(path, options);
@@ -39,6 +39,7 @@ export async function verifyArchive(path: string, expectedDigest: string, mode: 
     const digest = computePackageDigest(pkg.manifest);
     if (digest !== expectedDigest) issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
     for (const f of pkg.listedFiles()) {
+      if (signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled while verifying the archive');
       try {
         // The reader's stream checks CRC-32, the size and, at its end, the listed SHA-256.
         for await (const _ of pkg.openFile(f.path)) void _;
