@@ -25,54 +25,6 @@ export function describeKind(kind: number): string {
   return KIND_NAMES[kind] ?? 'a record';
 }
 
-/** Growable int32 column, for per-record numbers without per-record objects. */
-export class GrowableInt32 {
-  private data: Int32Array;
-  length = 0;
-  constructor(initial = 1024) {
-    this.data = new Int32Array(initial);
-  }
-  push(v: number): number {
-    if (this.length === this.data.length) {
-      const next = new Int32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length] = v;
-    return this.length++;
-  }
-  get(i: number): number {
-    return this.data[i]!;
-  }
-  /** A trimmed view of the values. */
-  view(): Int32Array {
-    return this.data.subarray(0, this.length);
-  }
-}
-
-/** Growable float64 column (exact integers up to 2^53, used as packed pair keys). */
-export class GrowableFloat64 {
-  private data: Float64Array;
-  length = 0;
-  constructor(initial = 1024) {
-    this.data = new Float64Array(initial);
-  }
-  push(v: number): number {
-    if (this.length === this.data.length) {
-      const next = new Float64Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length] = v;
-    return this.length++;
-  }
-  get(i: number): number {
-    return this.data[i]!;
-  }
-  view(): Float64Array {
-    return this.data.subarray(0, this.length);
-  }
-}
 
 /** Growable store of 128-bit ids, four uint32 words each. */
 class WordStore {

@@ -14,7 +14,8 @@
  */
 import type { OctxCode } from '../model/codes.js';
 import { issue, type OctxIssue } from '../model/errors.js';
-import { GrowableFloat64, GrowableInt32, IdKind, IdSpace, describeKind, wordsToUuid, type IdKindValue } from './id-space.js';
+import { Float64Column, Int32Column } from '../model/columns.js';
+import { IdKind, IdSpace, describeKind, wordsToUuid, type IdKindValue } from './id-space.js';
 import { recordProblems, type StructureRecordKind } from './record-rules.js';
 
 /** A Concept Document known to the format layer (by its document index in the id space). */
@@ -31,14 +32,14 @@ const ORDINAL_BASE = 2 ** 32;
 /** Lines of one record kind (ids are in the id space). */
 interface RecordTable {
   readonly kind: IdKindValue;
-  readonly lines: GrowableInt32;
+  readonly lines: Int32Column;
   readonly path: string;
 }
 
 /** Collects packed keys with their lines; finds repeated keys at the end. */
 class KeyCollector {
-  private readonly keys = new GrowableFloat64();
-  private readonly lines = new GrowableInt32();
+  private readonly keys = new Float64Column();
+  private readonly lines = new Int32Column();
   private readonly wide = new Map<string, number>();
   readonly wideDuplicates: { key: string; line: number }[] = [];
 
@@ -75,10 +76,10 @@ class KeyCollector {
 
 /** Checks the structure layer; issues go to `report`. */
 export class StructureChecker {
-  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new GrowableInt32(), path: 'data/chunks.jsonl' };
-  readonly events: RecordTable = { kind: IdKind.event, lines: new GrowableInt32(), path: 'data/events.jsonl' };
-  readonly entities: RecordTable = { kind: IdKind.entity, lines: new GrowableInt32(), path: 'data/entities.jsonl' };
-  private readonly eventLevels = new GrowableInt32();
+  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new Int32Column(), path: 'data/chunks.jsonl' };
+  readonly events: RecordTable = { kind: IdKind.event, lines: new Int32Column(), path: 'data/events.jsonl' };
+  readonly entities: RecordTable = { kind: IdKind.entity, lines: new Int32Column(), path: 'data/entities.jsonl' };
+  private readonly eventLevels = new Int32Column();
   /** Parent id words of each event (4 per event; only meaningful when its level is > 0). */
   private parentWords = new Uint32Array(4 * 1024);
   private readonly docHasChunk: Uint8Array;

@@ -1,5 +1,5 @@
 import { OctxError } from '../model/errors.js';
-import { Int32Column } from './growable.js';
+import { Int32Column } from '../model/columns.js';
 
 /** Kinds of ids that share the one OCTX id space of a package. */
 export const IdKind = {

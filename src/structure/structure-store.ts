@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { OctxError } from '../model/errors.js';
 import type { RecordKind } from '../model/records.js';
-import { Int32Column } from './growable.js';
+import { Int32Column } from '../model/columns.js';
 import { IdKind, type IdRegistry } from './id-registry.js';
 import { assertRecord, serializeRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
