@@ -17,6 +17,7 @@ import {
   type IngestEnvelope,
 } from '../../src/adapters/ingest/index.js';
 import { ROOT, SHARED, tempDir } from '../helpers/temp.js';
+import { readPackageText as text } from '../helpers/package-files.js';
 
 const FIX = join(ROOT, 'fixtures/ingest');
 const SOURCES = join(FIX, 'sources');
@@ -41,14 +42,6 @@ async function lines(pkg: string, path: string): Promise<Record<string, unknown>
   }
 }
 
-async function text(pkg: string, path: string): Promise<string> {
-  const p = await openPackage(pkg);
-  try {
-    return (await p.readFile(path)).toString('utf8');
-  } finally {
-    await p.close();
-  }
-}
 
 describe('seed 004 schema, rule for rule', () => {
   it('the zod schema is the seed JSON Schema without its annotations', () => {

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isUuidV7, openPackage, PackageBuilder, validatePackage, type OctxError } from 'octx-export';
+import { isUuidV7, openPackage, PackageBuilder, validatePackage } from 'octx-export';
 import { chunkOverlap, fromRag, loadRagFiles, ragDocumentsFolder, type RagAdapterReport } from '../../src/adapters/rag/index.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
+import { failureAsync as rejects } from '../helpers/errors.js';
+import { readPackageText as read } from '../helpers/package-files.js';
 
 const FIX = join(ROOT, 'fixtures/rag');
 const readJsonl = (file: string) =>
@@ -21,23 +23,7 @@ const DOC_C = 'e6f7a8b9-2a3b-4c4d-95e6-f7a8b9c0d1e2';
 const builder = (state?: string) => new PackageBuilder({ asset: { name: 'Company docs' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' }, ...(state ? { state } : {}) });
 const clone = <T>(v: T): T => structuredClone(v);
 
-async function rejects(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
-}
 
-async function read(pkg: string, path: string): Promise<string> {
-  const p = await openPackage(pkg);
-  try {
-    return (await p.readFile(path)).toString('utf8');
-  } finally {
-    await p.close();
-  }
-}
 
 /** What a caller's real extraction run would add: one event per chunk, one entity, linked. */
 function addExtraction(b: PackageBuilder, report: RagAdapterReport): void {

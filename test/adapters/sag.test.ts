@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { isUuidV7, openPackage, PackageBuilder, validatePackage, type OctxError } from 'octx-export';
+import { isUuidV7, openPackage, PackageBuilder, validatePackage } from 'octx-export';
 import { fromSagDatabase, preservedRecordId, sagCompatibleId, sagSlug } from '../../src/adapters/sag/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { createSagDatabase, SAG, type SagGeneration } from './sag-fixture.js';
+import { failureAsync as rejects } from '../helpers/errors.js';
 
 const flip = (v4: string) => `${v4.slice(0, 14)}7${v4.slice(15)}`;
 const builder = () => new PackageBuilder({ asset: { name: '三国演义读书会' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' } });
@@ -25,14 +26,6 @@ async function records(pkg: string, path: string): Promise<Record<string, any>[]
   }
 }
 
-async function rejects(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('SAG ids', () => {
   it('reproduces SAG’s own mapping: v7 kept, v4 with its version nibble set to 7, anything else refused', () => {
