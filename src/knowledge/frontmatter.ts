@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, parseDocument, visit, type Document } from 'yaml';
+import { isMap, isNode, isScalar, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
 
 /**
  * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
@@ -58,14 +58,42 @@ export interface ParsedFrontmatter {
   readonly data: Record<string, unknown>;
   /** The yaml Document, kept so missing keys can be added without reformatting the rest. */
   readonly document: Document.Parsed;
-  /** The same block read with YAML 1.1 typing, as the reference's PyYAML reads it. */
+  /**
+   * The same block read with YAML 1.1 typing, as the reference's PyYAML reads it. When no scalar
+   * can type differently under YAML 1.1 ({@link mayRetypeUnderYaml11}), this is the very object
+   * `data` is: treat both as read-only.
+   */
   readonly yaml11: Record<string, unknown>;
 }
 
 /** Why a frontmatter block is unsafe, or its parsed form. */
 export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string };
 
-function parseStrict(source: string, version: '1.1' | '1.2'): { ok: true; doc: Document.Parsed; data: unknown } | { ok: false; reason: string } {
+// Plain scalars that some YAML 1.1 tag of the yaml library (the schema our 1.1 reading uses)
+// could resolve to something other than what YAML 1.2 core gives. Every 1.1 number, sexagesimal,
+// timestamp, binary/octal/hex int, .inf/.nan and float starts with a sign, a digit or a dot —
+// except the 1.1 float `^[eE][-+]?[0-9]+$` (no mantissa: `e5` is 100000 in 1.1, a string in
+// 1.2). Merge keys start with `<`. The booleans 1.2 also has (true/false) and the nulls
+// (~/null/empty) are tested identically by both schemas, so only 1.1's extra words count.
+// Deliberately loose: a false positive only costs the second parse.
+const YAML11_RETYPABLE = /^(?:[-+.0-9<]|[eE][-+]?[0-9]|(?:[yYnN]|[Yy]es|YES|[Nn]o|NO|[Oo]n|ON|[Oo]ff|OFF)$)/;
+
+/**
+ * Whether a node of a YAML 1.2 (core schema) document might read as a different value under YAML
+ * 1.1 typing: an explicitly tagged node (tag resolution differs between the schemas), or a plain
+ * scalar whose text a YAML 1.1 tag could claim. Quoted and block scalars without a tag are
+ * strings in both readings, and so are plain scalars this test rejects.
+ */
+export function mayRetypeUnderYaml11(node: Node): boolean {
+  if (node.tag !== undefined) return true;
+  if (!isScalar(node) || node.type !== Scalar.PLAIN) return false;
+  const text = node.source;
+  return typeof text !== 'string' || YAML11_RETYPABLE.test(text);
+}
+
+type StrictResult = { ok: true; doc: Document.Parsed; data: unknown; retypable: boolean } | { ok: false; reason: string };
+
+function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
   const doc = parseDocument(source, {
     version,
     ...(version === '1.2' ? { schema: 'core' as const } : {}),
@@ -80,6 +108,8 @@ function parseStrict(source: string, version: '1.1' | '1.2'): { ok: true; doc: D
   if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
   let problem: string | undefined;
   let depth = 0;
+  // Collected in the same walk as the safety rules, so the 1.2 reading pays no extra pass.
+  let retypable = false;
   visit(doc, {
     Alias() {
       problem ??= 'YAML aliases are not allowed';
@@ -94,6 +124,7 @@ function parseStrict(source: string, version: '1.1' | '1.2'): { ok: true; doc: D
         problem ??= `YAML tag ${node.tag} is not allowed (only plain scalars, mappings and sequences)`;
         return visit.BREAK;
       }
+      if (!retypable && mayRetypeUnderYaml11(node)) retypable = true;
       return undefined;
     },
     Pair(_, pair) {
@@ -108,7 +139,7 @@ function parseStrict(source: string, version: '1.1' | '1.2'): { ok: true; doc: D
   const data: unknown = doc.toJS({ maxAliasCount: 0 });
   depth = measureDepth(data);
   if (depth > 100) return { ok: false, reason: 'frontmatter nesting is deeper than 100' };
-  return { ok: true, doc, data };
+  return { ok: true, doc, data, retypable };
 }
 
 function measureDepth(v: unknown, d = 0): number {
@@ -121,16 +152,20 @@ function measureDepth(v: unknown, d = 0): number {
 /**
  * Parses a frontmatter block with the safe rules OCTX requires: no anchors or aliases, no
  * duplicate keys, no complex keys, only str/int/float/bool/null/map/seq tags, no characters
- * PyYAML refuses, depth ≤ 100, and a mapping (or empty) at the root. The block is read twice,
- * as YAML 1.2 (our data) and as YAML 1.1 (what the reference validator sees), so callers can
- * refuse values whose type differs between the two (`type: yes` is a string only in 1.2).
+ * PyYAML refuses, depth ≤ 100, and a mapping (or empty) at the root. The block is read as YAML
+ * 1.2 (our data) and as YAML 1.1 (what the reference validator sees), so callers can refuse
+ * values whose type differs between the two (`type: yes` is a string only in 1.2). The second
+ * reading only runs when some node may type differently ({@link mayRetypeUnderYaml11}); otherwise
+ * it would give the same data and the same errors, and `yaml11` is the 1.2 data.
  */
 export function parseFrontmatter(source: string): ParseResult {
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
   const modern = parseStrict(source, '1.2');
   if (!modern.ok) return modern;
-  const legacy = parseStrict(source, '1.1');
+  // A 1.1 parse is ~half the cost of reading a frontmatter; the usual block (quoted values,
+  // plain keys) has nothing it could read differently.
+  const legacy = modern.retypable ? parseStrict(source, '1.1') : modern;
   if (!legacy.ok) return legacy;
   const isEmpty = modern.data === null || modern.data === undefined;
   if (!isEmpty && (!isMap(modern.doc.contents) || typeof modern.data !== 'object' || Array.isArray(modern.data))) {
