@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { Transform, pipeline, type Readable, type TransformCallback } from 'node:stream';
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { OctxError } from '../model/errors.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../package/paths.js';
@@ -18,7 +18,7 @@ import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from './limits.js';
-import type { PackageKind, PackageSource } from './source.js';
+import { connect, type PackageKind, type PackageSource } from './source.js';
 import { parseStrictJson } from './strict-json.js';
 import { openZipSource } from './zip-source.js';
 
@@ -311,7 +311,8 @@ class Package implements OctxPackage {
     const expected = this.listed.get(path);
     if (expected === undefined) return src;
     const check = new DigestCheck(path, expected);
-    pipeline(src, check, () => undefined);
+    // Not pipeline(): it costs an AbortError DOMException per stream (see connect()).
+    connect(src, check);
     return check;
   }
 

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { deflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { openPackage, validatePackage, type ValidationReport } from '../../src/read/index.js';
 import type { OctxCode } from '../../src/model/codes.js';
@@ -170,6 +171,23 @@ describe('ZIP container safety', () => {
   it('refuses a CRC mismatch while streaming (OCTX_ARCHIVE_CORRUPT)', async () => {
     refused(await validateBytes(rawZip(baseEntries({ 'knowledge/guide.md': { crc: 0x12345678 } }))), 'OCTX_ARCHIVE_CORRUPT');
     refused(await validateBytes(rawZip(baseEntries({ 'knowledge/guide.md': { crc: 0x12345678, method: 8 } }))), 'OCTX_ARCHIVE_CORRUPT');
+  });
+
+  it('refuses DEFLATE data that does not inflate, and a truncated DEFLATE stream (OCTX_ARCHIVE_CORRUPT)', async () => {
+    refused(await validateBytes(rawZip(baseEntries({ 'knowledge/guide.md': { method: 8, payload: Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff]) } }))), 'OCTX_ARCHIVE_CORRUPT');
+    const whole = deflateRawSync(GUIDE_MD);
+    refused(await validateBytes(rawZip(baseEntries({ 'knowledge/guide.md': { method: 8, payload: whole.subarray(0, whole.length - 4) } }))), 'OCTX_ARCHIVE_CORRUPT');
+  });
+
+  it('stops a DEFLATE entry that inflates far beyond its declared size (OCTX_ARCHIVE_CORRUPT)', async () => {
+    const huge = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const bytes = rawZip(baseEntries({ 'knowledge/guide.md': { method: 8, payload: deflateRawSync(huge), uncompressedSize: GUIDE_MD.length } }));
+    const pkg = await openPackage(await writeBytes(bytes), { limits: { maxCompressionRatio: 1e9 } });
+    try {
+      await expect(pkg.readFile('knowledge/guide.md')).rejects.toMatchObject({ code: 'OCTX_ARCHIVE_CORRUPT' });
+    } finally {
+      await pkg.close();
+    }
   });
 
   it('reports a missing file as OCTX_OPEN_ERROR', async () => {
