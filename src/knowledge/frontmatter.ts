@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
+import { isMap, isNode, isScalar, parseAllDocuments, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
 
 /**
  * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
@@ -94,7 +94,7 @@ export function mayRetypeUnderYaml11(node: Node): boolean {
 type StrictResult = { ok: true; doc: Document.Parsed; data: unknown; retypable: boolean } | { ok: false; reason: string };
 
 function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
-  const doc = parseDocument(source, {
+  const options = {
     version,
     ...(version === '1.2' ? { schema: 'core' as const } : {}),
     uniqueKeys: true,
@@ -102,8 +102,13 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
     strict: true,
     stringKeys: true,
     prettyErrors: false,
-    logLevel: 'silent',
-  });
+    logLevel: 'silent' as const,
+  };
+  // parseDocument() would silently drop a second document ("--- " with a trailing space, or
+  // "--- key: value", does not close the frontmatter but starts one); PyYAML refuses the stream.
+  const all = parseAllDocuments(source, options);
+  if (Array.isArray(all) && all.length > 1) return { ok: false, reason: 'the frontmatter holds more than one YAML document (a "---" marker line inside it)' };
+  const doc = Array.isArray(all) && all.length === 1 ? all[0]! : parseDocument(source, options);
   if (doc.errors.length > 0) return { ok: false, reason: doc.errors[0]!.message.split('\n')[0]! };
   if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
   let problem: string | undefined;

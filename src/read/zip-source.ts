@@ -444,7 +444,9 @@ class ZipSource implements PackageSource {
             if (err) reject(err);
             else if (e.compressionMethod === 0) resolve(raw);
             else {
-              const inflate = createInflateRaw({ chunkSize: INFLATE_CHUNK });
+              // A small entry gets a small output buffer: allocating 256 KiB per small document
+              // made verifying 8,000 small documents 2.4x slower.
+              const inflate = createInflateRaw({ chunkSize: Math.max(64, Math.min(INFLATE_CHUNK, e.uncompressedSize + 1)) });
               connect(raw, inflate);
               resolve(inflate);
             }

@@ -103,6 +103,9 @@ describe('concept documents: frontmatter completion', () => {
     ['a list root', '---\n- a\n- b\n---\n'],
     ['an unclosed block', '---\ntitle: a\n'],
     ['a control character', '---\ntitle: "a\u0007"\n---\n'],
+    // A marker with trailing text does not close the block but starts a second YAML document.
+    ['a second document after "--- "', '---\ntype: Guide\n--- \ntitle: b\n---\n# B\n'],
+    ['a second document after "--- key: value"', '---\ntype: Guide\n--- title: b\n---\n# B\n'],
   ])('refuses frontmatter with %s', (_name, text) => {
     expect(codeOf(() => prep('x.md', text))).toBe('OCTX_DOCUMENT_FRONTMATTER');
   });
@@ -132,6 +135,14 @@ describe('document paths', () => {
 
   it.each([['../x.md'], ['/abs.md'], ['a//b.md'], ['./a.md'], ['a/./b.md'], ['a\\b.md'], ['a\0.md'], ['C:/x.md'], [''], ['a.MD'], ['a.txt'], ['.md'], ['a/.md']])('refuses %j', (p) => {
     expect(codeOf(() => prep(p, '# T\n'))).toBe('OCTX_PATH_INVALID');
+  });
+
+  it('refuses a path that cannot be a ZIP entry name (over 65,535 UTF-8 bytes with knowledge/) when it is added', () => {
+    const fits = `${'a'.repeat(0xffff - 'knowledge/'.length - 3)}.md`;
+    expect(prep(fits, '# T\n').path).toHaveLength(0xffff);
+    expect(codeOf(() => prep(`a${fits}`, '# T\n'))).toBe('OCTX_PATH_INVALID');
+    // Three UTF-8 bytes per character count, not UTF-16 units.
+    expect(codeOf(() => prep(`${'中'.repeat(22_000)}.md`, '# T\n'))).toBe('OCTX_PATH_INVALID');
   });
 });
 
