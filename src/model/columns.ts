@@ -1,16 +1,18 @@
 /**
  * Growable typed-array columns: the compact per-record storage that keeps a million records in a
  * few megabytes instead of a million JavaScript objects. Used by the builder's structure store
- * and by the validator's id graph.
+ * and id registry, and by the validator's id graph.
  */
-class GrowableColumn<T extends Int32Array | Float64Array> {
+type TypedColumnArray = Int32Array | Uint32Array | Uint8Array | Float64Array;
+
+class GrowableColumn<T extends TypedColumnArray> {
   #data: T;
   #length = 0;
   readonly #make: (size: number) => T;
 
   constructor(make: (size: number) => T, initialCapacity: number) {
     this.#make = make;
-    this.#data = make(initialCapacity);
+    this.#data = make(Math.max(1, initialCapacity));
   }
 
   /** Number of values. */
@@ -20,11 +22,7 @@ class GrowableColumn<T extends Int32Array | Float64Array> {
 
   /** Appends a value and returns its position. */
   push(value: number): number {
-    if (this.#length === this.#data.length) {
-      const next = this.#make(this.#data.length * 2);
-      next.set(this.#data);
-      this.#data = next;
-    }
+    if (this.#length === this.#data.length) this.#grow(this.#length + 1);
     this.#data[this.#length] = value;
     return this.#length++;
   }
@@ -43,12 +41,54 @@ class GrowableColumn<T extends Int32Array | Float64Array> {
   view(): T {
     return this.#data.subarray(0, this.#length) as T;
   }
+
+  /**
+   * The whole backing array, used part first (its length is the capacity, not {@link length}).
+   * For hot loops that would otherwise call {@link get} per value; do not keep it across pushes
+   * or {@link extend}, which may replace it.
+   */
+  get array(): T {
+    return this.#data;
+  }
+
+  /**
+   * Appends `n` zero values (growing once) and returns the position of the first: for records
+   * made of several values, written through {@link array}.
+   */
+  extend(n: number): number {
+    const at = this.#length;
+    if (at + n > this.#data.length) this.#grow(at + n);
+    this.#length = at + n;
+    return at;
+  }
+
+  #grow(min: number): void {
+    let size = this.#data.length * 2;
+    while (size < min) size *= 2;
+    const next = this.#make(size);
+    next.set(this.#data);
+    this.#data = next;
+  }
 }
 
 /** A growable Int32 column (dense ids, counts, line numbers). */
 export class Int32Column extends GrowableColumn<Int32Array> {
   constructor(initialCapacity = 1024) {
     super((n) => new Int32Array(n), initialCapacity);
+  }
+}
+
+/** A growable Uint32 column (raw 32-bit words, e.g. the four words of a UUID). */
+export class Uint32Column extends GrowableColumn<Uint32Array> {
+  constructor(initialCapacity = 1024) {
+    super((n) => new Uint32Array(n), initialCapacity);
+  }
+}
+
+/** A growable Uint8 column (small codes such as kinds and flags: one byte per record). */
+export class Uint8Column extends GrowableColumn<Uint8Array> {
+  constructor(initialCapacity = 1024) {
+    super((n) => new Uint8Array(n), initialCapacity);
   }
 }
 
