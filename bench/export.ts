@@ -5,7 +5,7 @@
  * and the atomic rename.
  *
  *   node --expose-gc --import tsx bench/export.ts --size S --seed 1 --out FILE.octx --tmp DIR
- *        [--verify full|integrity] [--limits raised] [--collect-only]
+ *        [--verify full|integrity] [--limits raised] [--collect-only] [--no-drain]
  *
  * The measured section starts before the first record is generated and ends when `export()`
  * resolves, so it holds generation + the builder's collection (validation, serialisation,
@@ -33,6 +33,12 @@ export interface ExportRunOptions {
   readonly verify?: 'full' | 'integrity';
   /** Pass RAISED_LIMITS as export({ limits }). */
   readonly raisedLimits?: boolean;
+  /**
+   * `await builder.drain()` after each document (default true), as the baseline awaits its
+   * streams' drain: a CPU-bound producer that yields. false measures a producer that never
+   * yields until export().
+   */
+  readonly drain?: boolean;
 }
 
 export async function runExport(o: ExportRunOptions) {
@@ -48,6 +54,7 @@ export async function runExport(o: ExportRunOptions) {
     chunkEvent: (l) => void builder.linkChunkEvent(l),
     eventEntity: (l) => void builder.linkEventEntity(l),
     vector: (t, id, v) => void builder.addVector(t, id, v),
+    ...(o.drain === false ? {} : { endDocument: () => builder.drain() }),
   };
   const counts = await generateCorpus({ chunks: o.chunks, seed: o.seed }, sink);
   const collectMs = performance.now() - t0;
@@ -147,9 +154,10 @@ if (isMain(import.meta.url)) {
   const verify = args.get('verify') as 'full' | 'integrity' | undefined;
   if (verify !== undefined && verify !== 'full' && verify !== 'integrity') throw new Error('--verify must be full or integrity');
   const raisedLimits = args.get('limits') === 'raised';
+  const drain = !args.has('no-drain');
   const mode = collectOnly ? 'collect' : verify === 'integrity' ? 'export-integrity' : 'export';
   await measure(mode, size, seed, async () => {
-    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly, ...(verify ? { verify } : {}), raisedLimits });
+    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly, ...(verify ? { verify } : {}), raisedLimits, drain });
     return { records: recordCount(r.counts), payloadBytes: r.payloadBytes, extra: r.extra };
   });
 }

@@ -13,7 +13,8 @@
  * --keep), --verify integrity[,full] (export({ verify }) modes to measure, one exporter run per
  * mode, always passed explicitly; default integrity, the SDK default since 7befa4e), --limits default|raised (ArchiveLimits passed to export()
  * and validatePackage(); default: raised for L, which cannot fit the reference defaults, else
- * default).
+ * default), --no-drain (the exporter's producer never awaits builder.drain(): a loop that does not
+ * yield until export()).
  *
  * Every measurement runs in a fresh child process (bench/baseline.ts, bench/export.ts,
  * bench/validate.ts), so each peak RSS belongs to one measurement. Within a run the order of
@@ -46,6 +47,7 @@ const seed = Number(args.get('seed') ?? 1);
 const keep = args.has('keep');
 const asJson = args.has('json');
 const level = Number(args.get('level') ?? 6);
+const drainArgs = args.has('no-drain') ? ['--no-drain'] : [];
 const given = args.get('package');
 const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ONLY_MODES);
 for (const m of only) if (!ONLY_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
@@ -138,7 +140,7 @@ for (let run = 1; run <= runs; run++) {
     baseline = record('baseline', await child('baseline.ts', [...common, '--out', join(dir, 'baseline'), '--level', String(level)], 'baseline', run));
     if (!keep) rmSync(join(dir, 'baseline'), { recursive: true, force: true });
   };
-  const exportArgs = (out: string): string[] => [...common, '--out', out, '--tmp', join(dir, 'spill'), '--level', String(level), ...limitArgs];
+  const exportArgs = (out: string): string[] => [...common, '--out', out, '--tmp', join(dir, 'spill'), '--level', String(level), ...limitArgs, ...drainArgs];
   const doExport = async (): Promise<void> => {
     if (given || (!only.has('export') && !only.has('floor') && !only.has('validate'))) return;
     if (verifyModes.includes('full')) {
@@ -301,9 +303,10 @@ for (const v of variants) {
   if (rs.length === 0) continue;
   const ph = (k: string): number => median(rs.map((r) => Number((r.extra.phases as Record<string, number>)[k] ?? NaN))) / 1000;
   const mem = (k: string): number => median(rs.map((r) => Number((r.extra.memory as Record<string, number>)[k] ?? NaN)));
-  const other = ph('total') - ph('plan') - ph('vectors') - ph('zip') - ph('verify');
+  const compress = Number.isNaN(ph('compress')) ? 0 : ph('compress');
+  const other = ph('total') - ph('plan') - ph('vectors') - compress - ph('zip') - ph('verify');
   lines.push(
-    `${v.label} phases (median s): collect ${fmt(ph('collectMs'))} (generation + add*), export ${fmt(ph('exportMs'))} = plan ${fmt(ph('plan'))} + arrow ${fmt(ph('vectors'))} + zip ${fmt(ph('zip'))} + verify ${fmt(ph('verify'))} + fsync/rename/cleanup ${fmt(other + (ph('exportMs') - ph('total')))}`,
+    `${v.label} phases (median s): collect ${fmt(ph('collectMs'))} (generation + add*), export ${fmt(ph('exportMs'))} = plan ${fmt(ph('plan'))} + arrow ${fmt(ph('vectors'))} + compress ${fmt(compress)} + zip ${fmt(ph('zip'))} + verify ${fmt(ph('verify'))} + fsync/rename/cleanup ${fmt(other + (ph('exportMs') - ph('total')))}`,
   );
   const peak = (k: string): number => median(rs.map((r) => Number(((r.extra.memory as { peakByPhase?: Record<string, number> }).peakByPhase ?? {})[k] ?? NaN)));
   lines.push(

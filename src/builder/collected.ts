@@ -1,10 +1,11 @@
+import type { SpilledEntry } from '../package/payload-spill.js';
 import type { PreparedVectorConfig } from '../vectors/config.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
 import type { IdRegistry } from '../structure/id-registry.js';
 import type { StructureStore } from '../structure/structure-store.js';
 
-/** A knowledge document as collected: its bytes are already on disk in the spill folder. */
+/** A knowledge document as collected: its bytes are already spilled (hashed, being compressed). */
 export interface CollectedDocument {
   readonly path: string;
   readonly kind: 'concept' | 'reserved';
@@ -12,7 +13,7 @@ export interface CollectedDocument {
   /** Dense id in the registry (concepts only). */
   readonly dense?: number;
   readonly title?: string;
-  readonly file: string;
+  readonly entry: SpilledEntry;
   readonly size: number;
   readonly sha256: string;
 }
@@ -20,7 +21,7 @@ export interface CollectedDocument {
 /** A private extension file (`extensions/<namespace>/<major.minor>/…`). */
 export interface CollectedExtension {
   readonly path: string;
-  readonly file: string;
+  readonly entry: SpilledEntry;
   readonly size: number;
   readonly sha256: string;
 }

@@ -7,6 +7,9 @@ import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
 import { resolveLimits, type ArchiveLimits } from '../read/limits.js';
 
+/** zlib level used for text entries unless the caller chooses one. */
+export const DEFAULT_COMPRESSION_LEVEL = 6;
+
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
   /** The Asset: its display name and, for later releases, its stable id (minted when absent). */
@@ -28,6 +31,12 @@ export interface PackageBuilderOptions {
   readonly tempDir?: string;
   /** `type` given to documents whose frontmatter has none (default `Document`). */
   readonly defaultDocumentType?: string;
+  /**
+   * zlib level for text entries, 0–9 (default 6; 0 stores everything). Text is compressed on the
+   * thread pool while records are added, at this level; `export({ compressionLevel })` may choose
+   * another one, at the cost of compressing again.
+   */
+  readonly compressionLevel?: number;
 }
 
 /** Options of `builder.export(options)`. */
@@ -43,7 +52,10 @@ export interface ExportOptions {
    * report why. `require`: throw `OCTX_STRUCTURE_INCOMPLETE` instead of omitting it.
    */
   readonly structure?: 'auto' | 'require';
-  /** zlib level for text entries, 0–9 (default 6). Arrow files are always stored. */
+  /**
+   * zlib level for text entries, 0–9 (default: the builder's `compressionLevel`, 6 unless set).
+   * Arrow files are always stored.
+   */
   readonly compressionLevel?: number;
   /** Progress and warning events. */
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -85,6 +97,7 @@ const builderOptionsSchema = z.object({
   state: z.string().min(1).optional(),
   tempDir: z.string().min(1).optional(),
   defaultDocumentType: z.string().refine((s) => s.trim().length > 0, { error: 'must be non-empty' }).optional(),
+  compressionLevel: z.number().int().min(0).max(9).optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -116,6 +129,7 @@ export interface ResolvedBuilderOptions {
   readonly state?: string;
   readonly tempDir?: string;
   readonly defaultDocumentType?: string;
+  readonly compressionLevel: number;
 }
 
 /**
@@ -155,6 +169,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     ...(o.state !== undefined ? { state: o.state } : {}),
     ...(o.tempDir !== undefined ? { tempDir: o.tempDir } : {}),
     ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
+    compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
   };
 }
 
@@ -164,7 +179,8 @@ export interface ResolvedExportOptions {
   readonly overwrite: boolean;
   readonly documentsOnly: boolean;
   readonly structure: 'auto' | 'require';
-  readonly compressionLevel: number;
+  /** Absent: the builder's level. */
+  readonly compressionLevel?: number;
   readonly onProgress?: (event: ProgressEvent) => void;
   readonly signal?: AbortSignal;
   readonly limits: ArchiveLimits;
@@ -186,7 +202,7 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     overwrite: o.overwrite ?? false,
     documentsOnly: o.documentsOnly ?? false,
     structure: o.structure ?? 'auto',
-    compressionLevel: o.compressionLevel ?? 6,
+    ...(o.compressionLevel !== undefined ? { compressionLevel: o.compressionLevel } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     limits: resolveLimits(o.limits as Partial<ArchiveLimits> | undefined),

@@ -1,15 +1,16 @@
-import { createReadStream, mkdirSync, writeFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { OctxError } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
-import { sha256Hex } from '../model/json.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
 import { AtomicOutput } from '../package/atomic-output.js';
+import { BackgroundDeflate } from '../package/background-deflate.js';
+import { PayloadSpill } from '../package/payload-spill.js';
 import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
-import { EXTENSION_PATH_PATTERN, logicalPathProblem } from '../package/paths.js';
+import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../package/paths.js';
 import { writePackage } from '../package/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import type { ExportReport } from '../plan/report.js';
@@ -22,7 +23,7 @@ import { compileInputTemplate, templateForTarget } from '../vectors/template.js'
 import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from './collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
-import { createSpillDir, removeSpillDir } from './spill-dir.js';
+import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 
 /** What `export()` returns. */
@@ -79,9 +80,16 @@ export class PackageBuilder {
   readonly #paths = new Set<string>();
   readonly #extensions: CollectedExtension[] = [];
   readonly #structure: StructureStore;
+  /** Compresses text payloads on the thread pool while they are collected (absent at level 0). */
+  readonly #background: BackgroundDeflate | undefined;
+  /** Documents and extension files, back to back, each one an entry. */
+  readonly #payloads: PayloadSpill;
   readonly #vectorSpills = new Map<VectorTarget, VectorSpill>();
   #vectorConfig: PreparedVectorConfig | undefined;
   #consumed = false;
+  #cleaned = false;
+  /** The export in progress: `dispose()` waits for it instead of pulling files from under it. */
+  #running: Promise<ExportResult> | undefined;
   readonly #state: ProducerState | undefined;
   readonly #ledger: IdLedger;
   #derivation: DerivationSummary | undefined;
@@ -124,8 +132,10 @@ export class PackageBuilder {
     }
     this.#ids.define(this.#assetId, IdKind.Asset, 0);
     this.#dir = createSpillDir(this.#options.tempDir);
-    mkdirSync(join(this.#dir, 'knowledge'));
-    this.#structure = new StructureStore(this.#ids, this.#dir);
+    this.#background = this.#options.compressionLevel > 0 ? new BackgroundDeflate({ level: this.#options.compressionLevel }) : undefined;
+    const background = this.#background ? { background: this.#background } : {};
+    this.#payloads = new PayloadSpill({ rawFile: join(this.#dir, 'payloads'), deflatedFile: join(this.#dir, 'payloads.deflate'), ...background });
+    this.#structure = new StructureStore(this.#ids, this.#dir, this.#background);
   }
 
   /** The asset id (given, remembered by the producer state, or minted). */
@@ -180,15 +190,15 @@ export class PackageBuilder {
       dense = this.#ids.define(doc.documentId, IdKind.Document, this.#documents.length);
       this.#documentIds.set(path, doc.documentId);
     }
-    const file = join(this.#dir, 'knowledge', `${this.#documents.length}.md`);
-    writeFileSync(file, doc.bytes);
+    this.#payloads.write(doc.bytes);
+    const entry = this.#payloads.endEntry();
     this.#paths.add(path);
     this.#documents.push({
       path,
       kind: doc.kind,
-      file,
-      size: doc.bytes.length,
-      sha256: sha256Hex(doc.bytes),
+      entry,
+      size: entry.size,
+      sha256: entry.sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
     });
@@ -251,15 +261,16 @@ export class PackageBuilder {
    */
   addExtensionFile(path: string, content: string | Uint8Array): this {
     this.#assertOpen();
-    const problem = typeof path === 'string' ? logicalPathProblem(path) : 'path must be a string';
+    const problem = typeof path === 'string' ? (logicalPathProblem(path) ?? entryNameProblem(path)) : 'path must be a string';
     if (problem || !EXTENSION_PATH_PATTERN.test(path)) {
       throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: String(path), field: 'path', message: `${problem ?? 'not an extension path'}; extension files live at extensions/<lower-case reverse-DNS namespace>/<major.minor>/<file>, e.g. extensions/com.example.pipeline/0.1/data.jsonl` });
     }
     if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
+    // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-    const file = join(this.#dir, `extension-${this.#extensions.length}`);
-    writeFileSync(file, bytes);
-    this.#extensions.push({ path, file, size: bytes.length, sha256: sha256Hex(bytes) });
+    this.#payloads.write(bytes);
+    const entry = this.#payloads.endEntry();
+    this.#extensions.push({ path, entry, size: entry.size, sha256: entry.sha256 });
     this.#paths.add(path);
     return this;
   }
@@ -357,6 +368,17 @@ export class PackageBuilder {
    */
   async export(options: ExportOptions): Promise<ExportResult> {
     this.#assertOpen();
+    if (this.#running) throw new OctxError('OCTX_BUILDER_CONSUMED', 'an export of this PackageBuilder is already running; await it');
+    const run = this.#export(options);
+    this.#running = run;
+    try {
+      return await run;
+    } finally {
+      this.#running = undefined;
+    }
+  }
+
+  async #export(options: ExportOptions): Promise<ExportResult> {
     const opts = resolveExportOptions(options);
     const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
     const state = this.#state;
@@ -395,7 +417,7 @@ export class PackageBuilder {
         {
           output,
           workDir: this.#dir,
-          compressionLevel: opts.compressionLevel,
+          compressionLevel: opts.compressionLevel ?? this.#options.compressionLevel,
           verify: opts.verify,
           ...(opts.customLimits ? { limits: opts.customLimits } : {}),
           ...(opts.signal ? { signal: opts.signal } : {}),
@@ -441,13 +463,34 @@ export class PackageBuilder {
     }
   }
 
-  /** Abandons the builder and removes its temporary files. */
+  /**
+   * Resolves once background compression has caught up (at most half its memory bound in
+   * flight). Text is compressed on the thread pool while records are added, but a loop that
+   * never yields to the event loop only gets as far as that bound; the rest is compressed at
+   * export. A CPU-bound producer can `await builder.drain()` every few thousand records (or per
+   * document) so compression keeps pace on the other cores. Optional: awaiting anything that
+   * does I/O has the same effect.
+   */
+  async drain(): Promise<void> {
+    await this.#background?.drain();
+  }
+
+  /**
+   * Abandons the builder and removes its temporary files. During an export it waits for that
+   * export to end (which removes them itself).
+   */
   async dispose(): Promise<void> {
+    await this.#running?.catch(() => undefined);
     this.#consumed = true;
     await this.#cleanup();
   }
 
   async #cleanup(): Promise<void> {
+    if (this.#cleaned) return;
+    this.#cleaned = true;
+    // Jobs still running would write into files about to be removed.
+    await this.#background?.settle().catch(() => undefined);
+    this.#payloads.close();
     this.#structure.close();
     for (const spill of this.#vectorSpills.values()) spill.close();
     await removeSpillDir(this.#dir);

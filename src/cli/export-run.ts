@@ -20,6 +20,7 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'documents-only': { type: 'boolean', description: 'export only the Markdown knowledge layer' },
   'require-structure': { type: 'boolean', description: 'fail (exit 1) instead of omitting an incomplete structure layer' },
   overwrite: { type: 'boolean', description: 'replace an existing output file' },
+  'compression-level': { type: 'string', value: '<0-9>', description: 'zlib level for text entries (default 6; 0 stores everything)' },
 };
 
 /** Builder options from the command line. */
@@ -27,11 +28,21 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
   const version = str(values, 'version');
   const createdAt = str(values, 'created-at');
   const state = str(values, 'state');
+  const level = compressionLevel(values);
   return {
     asset: { name: str(values, 'name')! },
     release: { ...(version !== undefined ? { version } : {}), ...(createdAt !== undefined ? { createdAt } : {}) },
     ...(state !== undefined ? { state } : {}),
+    ...(level !== undefined ? { compressionLevel: level } : {}),
   };
+}
+
+/** `--compression-level`: an integer 0–9, given to the builder so text is compressed at it while collected. */
+function compressionLevel(values: OptionValues): number | undefined {
+  const raw = str(values, 'compression-level');
+  if (raw === undefined) return undefined;
+  if (!/^[0-9]$/.test(raw)) throw usageError(`--compression-level must be an integer from 0 to 9 (got ${JSON.stringify(raw)})`, 'compression-level');
+  return Number(raw);
 }
 
 /** Checks option combinations shared by the exporting commands. */

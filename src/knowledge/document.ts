@@ -1,7 +1,7 @@
 import { isMap, isScalar, type Document } from 'yaml';
 import { OctxError } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
-import { baseName, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../package/paths.js';
+import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../package/paths.js';
 import { documentTypeProblem } from './concept.js';
 import { parseFrontmatter, splitFrontmatter, stripBom } from './frontmatter.js';
 import { reservedDocumentProblems } from './reserved.js';
@@ -54,7 +54,10 @@ export function knowledgePath(input: string): string {
   if (!nfc.endsWith('.md') || nfc === '.md' || baseName(nfc) === '.md') {
     throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: input, field: 'path', message: 'knowledge documents must be Markdown files ending in lower-case ".md"' });
   }
-  return `knowledge/${nfc}`;
+  const packagePath = `knowledge/${nfc}`;
+  const tooLong = entryNameProblem(packagePath);
+  if (tooLong) throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: input.slice(0, 200), field: 'path', message: tooLong });
+  return packagePath;
 }
 
 /**

@@ -1,7 +1,9 @@
-import { rm } from 'node:fs/promises';
+import { deflateRawSync, crc32 } from 'node:zlib';
 import type { ProgressEvent } from '../plan/report.js';
 import { compareUtf8 } from './paths.js';
-import { writeZip, type WrittenZipEntry, type ZipEntrySource, type ZipEntrySpec } from './zip-writer.js';
+import type { PayloadSource } from './payload-source.js';
+import type { PayloadSpill, SpilledEntry } from './payload-spill.js';
+import { assembleZip, type ZipEntryData } from './zip-assembler.js';
 
 /**
  * Entries that deflate better than this are stored instead: real consumers refuse entries above
@@ -12,54 +14,98 @@ export const MAX_DEFLATE_RATIO = 100;
 /** A payload file to archive. */
 export interface ArchivePayload {
   readonly path: string;
-  readonly source: ZipEntrySource;
+  readonly source: PayloadSource;
   readonly size: number;
+}
+
+/** What was written for one entry. */
+export interface WrittenZipEntry {
+  readonly name: string;
+  readonly size: number;
+  readonly compressedSize: number;
+  readonly method: 'store' | 'deflate';
 }
 
 /** Options of {@link writeArchive}. */
 export interface WriteArchiveOptions {
+  /** zlib level for text entries; 0 stores every entry. */
   readonly level: number;
+  /** Write ZIP64 extra fields on every entry (default: only where needed). */
+  readonly forceZip64?: boolean;
+  /** Receives `compress` and `zip` durations (ms). */
+  readonly timings?: Record<string, number>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
-}
-
-class RatioExceeded extends Error {
-  constructor(readonly entry: string) {
-    super(`entry ${entry} deflates beyond ${MAX_DEFLATE_RATIO}:1`);
-  }
 }
 
 /**
  * Writes an `.octx` archive with the SDK's entry policy: `manifest.json` first, then payloads in
  * UTF-8 byte order of their paths; `.arrow` stored (float data barely compresses and consumers
- * read it faster stored), other entries deflated — unless deflate would exceed
- * {@link MAX_DEFLATE_RATIO}, in which case the archive is rewritten with that entry stored. The
- * decision depends only on the bytes, so identical input still gives identical archives; the
- * rewrite only happens for pathological (very repetitive) entries.
+ * read it faster stored); other entries deflated, unless deflate would not make them smaller or
+ * would exceed {@link MAX_DEFLATE_RATIO} (then stored). The decision depends only on the bytes,
+ * so identical input gives identical archives.
+ *
+ * Collected payloads arrive as spilled entries whose blocks were mostly compressed while the
+ * caller was adding records; the rest are compressed here, in parallel, before a single
+ * sequential pass writes the container.
  */
 export async function writeArchive(path: string, manifest: Buffer, payloads: readonly ArchivePayload[], options: WriteArchiveOptions): Promise<WrittenZipEntry[]> {
   const sorted = [...payloads].sort((a, b) => compareUtf8(a.path, b.path));
-  const forcedStore = new Set<string>();
-  // Each retry stores one more entry, so this ends after at most one pass per entry.
-  for (let attempt = 0; attempt <= payloads.length + 1; attempt++) {
-    const entries: ZipEntrySpec[] = [
-      { name: 'manifest.json', source: { bytes: manifest }, size: manifest.length, store: forcedStore.has('manifest.json') },
-      ...sorted.map((f) => ({ name: f.path, source: f.source, size: f.size, store: f.path.endsWith('.arrow') || forcedStore.has(f.path) })),
-    ];
-    try {
-      return await writeZip(path, entries, {
-        level: options.level,
-        ...(options.signal ? { signal: options.signal } : {}),
-        onEntry: (w, index) => {
-          if (w.method === 'deflate' && w.compressedSize > 0 && w.size / w.compressedSize > MAX_DEFLATE_RATIO) throw new RatioExceeded(w.name);
-          options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length });
-        },
-      });
-    } catch (e) {
-      if (!(e instanceof RatioExceeded) || forcedStore.has(e.entry)) throw e;
-      forcedStore.add(e.entry);
-      await rm(path, { force: true });
-    }
+  const all: ArchivePayload[] = [{ path: 'manifest.json', source: { bytes: manifest }, size: manifest.length }, ...sorted];
+  const level = options.level;
+  let t = performance.now();
+  if (level > 0) await compressSpilled(all, level, options.signal);
+  if (options.timings) options.timings.compress = performance.now() - t;
+  t = performance.now();
+  const entries = all.map((p) => entryData(p, level));
+  await assembleZip(path, entries, {
+    ...(options.forceZip64 ? { forceZip64: true } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    onEntry: (index) => options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length }),
+  });
+  if (options.timings) options.timings.zip = performance.now() - t;
+  return entries.map((e) => ({ name: e.name, size: e.size, compressedSize: e.compressedSize, method: e.method }));
+}
+
+/** Finishes the compression of every spilled payload, one spill at a time, blocks in parallel. */
+async function compressSpilled(payloads: readonly ArchivePayload[], level: number, signal: AbortSignal | undefined): Promise<void> {
+  const bySpill = new Map<PayloadSpill, SpilledEntry[]>();
+  for (const p of payloads) {
+    if (!('spilled' in p.source) || isStoredByPath(p.path)) continue;
+    const entry = p.source.spilled;
+    const list = bySpill.get(entry.spill) ?? [];
+    list.push(entry);
+    bySpill.set(entry.spill, list);
   }
-  throw new Error('unreachable: every entry is stored after enough retries');
+  for (const [spill, entries] of bySpill) await spill.compress(entries, level, signal ? { signal } : {});
+}
+
+function isStoredByPath(path: string): boolean {
+  return path.endsWith('.arrow');
+}
+
+/** Chooses the method from the compressed size and says where the bytes are. */
+function entryData(p: ArchivePayload, level: number): ZipEntryData {
+  const source = p.source;
+  const deflatable = level > 0 && !isStoredByPath(p.path);
+  if ('bytes' in source) {
+    const crc = crc32(source.bytes);
+    const deflated = deflatable ? deflateRawSync(source.bytes, { level }) : undefined;
+    if (deflated && worthDeflating(p.size, deflated.length)) {
+      return { name: p.path, method: 'deflate', crc32: crc, size: p.size, compressedSize: deflated.length, segments: [{ bytes: deflated }] };
+    }
+    return { name: p.path, method: 'store', crc32: crc, size: p.size, compressedSize: p.size, segments: [{ bytes: source.bytes }] };
+  }
+  if ('spilled' in source) {
+    const entry = source.spilled;
+    const deflatedSize = deflatable ? entry.spill.deflatedSize(entry, level) : undefined;
+    const method = deflatedSize !== undefined && worthDeflating(entry.size, deflatedSize) ? 'deflate' : 'store';
+    return { name: p.path, method, crc32: entry.crc32, size: entry.size, compressedSize: method === 'deflate' ? deflatedSize! : entry.size, segments: entry.spill.segments(entry, method, level) };
+  }
+  return { name: p.path, method: 'store', crc32: source.crc32, size: p.size, compressedSize: p.size, segments: p.size === 0 ? [] : [{ file: source.file, offset: 0, length: p.size }] };
+}
+
+/** Deflate must save bytes and stay within the ratio consumers accept. */
+function worthDeflating(size: number, compressedSize: number): boolean {
+  return compressedSize < size && size / compressedSize <= MAX_DEFLATE_RATIO;
 }

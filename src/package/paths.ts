@@ -56,6 +56,18 @@ export function logicalPathProblem(path: string): string | undefined {
   return undefined;
 }
 
+/** A ZIP entry name is at most 65,535 bytes (a 16-bit length field). */
+export const MAX_ENTRY_NAME_BYTES = 0xffff;
+
+/**
+ * Why a package path cannot be written as a ZIP entry name, or `undefined`. Checked by the
+ * producer when a file is added (readers need not apply it: a ZIP cannot carry such a name).
+ */
+export function entryNameProblem(packagePath: string): string | undefined {
+  const bytes = Buffer.byteLength(packagePath, 'utf8');
+  return bytes > MAX_ENTRY_NAME_BYTES ? `path is ${bytes} bytes of UTF-8; a ZIP entry name holds at most ${MAX_ENTRY_NAME_BYTES}` : undefined;
+}
+
 /** What a payload path is, or `undefined` when OCTX does not allow it as a listed payload. */
 export type PayloadKind = 'knowledge' | 'structure' | 'vectors' | 'extension';
 

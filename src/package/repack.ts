@@ -1,9 +1,13 @@
 import { OctxError } from '../model/errors.js';
-import { openPackage, sourceOf } from '../read/open-package.js';
+import { openPackage } from '../read/open-package.js';
 import type { ArchiveLimits } from '../read/limits.js';
 import { validatePackage } from '../read/validate-package.js';
-import { writeArchive } from './archive-writer.js';
+import { join } from 'node:path';
+import { writeArchive, type ArchivePayload } from './archive-writer.js';
 import { AtomicOutput } from './atomic-output.js';
+import { BackgroundDeflate } from './background-deflate.js';
+import { PayloadSpill } from './payload-spill.js';
+import { createSpillDir, removeSpillDir } from './spill-dir.js';
 
 /** Options of {@link repackPackage}. */
 export interface RepackOptions {
@@ -11,6 +15,8 @@ export interface RepackOptions {
   readonly overwrite?: boolean;
   /** zlib level for text entries (default 6). */
   readonly compressionLevel?: number;
+  /** Where entries are staged while they are compressed (default: the OS temp folder). */
+  readonly tempDir?: string;
   /** Limits for reading the source. */
   readonly limits?: Partial<ArchiveLimits>;
   readonly signal?: AbortSignal;
@@ -36,19 +42,46 @@ export interface RepackResult {
  * @throws OctxError `OCTX_VALIDATION_ERROR` (invalid source or result), `OCTX_OUTPUT_EXISTS`, …
  */
 export async function repackPackage(source: string, output: string, options: RepackOptions = {}): Promise<RepackResult> {
+  const level = options.compressionLevel ?? 6;
+  if (!Number.isInteger(level) || level < 0 || level > 9) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'compressionLevel', message: `compressionLevel must be an integer from 0 to 9 (got ${String(level)})` });
+  }
   const limits = options.limits ? { limits: options.limits } : {};
   const before = await validatePackage(source, limits);
   if (!before.format.valid || before.packageDigest === undefined) {
     throw OctxError.aggregate('OCTX_VALIDATION_ERROR', `${source} cannot be re-packaged losslessly: its format layer is invalid`, before.issues.filter((i) => i.severity === 'error'), before);
   }
   const out = await AtomicOutput.prepare(output, options.overwrite ?? false);
-  const pkg = await openPackage(source, limits);
+  let pkg;
   try {
-    const container = sourceOf(pkg);
+    pkg = await openPackage(source, limits);
+  } catch (e) {
+    await out.discard();
+    throw e;
+  }
+  const background = level > 0 ? new BackgroundDeflate({ level }) : undefined;
+  let stage: string | undefined;
+  let spill: PayloadSpill | undefined;
+  try {
+    try {
+      stage = createSpillDir(options.tempDir);
+      spill = new PayloadSpill({ rawFile: join(stage, 'payloads'), deflatedFile: join(stage, 'payloads.deflate'), ...(background ? { background } : {}) });
+    } catch (e) {
+      throw e instanceof OctxError ? e : new OctxError('OCTX_IO_ERROR', `cannot create a staging folder for the repack: ${(e as Error).message}`, { cause: e });
+    }
     const listed = pkg.listedFiles();
     const listedPaths = new Set(listed.map((f) => f.path));
-    const payloads = listed.map((f) => ({ path: f.path, size: container.size(f.path), source: { open: () => pkg.openFile(f.path) } }));
-    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level: options.compressionLevel ?? 6, ...(options.signal ? { signal: options.signal } : {}) });
+    // Each listed file is read once (the reader checks it against its digest) into the staging
+    // spill, which hashes and compresses it on the way, like a builder's collected payloads.
+    const payloads: ArchivePayload[] = [];
+    for (const f of listed) {
+      if (options.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'repack cancelled');
+      for await (const chunk of pkg.openFile(f.path)) spill.write(Buffer.from(chunk as Uint8Array));
+      const entry = spill.endEntry();
+      payloads.push({ path: f.path, size: entry.size, source: { spilled: entry } });
+      await background?.drain();
+    }
+    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level, ...(options.signal ? { signal: options.signal } : {}) });
     const after = await validatePackage(out.tempPath);
     if (after.packageDigest !== before.packageDigest || after.valid !== before.valid) {
       throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the re-packaged archive does not validate like its source; nothing was published:', after.issues, after);
@@ -64,6 +97,9 @@ export async function repackPackage(source: string, output: string, options: Rep
     await out.discard();
     throw e;
   } finally {
+    await background?.settle();
+    spill?.close();
+    if (stage !== undefined) await removeSpillDir(stage);
     await pkg.close();
   }
 }

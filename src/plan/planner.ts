@@ -2,6 +2,7 @@ import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { sha256Hex } from '../model/json.js';
 import type { RecordKind } from '../model/records.js';
 import type { Capabilities } from '../package/manifest.js';
+import type { PayloadSource } from '../package/payload-source.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../package/paths.js';
 import { computeCoverage, coverageIssues } from '../structure/coverage.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
@@ -18,7 +19,7 @@ import type { StructureCounts, StructureReport, VectorTargetReport, VectorsRepor
 /** A payload file whose bytes already exist, with its digest. */
 export interface PlannedFile {
   readonly path: string;
-  readonly source: { readonly file: string } | { readonly bytes: Buffer };
+  readonly source: PayloadSource;
   readonly size: number;
   readonly sha256: string;
 }
@@ -84,8 +85,8 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   if (concepts.length === 0) {
     throw OctxError.of({ code: 'OCTX_CONCEPT_REQUIRED', message: 'a package needs at least one Concept Document (a knowledge/**.md other than index.md or log.md); add one with addDocument()' });
   }
-  const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { file: d.file }, size: d.size, sha256: d.sha256 }));
-  for (const x of collected.extensions) files.push({ path: x.path, source: { file: x.file }, size: x.size, sha256: x.sha256 });
+  const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { spilled: d.entry }, size: d.size, sha256: d.sha256 }));
+  for (const x of collected.extensions) files.push({ path: x.path, source: { spilled: x.entry }, size: x.size, sha256: x.sha256 });
 
   const counts: StructureCounts = {
     chunks: structure.chunkId.length,
@@ -135,7 +136,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
 
   for (const kind of Object.keys(KIND_PATHS) as RecordKind[]) {
     const f = structureFiles[kind];
-    files.push({ path: KIND_PATHS[kind], source: { file: f.file }, size: f.size, sha256: f.sha256 });
+    files.push({ path: KIND_PATHS[kind], source: { spilled: f.entry }, size: f.size, sha256: f.sha256 });
   }
   const structureReport: StructureReport = { status: 'written', counts, coverage, reason: 'every record is valid and all five coverage rules hold' };
 

@@ -1,27 +1,35 @@
-import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import type { BackgroundDeflate } from '../package/background-deflate.js';
+import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 
 const FLUSH_AT = 1 << 20;
 
+/** The JSONL file as it stands: what the planner and writer need. */
+export interface RecordSpillSnapshot {
+  readonly size: number;
+  readonly sha256: string;
+  /** The file as an archive payload (digests and compressed blocks). */
+  readonly entry: SpilledEntry;
+}
+
 /**
  * An append-only JSONL file that is the final payload file: lines are written once, through a
- * 1 MiB buffer, and hashed as they are written, so the exporter never re-reads or re-hashes them.
- * Synchronous on purpose: `addChunk()` and friends are synchronous fluent calls.
+ * 1 MiB buffer, hashed and compressed (in the background) as they are written, so the exporter
+ * never re-reads, re-hashes or re-compresses them. Synchronous on purpose: `addChunk()` and
+ * friends are synchronous fluent calls.
  */
 export class RecordSpill {
-  /** Path of the file on disk. */
+  /** Path of the JSONL file on disk. */
   readonly file: string;
-  #fd: number;
+  readonly #payload: PayloadSpill;
   #pending: string[] = [];
   #pendingLength = 0;
-  #hash: Hash = createHash('sha256');
-  #bytes = 0;
   #lines = 0;
   #maxLineBytes = 0;
 
-  constructor(file: string) {
+  /** `background` compresses the file's blocks while records are still being added. */
+  constructor(file: string, background?: BackgroundDeflate) {
     this.file = file;
-    this.#fd = openSync(file, 'w');
+    this.#payload = new PayloadSpill({ rawFile: file, deflatedFile: `${file}.deflate`, ...(background ? { background } : {}) });
   }
 
   /** Number of lines appended. */
@@ -44,32 +52,27 @@ export class RecordSpill {
     if (this.#pendingLength >= FLUSH_AT) this.flush();
   }
 
-  /** Writes buffered lines to disk and into the running hash. */
+  /** Writes buffered lines to disk (and into the running digests). */
   flush(): void {
     if (this.#pending.length === 0) return;
     const buf = Buffer.from(this.#pending.join(''), 'utf8');
     this.#pending = [];
     this.#pendingLength = 0;
-    this.#hash.update(buf);
-    this.#bytes += buf.length;
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.#fd, buf, off);
+    this.#payload.write(buf);
   }
 
   /**
    * Flushes and returns the file's size and SHA-256 (hex) so far, without closing: the spill can
    * keep growing if the export is refused and the caller adds more records.
    */
-  snapshot(): { size: number; sha256: string } {
+  snapshot(): RecordSpillSnapshot {
     this.flush();
-    return { size: this.#bytes, sha256: this.#hash.copy().digest('hex') };
+    const entry = this.#payload.snapshot();
+    return { size: entry.size, sha256: entry.sha256, entry };
   }
 
-  /** Closes the descriptor without finishing (for cleanup after a failure). */
+  /** Closes the descriptors without finishing (for cleanup after a failure). */
   close(): void {
-    if (this.#fd >= 0) {
-      closeSync(this.#fd);
-      this.#fd = -1;
-    }
+    this.#payload.close();
   }
 }

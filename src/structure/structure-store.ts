@@ -5,24 +5,22 @@ import { Int32Column } from '../model/columns.js';
 import { IdKind, type IdRegistry } from './id-registry.js';
 import { assertRecord, serializeRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
+import { PairIndex } from './pair-index.js';
+import type { BackgroundDeflate } from '../package/background-deflate.js';
+import type { SpilledEntry } from '../package/payload-spill.js';
 
 /**
- * V8 Sets and Maps hold at most 2^24 entries; refuse cleanly before that instead of failing with
- * a RangeError (16 million links of one kind is far beyond what consumers accept anyway).
+ * Most links of one kind (16M). The pair tables would still work beyond it, but 16 million links
+ * of one kind is far beyond what consumers accept, and it bounds each table at 128 MiB.
  */
 const MAX_LINKS = 16_000_000;
 
-function assertRoom(set: Set<number>, kind: string): void {
-  if (set.size >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
+function assertRoom(links: Int32Column, kind: string): void {
+  if (links.length >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
 }
 
-/** Pair keys pack two dense ids into one number: both must stay below 2^26. */
-const PAIR_SHIFT = 2 ** 26;
-
-function pairKey(a: number, b: number): number {
-  if (a >= PAIR_SHIFT || b >= PAIR_SHIFT) throw new OctxError('OCTX_RESOURCE_LIMIT', 'more than 67,108,864 ids in one package are not supported');
-  return a * PAIR_SHIFT + b;
-}
+/** Ordinals up to this fit the Int32 ordinal column; larger ones (legal, never seen) use a side set. */
+const MAX_COLUMN_ORDINAL = 2 ** 31 - 1;
 
 /** A structure JSONL file as it stands: where it is and what a consumer's limits will see. */
 export interface SpillSnapshot {
@@ -31,6 +29,8 @@ export interface SpillSnapshot {
   readonly sha256: string;
   readonly lines: number;
   readonly maxLineBytes: number;
+  /** The file as an archive payload (digests and compressed blocks). */
+  readonly entry: SpilledEntry;
 }
 
 /** File names of the spills, which are the final JSONL payloads. */
@@ -46,6 +46,10 @@ export const SPILL_FILES: Readonly<Record<RecordKind, string>> = {
  * The structure layer as it is collected: record payloads go straight to their JSONL spill files
  * (written once, hashed while written), and only the reference graph stays in memory, as dense
  * integers in typed columns. Records may arrive in any order; references are resolved at export.
+ *
+ * Duplicate `(document, ordinal)` pairs and duplicate links are refused at the call. The sets
+ * that detect them are {@link PairIndex} tables over the columns already kept here, not V8 Sets
+ * of packed keys (a heap number each), since this state sets the builder's peak memory.
  */
 export class StructureStore {
   readonly #ids: IdRegistry;
@@ -55,7 +59,10 @@ export class StructureStore {
   /** Dense id of each chunk, and of the document it names. */
   readonly chunkId = new Int32Column();
   readonly chunkDocument = new Int32Column();
-  readonly #ordinals = new Map<number, Set<number>>();
+  /** Ordinal of each chunk (-1 when above {@link MAX_COLUMN_ORDINAL}, then in `#wideOrdinals`). */
+  readonly #chunkOrdinal = new Int32Column();
+  readonly #ordinals = new PairIndex(this.chunkDocument, this.#chunkOrdinal);
+  readonly #wideOrdinals = new Set<string>();
 
   /** Dense id of each event, of its parent (-1 for none) and its declared level (0 for top). */
   readonly eventId = new Int32Column();
@@ -68,16 +75,20 @@ export class StructureStore {
   /** Chunk → event links (dense ids of both ends). */
   readonly linkChunk = new Int32Column();
   readonly linkEvent = new Int32Column();
-  readonly #chunkEventPairs = new Set<number>();
+  readonly #chunkEventPairs = new PairIndex(this.linkChunk, this.linkEvent);
 
   /** Event → entity links (dense ids of both ends). */
   readonly mentionEvent = new Int32Column();
   readonly mentionEntity = new Int32Column();
-  readonly #eventEntityPairs = new Set<number>();
+  readonly #eventEntityPairs = new PairIndex(this.mentionEvent, this.mentionEntity);
 
-  constructor(ids: IdRegistry, dir: string) {
+  readonly #background: BackgroundDeflate | undefined;
+
+  /** `background` compresses the JSONL files while records are still being added. */
+  constructor(ids: IdRegistry, dir: string, background?: BackgroundDeflate) {
     this.#ids = ids;
     this.#dir = dir;
+    this.#background = background;
   }
 
   /** True when no structure record or link was added. */
@@ -88,7 +99,7 @@ export class StructureStore {
   #spill(kind: RecordKind): RecordSpill {
     let s = this.#spills.get(kind);
     if (!s) {
-      s = new RecordSpill(join(this.#dir, SPILL_FILES[kind]));
+      s = new RecordSpill(join(this.#dir, SPILL_FILES[kind]), this.#background);
       this.#spills.set(kind, s);
     }
     return s;
@@ -101,19 +112,17 @@ export class StructureStore {
     this.#ids.assertFree(id, IdKind.Chunk);
     const doc = this.#ids.ref(record.document_id as string);
     const ordinal = record.ordinal as number;
-    let used = this.#ordinals.get(doc);
-    if (used?.has(ordinal)) {
+    const wide = ordinal > MAX_COLUMN_ORDINAL ? `${doc}:${ordinal}` : undefined;
+    if (wide === undefined ? this.#ordinals.has(doc, ordinal) : this.#wideOrdinals.has(wide)) {
       throw OctxError.of({ code: 'OCTX_CHUNK_ORDINAL_DUPLICATE', recordId: id, field: 'ordinal', message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}` });
     }
     const line = serializeRecord('chunk', record);
-    if (!used) {
-      used = new Set();
-      this.#ordinals.set(doc, used);
-    }
-    used.add(ordinal);
     const dense = this.#ids.define(id, IdKind.Chunk, this.chunkId.length);
-    this.chunkId.push(dense);
+    const row = this.chunkId.push(dense);
     this.chunkDocument.push(doc);
+    this.#chunkOrdinal.push(wide === undefined ? ordinal : -1);
+    if (wide === undefined) this.#ordinals.add(row);
+    else this.#wideOrdinals.add(wide);
     this.#spill('chunk').append(line);
   }
 
@@ -147,15 +156,14 @@ export class StructureStore {
     assertRecord('chunk-event', link);
     const chunk = this.#ids.ref(link.chunk_id as string);
     const event = this.#ids.ref(link.event_id as string);
-    const key = pairKey(chunk, event);
-    if (this.#chunkEventPairs.has(key)) {
+    if (this.#chunkEventPairs.has(chunk, event)) {
       throw OctxError.of({ code: 'OCTX_CHUNK_EVENT_DUPLICATE', recordId: link.chunk_id as string, field: 'event_id', message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}` });
     }
     const line = serializeRecord('chunk-event', link);
-    assertRoom(this.#chunkEventPairs, 'chunk-event');
-    this.#chunkEventPairs.add(key);
-    this.linkChunk.push(chunk);
+    assertRoom(this.linkChunk, 'chunk-event');
+    const row = this.linkChunk.push(chunk);
     this.linkEvent.push(event);
+    this.#chunkEventPairs.add(row);
     this.#spill('chunk-event').append(line);
   }
 
@@ -164,15 +172,14 @@ export class StructureStore {
     assertRecord('event-entity', link);
     const event = this.#ids.ref(link.event_id as string);
     const entity = this.#ids.ref(link.entity_id as string);
-    const key = pairKey(event, entity);
-    if (this.#eventEntityPairs.has(key)) {
+    if (this.#eventEntityPairs.has(event, entity)) {
       throw OctxError.of({ code: 'OCTX_EVENT_ENTITY_DUPLICATE', recordId: link.event_id as string, field: 'entity_id', message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}` });
     }
     const line = serializeRecord('event-entity', link);
-    assertRoom(this.#eventEntityPairs, 'event-entity');
-    this.#eventEntityPairs.add(key);
-    this.mentionEvent.push(event);
+    assertRoom(this.mentionEvent, 'event-entity');
+    const row = this.mentionEvent.push(event);
     this.mentionEntity.push(entity);
+    this.#eventEntityPairs.add(row);
     this.#spill('event-entity').append(line);
   }
 
@@ -185,8 +192,8 @@ export class StructureStore {
     const out = {} as Record<RecordKind, SpillSnapshot>;
     for (const kind of Object.keys(SPILL_FILES) as RecordKind[]) {
       const spill = this.#spill(kind);
-      const { size, sha256 } = spill.snapshot();
-      out[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes };
+      const { size, sha256, entry } = spill.snapshot();
+      out[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes, entry };
     }
     return out;
   }

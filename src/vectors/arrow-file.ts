@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open, rm } from 'node:fs/promises';
+import { crc32 } from 'node:zlib';
 import {
   AsyncByteQueue,
   Field,
@@ -50,6 +51,8 @@ export interface ArrowTargetResult {
   readonly sha256: string;
   /** File size in bytes. */
   readonly size: number;
+  /** CRC-32 of the file bytes. */
+  readonly crc32: number;
   /** Number of rows (records) written. */
   readonly rows: number;
 }
@@ -95,6 +98,8 @@ class SchemaFirstFileWriter extends RecordBatchFileWriter<VectorTargetColumns> {
  */
 class HashingSink extends AsyncByteQueue {
   readonly #hash = createHash('sha256');
+  /** CRC-32 of everything accepted (the ZIP entry's checksum, so the file is never re-read). */
+  crc32 = 0;
   #pending: Uint8Array[] = [];
   #pendingBytes = 0;
   /** Bytes accepted so far. */
@@ -105,6 +110,7 @@ class HashingSink extends AsyncByteQueue {
     const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     if (bytes.byteLength === 0) return;
     this.#hash.update(bytes);
+    this.crc32 = crc32(bytes, this.crc32);
     this.#pending.push(bytes);
     this.#pendingBytes += bytes.byteLength;
     this.size += bytes.byteLength;
@@ -294,7 +300,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
       throw ioError(`cannot close ${outPath}`, cause);
     }
     ok = true;
-    return { sha256: sink.digest(), size: sink.size, rows: total };
+    return { sha256: sink.digest(), size: sink.size, crc32: sink.crc32, rows: total };
   } catch (e) {
     // File-system failures (ENOSPC, EIO, …) become OCTX_IO_ERROR; anything else (an OctxError,
     // an error thrown by the caller's row source) passes through unchanged.

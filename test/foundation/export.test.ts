@@ -257,3 +257,19 @@ describe('export: verification modes', () => {
     await expect(verifyArchive(join(dir, 'bad.octx'), r.packageDigest, 'full')).rejects.toMatchObject({ code: 'OCTX_VALIDATION_ERROR' });
   });
 });
+
+describe('export: one at a time', () => {
+  it('refuses a second export while one runs, and dispose() waits for the running one', async () => {
+    const dir = tempDir();
+    const spill = tempDir();
+    const b = handbook(spill);
+    const first = b.export({ output: join(dir, 'a.octx') });
+    await expectCode(b.export({ output: join(dir, 'b.octx') }), 'OCTX_BUILDER_CONSUMED');
+    const disposed = b.dispose();
+    const result = await first;
+    await disposed;
+    expect((await validatePackage(result.output)).valid).toBe(true);
+    expect(existsSync(join(dir, 'b.octx'))).toBe(false);
+    expect(readdirSync(spill)).toEqual([]);
+  });
+});

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { crc32 } from 'node:zlib';
 import type { Float32, FixedSizeList } from 'apache-arrow';
 import type { Codec, Schema } from 'apache-arrow';
 import {
@@ -78,6 +79,7 @@ describe('writeArrowTarget', () => {
     expect(result.rows).toBe(5);
     expect(result.size).toBe(bytes.length);
     expect(result.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(result.crc32).toBe(crc32(bytes)); // the ZIP entry's checksum, computed while writing
     expect(bytes.subarray(0, 8).toString('latin1')).toBe('ARROW1\0\0');
     expect(bytes.subarray(bytes.length - 6).toString('latin1')).toBe('ARROW1');
 
@@ -183,7 +185,7 @@ describe('writeArrowTarget', () => {
     const outPath = path.join(dir, 'entities.arrow');
     const result = await writeArrowTarget({ spill, rows: [], outPath });
     const bytes = readFileSync(outPath);
-    expect(result).toEqual({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, rows: 0 });
+    expect(result).toEqual({ sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length, crc32: crc32(bytes), rows: 0 });
     const walk = walkArrowFile(new Uint8Array(bytes));
     expect(walk.messages.map((m) => m.headerType)).toEqual([HEADER.Schema]);
     expect(walk.footerBlocks).toEqual([]);

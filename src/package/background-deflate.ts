@@ -1,0 +1,86 @@
+import { deflateBlock } from './deflate-block.js';
+
+/** Options of {@link BackgroundDeflate}. */
+export interface BackgroundDeflateOptions {
+  /** zlib level the blocks are compressed at (1–9). */
+  readonly level: number;
+  /**
+   * Memory allowed in flight (default 16 MiB): each job counts its input, its dictionary and
+   * {@link JOB_OVERHEAD_BYTES}. Beyond it new blocks are not started: they stay on disk and are
+   * compressed at export time, so a caller that never yields cannot make memory grow.
+   */
+  readonly maxInFlightBytes?: number;
+}
+
+/** Default bound of memory held by background compression. */
+export const DEFAULT_MAX_IN_FLIGHT_BYTES = 16 << 20;
+
+/**
+ * What one job holds besides its input: zlib allocates its whole deflate state (window, prev
+ * and head tables, pending buffer: ~256 KiB at the default windowBits/memLevel) plus a 16 KiB
+ * output chunk when the job is submitted, not when a pool thread picks it up. Counting only raw
+ * bytes let thousands of tiny documents start at once (8,000 small documents: 1.9 GB RSS).
+ */
+export const JOB_OVERHEAD_BYTES = 288 * 1024;
+
+/**
+ * Compresses blocks on the libuv thread pool while the caller keeps adding records, with a bound
+ * on the bytes in flight. Completions are delivered when the event loop turns: an async caller
+ * gets compression overlapped with its own work for free; a synchronous caller fills the bound
+ * and leaves the rest for export time (where blocks are compressed in parallel).
+ */
+export class BackgroundDeflate {
+  /** zlib level of every block compressed here. */
+  readonly level: number;
+  readonly #maxInFlight: number;
+  #inFlightBytes = 0;
+  readonly #jobs = new Set<Promise<void>>();
+
+  constructor(options: BackgroundDeflateOptions) {
+    this.level = options.level;
+    this.#maxInFlight = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
+  }
+
+  /** Memory currently held by running jobs (inputs, dictionaries and zlib state). */
+  get inFlightBytes(): number {
+    return this.#inFlightBytes;
+  }
+
+  /**
+   * Starts compressing `raw` unless the bound is reached. `done` receives the compressed block
+   * (or the error) when the event loop next turns. Returns whether the job started.
+   */
+  trySubmit(raw: Buffer, dictionary: Buffer | undefined, done: (error: Error | undefined, compressed?: Buffer) => void): boolean {
+    const cost = raw.length + (dictionary?.length ?? 0) + JOB_OVERHEAD_BYTES;
+    // One job is always allowed, so a block larger than the bound still makes progress.
+    if (this.#inFlightBytes > 0 && this.#inFlightBytes + cost > this.#maxInFlight) return false;
+    this.#inFlightBytes += cost;
+    const job: Promise<void> = deflateBlock(raw, dictionary, this.level).then(
+      (out) => done(undefined, out),
+      (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),
+    );
+    const tracked = job.finally(() => {
+      this.#inFlightBytes -= cost;
+      this.#jobs.delete(tracked);
+    });
+    this.#jobs.add(tracked);
+    return true;
+  }
+
+  /**
+   * Lets finished jobs deliver their results and resolves once at most half the bound is in
+   * flight: await it between batches in a CPU-bound producer loop so compression keeps pace on
+   * the thread pool.
+   */
+  async drain(): Promise<void> {
+    if (this.#jobs.size === 0) return;
+    // Completions arrive as macrotasks: a bare microtask would not let any of them run.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    while (this.#inFlightBytes > this.#maxInFlight / 2 && this.#jobs.size > 0) await Promise.race(this.#jobs);
+  }
+
+  /** Resolves once every started job has finished (its `done` has run). */
+  async settle(): Promise<void> {
+    while (this.#jobs.size > 0) await Promise.all([...this.#jobs]);
+  }
+}

@@ -1,0 +1,173 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import { assembleZip, type ZipEntryData } from '../../src/package/zip-assembler.js';
+import { inspectZip } from '../helpers/zip-inspect.js';
+import { tempDir } from '../helpers/temp.js';
+
+function stored(name: string, content: string | Buffer): ZipEntryData {
+  const bytes = Buffer.from(content);
+  return { name, method: 'store', crc32: crc32(bytes), size: bytes.length, compressedSize: bytes.length, segments: [{ bytes }] };
+}
+
+function deflated(name: string, content: string | Buffer): ZipEntryData {
+  const bytes = Buffer.from(content);
+  const d = deflateRawSync(bytes);
+  return { name, method: 'deflate', crc32: crc32(bytes), size: bytes.length, compressedSize: d.length, segments: [{ bytes: d }] };
+}
+
+/** Reads every entry with yauzl (an independent reader), checking its CRC-32 against the data. */
+async function readWithYauzl(path: string): Promise<Map<string, Buffer>> {
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(path, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z!))));
+  const out = new Map<string, Buffer>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (err, stream) => {
+        if (err) return reject(err);
+        const parts: Buffer[] = [];
+        stream!.on('data', (c: Buffer) => parts.push(c));
+        stream!.on('error', reject);
+        stream!.on('end', () => {
+          const data = Buffer.concat(parts);
+          if ((crc32(data) >>> 0) !== entry.crc32) reject(new Error(`CRC mismatch in ${entry.fileName}`));
+          out.set(entry.fileName, data);
+          zip.readEntry();
+        });
+      });
+    });
+    zip.on('end', () => resolve());
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  zip.close();
+  return out;
+}
+
+describe('assembleZip', () => {
+  it('writes entries in order with fixed headers: 1980 timestamp, Unix 0644, UTF-8 flag only for non-ASCII names, no data descriptors', async () => {
+    const out = join(tempDir(), 'a.zip');
+    await assembleZip(out, [stored('manifest.json', '{}'), deflated('knowledge/赤壁.md', '# 赤壁\n'.repeat(50)), stored('empty.txt', '')]);
+    const entries = inspectZip(out);
+    expect(entries.map((e) => e.name)).toEqual(['manifest.json', 'knowledge/赤壁.md', 'empty.txt']);
+    for (const e of entries) {
+      expect(e.dosDate).toBe(0x21);
+      expect(e.dosTime).toBe(0);
+      expect(e.versionMadeBy >> 8).toBe(3);
+      expect(e.externalAttributes >>> 16).toBe(0o100644);
+      expect(e.flags & 0x8).toBe(0); // no data descriptor
+      expect(e.localFlags).toBe(e.flags);
+      expect(e.localMethod).toBe(e.method);
+      expect(e.crc32 >>> 0).toBe(crc32(e.data) >>> 0);
+    }
+    expect(entries.map((e) => e.flags & 0x800)).toEqual([0, 0x800, 0]);
+    expect(entries.map((e) => e.method)).toEqual([0, 8, 0]);
+    expect(entries[1]!.data.toString()).toBe('# 赤壁\n'.repeat(50));
+    const bytes = readFileSync(out);
+    // The local header starts the file and carries the real sizes (no ZIP64 needed here).
+    expect(bytes.readUInt32LE(0)).toBe(0x04034b50);
+    expect(bytes.readUInt32LE(18)).toBe(2);
+    expect(bytes.readUInt32LE(22)).toBe(2);
+    expect([...(await readWithYauzl(out)).keys()]).toEqual(['manifest.json', 'knowledge/赤壁.md', 'empty.txt']);
+  });
+
+  it('copies file segments: ranges of spill files, in order', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'spill');
+    const content = Buffer.from('0123456789abcdefghij');
+    writeFileSync(file, content);
+    const data = Buffer.concat([content.subarray(3, 8), content.subarray(10, 20)]);
+    const out = join(dir, 'b.zip');
+    await assembleZip(out, [{ name: 'x', method: 'store', crc32: crc32(data), size: data.length, compressedSize: data.length, segments: [{ file, offset: 3, length: 5 }, { file, offset: 10, length: 10 }] }]);
+    expect(inspectZip(out)[0]!.data.equals(data)).toBe(true);
+  });
+
+  it('writes ZIP64 extra fields on every entry when forced, readable by yauzl', async () => {
+    const out = join(tempDir(), 'z64.zip');
+    await assembleZip(out, [stored('manifest.json', '{"a":1}'), deflated('b.md', 'hello '.repeat(100))], { forceZip64: true });
+    const bytes = readFileSync(out);
+    // Local header: sizes saturated, ZIP64 extra (id 1, 16 bytes) holds both.
+    expect(bytes.readUInt32LE(18)).toBe(0xffffffff);
+    expect(bytes.readUInt32LE(22)).toBe(0xffffffff);
+    expect(bytes.readUInt16LE(4)).toBe(45);
+    const nameLength = bytes.readUInt16LE(26);
+    expect(bytes.readUInt16LE(30 + nameLength)).toBe(1);
+    expect(bytes.readUInt16LE(32 + nameLength)).toBe(16);
+    expect(Number(bytes.readBigUInt64LE(34 + nameLength))).toBe(7);
+    const read = await readWithYauzl(out);
+    expect(read.get('b.md')!.toString()).toBe('hello '.repeat(100));
+    expect(inspectZip(out).map((e) => [e.size, e.localHeaderOffset])).toEqual([
+      [7, 0],
+      [600, 30 + 13 + 20 + 7],
+    ]);
+  });
+
+  it('switches to ZIP64 end records when the entry count needs it', async () => {
+    const out = join(tempDir(), 'many.zip');
+    const n = 65_600;
+    await assembleZip(
+      out,
+      Array.from({ length: n }, (_, i) => stored(`knowledge/e${i}.md`, `# ${i}\n`)),
+    );
+    const bytes = readFileSync(out);
+    const eocd = bytes.length - 22;
+    expect(bytes.readUInt32LE(eocd)).toBe(0x06054b50);
+    expect(bytes.readUInt16LE(eocd + 10)).toBe(0xffff); // legacy count saturated …
+    expect(bytes.readUInt32LE(eocd - 20)).toBe(0x07064b50); // … and a ZIP64 locator precedes the EOCD
+    const z64 = Number(bytes.readBigUInt64LE(eocd - 20 + 8));
+    expect(bytes.readUInt32LE(z64)).toBe(0x06064b50);
+    expect(Number(bytes.readBigUInt64LE(z64 + 32))).toBe(n);
+    // Legacy fields that fit keep their real values (consistent with the ZIP64 record).
+    expect(bytes.readUInt32LE(eocd + 16)).toBe(Number(bytes.readBigUInt64LE(z64 + 48)));
+    const read = inspectZip(bytes);
+    expect(read).toHaveLength(n);
+    expect(read[n - 1]!.data.toString()).toBe(`# ${n - 1}\n`);
+  }, 120_000);
+
+  it('never replaces an existing file', async () => {
+    const out = join(tempDir(), 'exists.zip');
+    writeFileSync(out, 'keep me');
+    await expect(assembleZip(out, [stored('a', 'x')])).rejects.toMatchObject({ code: 'OCTX_IO_ERROR', cause: { code: 'EEXIST' } });
+    expect(readFileSync(out, 'utf8')).toBe('keep me');
+  });
+
+  it('reports a source that is shorter than declared, and a missing one', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'short');
+    writeFileSync(file, 'abc');
+    await expect(assembleZip(join(dir, 'x.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 10, compressedSize: 10, segments: [{ file, offset: 0, length: 10 }] }])).rejects.toMatchObject({
+      code: 'OCTX_IO_ERROR',
+      message: expect.stringMatching(/a changed while it was archived/),
+    });
+    await expect(assembleZip(join(dir, 'y.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 1, compressedSize: 1, segments: [{ file: join(dir, 'missing'), offset: 0, length: 1 }] }])).rejects.toMatchObject({
+      code: 'OCTX_IO_ERROR',
+      cause: { code: 'ENOENT' },
+    });
+    await expect(assembleZip(join(dir, 'z.zip'), [{ ...stored('a', 'abc'), compressedSize: 4 }])).rejects.toMatchObject({ code: 'OCTX_IO_ERROR', message: expect.stringMatching(/declared compressed size of 4/) });
+  });
+
+  it("passes the caller's onEntry exception through unchanged", async () => {
+    const boom = new Error('progress handler failed');
+    await expect(
+      assembleZip(join(tempDir(), 'p.zip'), [stored('a', 'x')], {
+        onEntry: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+  });
+
+  it('stops with OCTX_ABORTED when cancelled', async () => {
+    await expect(assembleZip(join(tempDir(), 'c.zip'), [stored('a', 'x')], { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'OCTX_ABORTED' });
+  });
+
+  it('produces DEFLATE data any inflater reads', async () => {
+    const out = join(tempDir(), 'd.zip');
+    const text = '曹操 and 刘备 at the river. '.repeat(1000);
+    await assembleZip(out, [deflated('t.md', text)]);
+    const e = inspectZip(out)[0]!;
+    expect(e.compressedSize).toBeLessThan(e.size / 10);
+    expect(inflateRawSync(readFileSync(out).subarray(30 + 4, 30 + 4 + e.compressedSize)).toString()).toBe(text);
+  });
+});
