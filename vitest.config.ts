@@ -8,6 +8,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
     // Exports write real files and spawn the CLI; give slow 2-core CI machines room.
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -464,8 +464,8 @@ export class PackageBuilder {
   }
 
   /**
-   * Resolves once background compression has caught up (at most half its memory bound in
-   * flight). Text is compressed on the thread pool while records are added, but a loop that
+   * Resolves once background compression has caught up (at most three quarters of its memory
+   * bound in flight). Text is compressed on the thread pool while records are added, but a loop that
    * never yields to the event loop only gets as far as that bound; the rest is compressed at
    * export. A CPU-bound producer can `await builder.drain()` every few thousand records (or per
    * document) so compression keeps pace on the other cores. Optional: awaiting anything that

@@ -68,15 +68,15 @@ export class BackgroundDeflate {
   }
 
   /**
-   * Lets finished jobs deliver their results and resolves once at most half the bound is in
-   * flight: await it between batches in a CPU-bound producer loop so compression keeps pace on
-   * the thread pool.
+   * Lets finished jobs deliver their results and resolves once at most three quarters of the
+   * bound are in flight (enough queued work to keep the pool busy while the caller continues):
+   * await it between batches in a CPU-bound producer loop so compression keeps pace.
    */
   async drain(): Promise<void> {
     if (this.#jobs.size === 0) return;
     // Completions arrive as macrotasks: a bare microtask would not let any of them run.
     await new Promise<void>((resolve) => setImmediate(resolve));
-    while (this.#inFlightBytes > this.#maxInFlight / 2 && this.#jobs.size > 0) await Promise.race(this.#jobs);
+    while (this.#inFlightBytes > this.#maxInFlight * 0.75 && this.#jobs.size > 0) await Promise.race(this.#jobs);
   }
 
   /** Resolves once every started job has finished (its `done` has run). */
