@@ -128,18 +128,60 @@ export function isCanonicalUuidV7(value: unknown): value is string {
   return typeof value === 'string' && uuidToWords(value, scratchWords, 0);
 }
 
-/** Canonical text of four words. */
-export function wordsToUuid(w: Uint32Array, o: number): string {
-  const h = (n: number, len: number): string => n.toString(16).padStart(len, '0');
-  const a = w[o]!;
-  const b = w[o + 1]!;
-  const c = w[o + 2]!;
-  const d = w[o + 3]!;
-  return `${h(a, 8)}-${h(b >>> 16, 4)}-${h(b & 0xffff, 4)}-${h(c >>> 16, 4)}-${h(c & 0xffff, 4)}${h(d, 8)}`;
+// The two ASCII hex digits of each byte value (high digit in the high byte).
+const HEX_PAIRS = new Uint16Array(256);
+for (let i = 0; i < 256; i++) {
+  const h = i.toString(16).padStart(2, '0');
+  HEX_PAIRS[i] = (h.charCodeAt(0) << 8) | h.charCodeAt(1);
 }
 
-function hash4(a: number, b: number, c: number, d: number): number {
-  // murmur3-style mixing: the first words of UUIDv7s are timestamps and nearly equal.
+// One id's text is assembled here, then read as latin1: a flat string in one step, ~2x faster
+// than concatenating (which builds a rope that is flattened again on first use).
+const TEXT = Buffer.alloc(36, 0x2d /* - */);
+
+/** Writes the 8 hex digits of `n` at `TEXT[at…]` (unrolled: this runs per Arrow row). */
+function put8(n: number, at: number): void {
+  let p = HEX_PAIRS[n >>> 24]!;
+  TEXT[at] = p >>> 8;
+  TEXT[at + 1] = p & 0xff;
+  p = HEX_PAIRS[(n >>> 16) & 0xff]!;
+  TEXT[at + 2] = p >>> 8;
+  TEXT[at + 3] = p & 0xff;
+  put4(n, at + 4);
+}
+
+/** Writes the 4 hex digits of the low 16 bits of `n` at `TEXT[at…]`. */
+function put4(n: number, at: number): void {
+  let p = HEX_PAIRS[(n >>> 8) & 0xff]!;
+  TEXT[at] = p >>> 8;
+  TEXT[at + 1] = p & 0xff;
+  p = HEX_PAIRS[n & 0xff]!;
+  TEXT[at + 2] = p >>> 8;
+  TEXT[at + 3] = p & 0xff;
+}
+
+/**
+ * The canonical (lowercase) text of the UUID held as four big-endian 32-bit words at `w[o…o+3]`,
+ * the inverse of {@link uuidToWords}. Written byte by byte into one buffer: 5–7× faster than
+ * `toString(16)`/`padStart`, which matters because the Arrow writer asks for every row's id.
+ */
+export function wordsToUuid(w: Uint32Array, o: number): string {
+  const b = w[o + 1]!;
+  const c = w[o + 2]!;
+  put8(w[o]!, 0);
+  put4(b >>> 16, 9);
+  put4(b, 14);
+  put4(c >>> 16, 19);
+  put4(c, 24);
+  put8(w[o + 3]!, 28);
+  return TEXT.toString('latin1', 0, 36);
+}
+
+/**
+ * Mixes the four words of an id for a hash table (murmur3 steps): the first words of UUIDv7s are
+ * timestamps and nearly equal. Shared by the reader's {@link IdSpace} and the builder's registry.
+ */
+export function hashUuidWords(a: number, b: number, c: number, d: number): number {
   let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
   h = Math.imul(h ^ (h >>> 15) ^ b, 0xc2b2ae35);
   h = Math.imul(h ^ (h >>> 13) ^ c, 0x85ebca6b);
@@ -163,7 +205,7 @@ export class IdSpace {
     const b = w[o + 1]!;
     const c = w[o + 2]!;
     const d = w[o + 3]!;
-    let i = hash4(a, b, c, d) & this.mask;
+    let i = hashUuidWords(a, b, c, d) & this.mask;
     for (;;) {
       const v = this.slots[i]!;
       if (v === 0) {
@@ -193,7 +235,7 @@ export class IdSpace {
       const code = v - 1;
       const store = this.words[code & 7]!.data;
       const at = (code >>> 3) * 4;
-      let i = hash4(store[at]!, store[at + 1]!, store[at + 2]!, store[at + 3]!) & this.mask;
+      let i = hashUuidWords(store[at]!, store[at + 1]!, store[at + 2]!, store[at + 3]!) & this.mask;
       while (this.slots[i] !== 0) i = (i + 1) & this.mask;
       this.slots[i] = v;
     }

@@ -1,6 +1,6 @@
 import { OctxError } from '../model/errors.js';
 import { Int32Column, Uint32Column, Uint8Column } from '../model/columns.js';
-import { uuidToWords } from '../read/id-space.js';
+import { hashUuidWords, uuidToWords, wordsToUuid } from '../read/id-space.js';
 
 /** Kinds of ids that share the one OCTX id space of a package. */
 export const IdKind = {
@@ -27,64 +27,6 @@ export function kindName(kind: number): string {
  * typed-array limits, and a package this size is beyond any consumer's limits anyway.
  */
 export const MAX_IDS = 2 ** 26;
-
-// The two ASCII hex digits of each byte value (high digit in the high byte).
-const HEX_PAIRS = new Uint16Array(256);
-for (let i = 0; i < 256; i++) {
-  const h = i.toString(16).padStart(2, '0');
-  HEX_PAIRS[i] = (h.charCodeAt(0) << 8) | h.charCodeAt(1);
-}
-
-// One id's text is assembled here, then read as latin1: a flat string in one step, ~2x faster
-// than concatenating (which builds a rope that is flattened again on first use).
-const TEXT = Buffer.alloc(36, 0x2d /* - */);
-
-/** Writes the 8 hex digits of `n` at `TEXT[at…]` (unrolled: this runs per Arrow row). */
-function put8(n: number, at: number): void {
-  let p = HEX_PAIRS[n >>> 24]!;
-  TEXT[at] = p >>> 8;
-  TEXT[at + 1] = p & 0xff;
-  p = HEX_PAIRS[(n >>> 16) & 0xff]!;
-  TEXT[at + 2] = p >>> 8;
-  TEXT[at + 3] = p & 0xff;
-  put4(n, at + 4);
-}
-
-/** Writes the 4 hex digits of the low 16 bits of `n` at `TEXT[at…]`. */
-function put4(n: number, at: number): void {
-  let p = HEX_PAIRS[(n >>> 8) & 0xff]!;
-  TEXT[at] = p >>> 8;
-  TEXT[at + 1] = p & 0xff;
-  p = HEX_PAIRS[n & 0xff]!;
-  TEXT[at + 2] = p >>> 8;
-  TEXT[at + 3] = p & 0xff;
-}
-
-/**
- * The canonical (lowercase) text of the UUID held as four big-endian 32-bit words at `w[o…o+3]`:
- * the inverse of `uuidToWords` (src/read/id-space.ts), several times faster than its
- * `wordsToUuid`, which matters because the Arrow writer asks for the id of every vector row.
- */
-export function formatUuidWords(w: Uint32Array, o: number): string {
-  const b = w[o + 1]!;
-  const c = w[o + 2]!;
-  put8(w[o]!, 0);
-  put4(b >>> 16, 9);
-  put4(b, 14);
-  put4(c >>> 16, 19);
-  put4(c, 24);
-  put8(w[o + 3]!, 28);
-  return TEXT.toString('latin1', 0, 36);
-}
-
-/** Mixes the four words of an id (murmur3 steps): the leading words of UUIDv7s are timestamps. */
-function hashWords(a: number, b: number, c: number, d: number): number {
-  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 15) ^ b, 0xc2b2ae35);
-  h = Math.imul(h ^ (h >>> 13) ^ c, 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 16) ^ d, 0xc2b2ae35);
-  return h ^ (h >>> 15);
-}
 
 /**
  * The package's single id space (asset, documents, chunks, events and entities must be pairwise
@@ -149,7 +91,7 @@ export class IdRegistry {
     const table = this.#table;
     const mask = this.#mask;
     const words = this.#words.array;
-    let i = hashWords(a, b, c, d) & mask;
+    let i = hashUuidWords(a, b, c, d) & mask;
     for (;;) {
       const v = table[i]!;
       if (v === 0) {
@@ -201,7 +143,7 @@ export class IdRegistry {
     for (let i = 0; i < n; i++) {
       if (this.#otherIds.size > 0 && this.#otherIds.has(i)) continue;
       const at = i * 4;
-      let s = hashWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!) & mask;
+      let s = hashUuidWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!) & mask;
       while (table[s] !== 0) s = (s + 1) & mask;
       table[s] = i + 1;
     }
@@ -301,7 +243,7 @@ export class IdRegistry {
       const other = this.#otherIds.get(index);
       if (other !== undefined) return other;
     }
-    return formatUuidWords(this.#words.array, index * 4);
+    return wordsToUuid(this.#words.array, index * 4);
   }
 
   /** The kind of a dense index. */

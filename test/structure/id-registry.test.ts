@@ -6,7 +6,7 @@ import { failure } from '../helpers/errors.js';
 import { newId } from '../../src/index.js';
 import { Int32Column } from '../../src/model/columns.js';
 import { uuidToWords, wordsToUuid } from '../../src/read/id-space.js';
-import { IdKind, IdRegistry, formatUuidWords } from '../../src/structure/id-registry.js';
+import { IdKind, IdRegistry } from '../../src/structure/id-registry.js';
 import { PairIndex } from '../../src/structure/pair-index.js';
 import { StructureStore } from '../../src/structure/structure-store.js';
 
@@ -77,16 +77,20 @@ describe('IdRegistry', () => {
     expect(reg.size).toBe(3001);
   });
 
-  it('formats words exactly like the reader, and inverts uuidToWords', () => {
+  it('formats words as canonical lowercase text, inverting uuidToWords', () => {
     const w = new Uint32Array(4);
     for (let i = 0; i < 2000; i++) {
       const id = newId();
       expect(uuidToWords(id, w, 0)).toBe(true);
-      expect(formatUuidWords(w, 0)).toBe(id);
+      expect(wordsToUuid(w, 0)).toBe(id);
     }
+    // Oracle: the plain toString(16)/padStart formatting, on words with zero and full nibbles.
+    const hex = (n: number, len: number): string => n.toString(16).padStart(len, '0');
+    const plain = (a: number, b: number, c: number, d: number): string => `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(b & 0xffff, 4)}-${hex(c >>> 16, 4)}-${hex(c & 0xffff, 4)}${hex(d, 8)}`;
     const edge = new Uint32Array([0, 0xffffffff, 0x0000ffff, 0xffff0000, 0x01020304, 0x0a0b0c0d, 0x7fffffff, 0x80000000]);
-    expect(formatUuidWords(edge, 0)).toBe(wordsToUuid(edge, 0));
-    expect(formatUuidWords(edge, 4)).toBe(wordsToUuid(edge, 4));
+    expect(wordsToUuid(edge, 0)).toBe(plain(0, 0xffffffff, 0x0000ffff, 0xffff0000));
+    expect(wordsToUuid(edge, 4)).toBe(plain(0x01020304, 0x0a0b0c0d, 0x7fffffff, 0x80000000));
+    expect(wordsToUuid(edge, 0)).toBe('00000000-ffff-ffff-0000-ffffffff0000');
   });
 });
 
