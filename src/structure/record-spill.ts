@@ -3,14 +3,6 @@ import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 
 const FLUSH_AT = 1 << 20;
 
-/** The JSONL file as it stands: what the planner and writer need. */
-export interface RecordSpillSnapshot {
-  readonly size: number;
-  readonly sha256: string;
-  /** The file as an archive payload (digests and compressed blocks). */
-  readonly entry: SpilledEntry;
-}
-
 /**
  * An append-only JSONL file that is the final payload file: lines are written once, through a
  * 1 MiB buffer, hashed and compressed (in the background) as they are written, so the exporter
@@ -62,13 +54,12 @@ export class RecordSpill {
   }
 
   /**
-   * Flushes and returns the file's size and SHA-256 (hex) so far, without closing: the spill can
-   * keep growing if the export is refused and the caller adds more records.
+   * Flushes and returns the file as it stands (size, SHA-256, blocks) without closing: the spill
+   * can keep growing if the export is refused and the caller adds more records.
    */
-  snapshot(): RecordSpillSnapshot {
+  snapshot(): SpilledEntry {
     this.flush();
-    const entry = this.#payload.snapshot();
-    return { size: entry.size, sha256: entry.sha256, entry };
+    return this.#payload.snapshot();
   }
 
   /** Closes the descriptors without finishing (for cleanup after a failure). */

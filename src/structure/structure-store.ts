@@ -192,7 +192,8 @@ export class StructureStore {
     const out = {} as Record<RecordKind, SpillSnapshot>;
     for (const kind of Object.keys(SPILL_FILES) as RecordKind[]) {
       const spill = this.#spill(kind);
-      const { size, sha256, entry } = spill.snapshot();
+      const entry = spill.snapshot();
+      const { size, sha256 } = entry;
       out[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes, entry };
     }
     return out;

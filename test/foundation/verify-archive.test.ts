@@ -6,27 +6,15 @@ import { verifyArchive } from '../../src/package/verify-archive.js';
 import { openPackage } from '../../src/read/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { GUIDE_MD, entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
+import { xorshiftBytes } from '../helpers/bytes.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** Deterministic, poorly compressible bytes. */
-function bytesOf(size: number, seed: number): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  let x = seed | 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
-
 // Sizes out of path order, so the largest-first reading order differs from the manifest order.
 const SIZES = [40_000, 3_000_000, 10, 700_000, 0, 2_500_000, 5_000, 1_200_000, 90, 64 * 1024];
-const FILES: FileMap = Object.fromEntries([['knowledge/guide.md', GUIDE_MD], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, bytesOf(n, i + 1)] as const)]);
+const FILES: FileMap = Object.fromEntries([['knowledge/guide.md', GUIDE_MD], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1)] as const)]);
 const LISTED = Object.keys(FILES).sort();
 
 async function packageFile(files: FileMap = FILES, store = false): Promise<{ path: string; digest: string }> {

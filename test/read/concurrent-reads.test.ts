@@ -8,22 +8,10 @@ import { sourceOf } from '../../src/read/open-package.js';
 import { collect, connect } from '../../src/read/source.js';
 import { FdReader } from '../../src/read/zip-source.js';
 import { GUIDE_MD, entriesOf, writeDir, writeZip } from './helpers.js';
-
-/** Deterministic bytes (xorshift32), half of them text-like so deflate has something to do. */
-function bytesOf(size: number, seed: number): Buffer {
-  const out = Buffer.allocUnsafe(size);
-  let x = seed | 1;
-  for (let i = 0; i < size; i++) {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    out[i] = i % 2 === 0 ? 0x61 + ((x >>> 0) % 26) : x & 0xff;
-  }
-  return out;
-}
+import { xorshiftBytes } from '../helpers/bytes.js';
 
 const SIZES = [0, 1, 700, 64 * 1024, 1024 * 1024 - 1, 1024 * 1024 + 1, 3 * 1024 * 1024, 2 * 1024 * 1024 + 17, 5000, 12, 300_000, 2_500_000];
-const FILES: Record<string, Buffer> = Object.fromEntries([['knowledge/guide.md', Buffer.from(GUIDE_MD)], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, bytesOf(n, i + 1)] as const)]);
+const FILES: Record<string, Buffer> = Object.fromEntries([['knowledge/guide.md', Buffer.from(GUIDE_MD)], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1, { textLike: true })] as const)]);
 
 const fdDir = '/proc/self/fd';
 const openFds = (): number => readdirSync(fdDir).length;
