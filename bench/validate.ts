@@ -43,7 +43,7 @@ function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
 async function hashEntry(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<{ sha256: string; bytes: Buffer | undefined; lines: number }> {
   // Raw bytes inflated here with output chunks sized like the SDK reader's (up to 256 KiB; yauzl's
   // own inflater uses 16 KiB, which costs more pool round trips): the floor must stay a floor.
-  const raw = await new Promise<Readable>((resolve, reject) => zip.openReadStream(e, { decompress: e.compressionMethod === 8 ? false : null }, (err, s) => (err ? reject(err) : resolve(s!))));
+  const raw = await new Promise<Readable>((resolve, reject) => zip.openReadStream(e, { decompress: e.compressionMethod === 8 ? false : null }, (err, s) => (err ? reject(err) : resolve(s))));
   const stream = e.compressionMethod === 8 ? raw.pipe(createInflateRaw({ chunkSize: Math.max(64, Math.min(256 * 1024, e.uncompressedSize + 1)) })) : raw;
   if (stream !== raw) raw.once('error', (err) => stream.destroy(err));
   const h = createHash('sha256');

@@ -8,7 +8,8 @@
  *   npx tsx examples/ingest-adapter.ts [out.octx]
  */
 import { fileURLToPath } from 'node:url';
-import { eventsFromFile, fromIngest, loadIngestFiles, PackageBuilder, validatePackage, type IngestEventExtractor } from 'octx-export';
+import { PackageBuilder, validatePackage } from 'octx-export';
+import { eventsFromFile, fromIngest, loadIngestFiles, type IngestEventExtractor } from 'octx-export/adapters/ingest';
 
 const output = process.argv[2] ?? fileURLToPath(new URL('../out/wiki.octx', import.meta.url));
 const fixture = (p: string) => fileURLToPath(new URL(`../fixtures/ingest/${p}`, import.meta.url));

@@ -9,7 +9,8 @@
  *   npx tsx examples/rag-adapter.ts [out.octx]
  */
 import { fileURLToPath } from 'node:url';
-import { fromRag, loadRagFiles, PackageBuilder, ragDocumentsFolder, validatePackage } from 'octx-export';
+import { PackageBuilder, validatePackage } from 'octx-export';
+import { fromRag, loadRagFiles, ragDocumentsFolder } from 'octx-export/adapters/rag';
 
 const output = process.argv[2] ?? fileURLToPath(new URL('../out/rag.octx', import.meta.url));
 const fixture = (p: string) => fileURLToPath(new URL(`../fixtures/rag/${p}`, import.meta.url));

@@ -10,7 +10,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fromSagDatabase, PackageBuilder, validatePackage } from 'octx-export';
+import { PackageBuilder, validatePackage } from 'octx-export';
+import { fromSagDatabase } from 'octx-export/adapters/sag';
 
 const output = process.argv[2] ?? fileURLToPath(new URL('../out/sag.octx', import.meta.url));
 let database = process.argv[3];

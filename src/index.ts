@@ -4,6 +4,11 @@
  * Start with {@link PackageBuilder}; read and check packages with `openPackage` and
  * `validatePackage`. Every failure is an {@link OctxError} with a stable `code` and a list of
  * `issues`.
+ *
+ * The adapters of outside formats are separate entry points, so that importing the core loads
+ * none of them (nor `better-sqlite3`): `octx-export/adapters/rag` (seed 002 RAG objects),
+ * `octx-export/adapters/ingest` (seed 004 ingest-candidate envelopes) and
+ * `octx-export/adapters/sag` (zleap-sag databases).
  * @packageDocumentation
  */
 export { PackageBuilder, type ExportResult, type EmbedOptions } from './builder/package-builder.js';
@@ -23,53 +28,12 @@ export { jcsBytes, jcsDigest, type JsonValue, type JsonObject } from './model/js
 
 export { computePackageDigest } from './package/digest.js';
 export type { Manifest, ManifestFile, DerivedFrom, Capabilities } from './package/manifest.js';
-export { compareUtf8, STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from './package/paths.js';
+export { compareUtf8, STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from './model/paths.js';
 
 export * from './vectors/index.js';
 export * from './read/index.js';
 
-export { loadWorkdir, type WorkdirLoadReport } from './adapters/workdir.js';
+export { loadWorkdir, type WorkdirLoadReport } from './builder/load-workdir.js';
 export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
-export { repackPackage, type RepackOptions, type RepackResult } from './package/repack.js';
+export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';
-
-// Adapters: seed 002 RAG objects, seed 004 ingest-candidate envelopes, zleap-sag databases.
-export {
-  fromRag,
-  loadRagFiles,
-  ragDocumentsFolder,
-  isRetrievalResult,
-  RagChunkSchema,
-  RagVectorSchema,
-  type FromRagOptions,
-  type RagAdapterReport,
-  type RagDocumentOutcome,
-  type RagDocumentResolver,
-  type RagDocMeta,
-  type RagOriginalDocument,
-  type RagVectorsOutcome,
-  type RebuildDocumentsOptions,
-  type RagChunk,
-  type RagVector,
-} from './adapters/rag/index.js';
-export {
-  fromIngest,
-  validateEnvelopes,
-  envelopeViolations,
-  latestPerSource,
-  loadIngestFiles,
-  eventsFromFile,
-  IngestEnvelopeSchema,
-  DEFAULT_INGEST_NAMESPACE,
-  type FromIngestOptions,
-  type IngestAdapterReport,
-  type IngestEnvelope,
-  type IngestEventExtractor,
-  type IngestSourceContext,
-  type IngestBodyResolver,
-  type IngestRuleViolation,
-  type IngestSchemaRule,
-  type ExtractedEvent,
-  type ExtractedEntityRef,
-} from './adapters/ingest/index.js';
-export { fromSagDatabase, sagCompatibleId, type FromSagOptions, type SagAdapterReport, type SagIdMode } from './adapters/sag/index.js';

@@ -3,14 +3,15 @@ import { OctxError, type OctxIssue } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
 import { isSemVer } from '../model/semver.js';
 import type { DerivedFrom } from '../package/manifest.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import { openPackage, type OctxPackage } from '../read/open-package.js';
 import { validatePackage, type ValidationReport } from '../read/validate-package.js';
 import { splitFrontmatter, stripBom } from '../knowledge/frontmatter.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 import { VECTOR_TARGETS } from '../vectors/targets.js';
-import { VECTOR_TARGET_PATHS } from '../package/paths.js';
-import type { PackageBuilder } from './package-builder.js';
+import { VECTOR_TARGET_PATHS } from '../model/paths.js';
+import type { VectorTarget } from '../vectors/targets.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import type { PackageBuilderOptions } from './options.js';
 
 /** Options of `PackageBuilder.derive(source, options)`. */
@@ -46,16 +47,34 @@ export interface DerivationSummary {
 }
 
 /**
+ * What a derivation writes into: the collecting half of `PackageBuilder`. Typed structurally so
+ * that this module does not import the builder it fills (the builder imports this module for
+ * `PackageBuilder.derive`).
+ */
+export interface DeriveTarget {
+  addDocument(input: { path: string; markdown: string | Uint8Array }): unknown;
+  addExtensionFile(path: string, bytes: Uint8Array): unknown;
+  addChunk(record: ChunkRecord): unknown;
+  addEvent(record: EventRecord): unknown;
+  addEntity(record: EntityRecord): unknown;
+  linkChunkEvent(link: ChunkEventLink): unknown;
+  linkEventEntity(link: EventEntityLink): unknown;
+  setVectorConfig(config: VectorConfigInput): unknown;
+  addVector(target: VectorTarget, recordId: string, vector: Float32Array): unknown;
+  dispose(): Promise<void>;
+}
+
+/**
  * Opens and fully validates `source`, creates a builder for a new Derived Asset with
  * `asset.derived_from` set to the source release, and copies the source content into it.
  * Unknown manifest fields of the source are not carried (OCTX-REFERENCE §5.3).
  * @param create makes the builder (keeps this module free of a runtime import cycle)
  */
-export async function deriveBuilder(
-  create: (options: PackageBuilderOptions) => PackageBuilder,
+export async function deriveBuilder<B extends DeriveTarget>(
+  create: (options: PackageBuilderOptions) => B,
   source: string,
   options: DeriveOptions,
-): Promise<{ builder: PackageBuilder; summary: DerivationSummary }> {
+): Promise<{ builder: B; summary: DerivationSummary }> {
   const report = await validatePackage(source, options.limits ? { limits: options.limits } : {});
   const manifest = (report.manifest ?? {}) as { asset?: { id?: unknown }; release?: { version?: unknown; package_digest?: unknown } };
   const sourceId = { assetId: str(manifest.asset?.id), version: str(manifest.release?.version), packageDigest: str(manifest.release?.package_digest) };
@@ -137,7 +156,7 @@ function derivedFromOf(id: { assetId?: string; version?: string; packageDigest?:
 }
 
 /** Readable Markdown of an invalid source, with `octx.document_id` removed so new ids are minted. */
-async function recoverDocuments(builder: PackageBuilder, pkg: OctxPackage): Promise<{ documents: number; skipped: { path: string; reason: string }[] }> {
+async function recoverDocuments(builder: DeriveTarget, pkg: OctxPackage): Promise<{ documents: number; skipped: { path: string; reason: string }[] }> {
   const skipped: { path: string; reason: string }[] = [];
   let documents = 0;
   const decoder = new TextDecoder('utf-8', { fatal: true });

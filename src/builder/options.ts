@@ -5,10 +5,9 @@ import { isSemVer } from '../model/semver.js';
 import { toOctxTime } from '../model/time.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
-import { resolveLimits, type ArchiveLimits } from '../read/limits.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
 
-/** zlib level used for text entries unless the caller chooses one. */
-export const DEFAULT_COMPRESSION_LEVEL = 6;
 
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
@@ -97,7 +96,7 @@ const builderOptionsSchema = z.object({
   state: z.string().min(1).optional(),
   tempDir: z.string().min(1).optional(),
   defaultDocumentType: z.string().refine((s) => s.trim().length > 0, { error: 'must be non-empty' }).optional(),
-  compressionLevel: z.number().int().min(0).max(9).optional(),
+  compressionLevel: compressionLevelSchema.optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -105,7 +104,7 @@ const exportOptionsSchema = z.object({
   overwrite: z.boolean().optional(),
   documentsOnly: z.boolean().optional(),
   structure: z.enum(['auto', 'require']).optional(),
-  compressionLevel: z.number().int().min(0).max(9).optional(),
+  compressionLevel: compressionLevelSchema.optional(),
   onProgress: z.function().optional(),
   signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' }).optional(),
   limits: z.record(z.string(), z.number()).optional(),
@@ -205,8 +204,8 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     ...(o.compressionLevel !== undefined ? { compressionLevel: o.compressionLevel } : {}),
     ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
-    limits: resolveLimits(o.limits as Partial<ArchiveLimits> | undefined),
+    limits: resolveLimits(o.limits),
     verify: o.verify ?? 'integrity',
-    ...(o.limits ? { customLimits: o.limits as Partial<ArchiveLimits> } : {}),
+    ...(o.limits ? { customLimits: o.limits } : {}),
   };
 }

@@ -10,18 +10,19 @@ import { BackgroundDeflate } from '../package/background-deflate.js';
 import { PayloadSpill } from '../package/payload-spill.js';
 import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
-import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../package/paths.js';
-import { writePackage } from '../package/package-writer.js';
+import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
+import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import type { ExportReport } from '../plan/report.js';
-import { IdKind, IdRegistry, kindName } from '../structure/id-registry.js';
+import { IdKind, idKindName } from '../model/id-kind.js';
+import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
 import { StructureStore } from '../structure/structure-store.js';
 import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
 import { embedAll, type Embedder } from '../vectors/embedder.js';
-import { isVectorTarget, type VectorTarget } from '../vectors/targets.js';
+import { TARGET_ID_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
 import { compileInputTemplate, templateForTarget } from '../vectors/template.js';
 import { VectorSpill } from '../vectors/vector-spill.js';
-import type { Collected, CollectedDocument, CollectedExtension } from './collected.js';
+import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
@@ -53,7 +54,6 @@ export interface EmbedOptions {
   readonly onProgress?: (embedded: number) => void;
 }
 
-const TARGET_KIND = { chunks: IdKind.Chunk, events: IdKind.Event, entities: IdKind.Entity } as const;
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
 
 /**
@@ -130,7 +130,7 @@ export class PackageBuilder {
     if (this.#options.derivedFrom?.asset_id === this.#assetId) {
       throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.id', message: 'a Derived Asset needs a new asset id, different from its source' });
     }
-    this.#ids.define(this.#assetId, IdKind.Asset, 0);
+    this.#ids.define(this.#assetId, IdKind.asset, 0);
     this.#dir = createSpillDir(this.#options.tempDir);
     this.#background = this.#options.compressionLevel > 0 ? new BackgroundDeflate({ level: this.#options.compressionLevel }) : undefined;
     const background = this.#background ? { background: this.#background } : {};
@@ -186,8 +186,8 @@ export class PackageBuilder {
     const doc = prepareDocument(input, { mintId: (p) => this.#state?.documentIdFor(p) ?? newId(), ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}) });
     let dense: number | undefined;
     if (doc.documentId !== undefined) {
-      this.#ids.assertFree(doc.documentId, IdKind.Document, 'octx.document_id');
-      dense = this.#ids.define(doc.documentId, IdKind.Document, this.#documents.length);
+      this.#ids.assertFree(doc.documentId, IdKind.document, 'octx.document_id');
+      dense = this.#ids.define(doc.documentId, IdKind.document, this.#documents.length);
       this.#documentIds.set(path, doc.documentId);
     }
     this.#payloads.write(doc.bytes);
@@ -311,8 +311,8 @@ export class PackageBuilder {
     if (!isUuidV7(recordId)) throw OctxError.of({ code: 'OCTX_ID_INVALID', recordId: String(recordId), field: 'record_id', message: 'vector record ids must be canonical lowercase UUIDv7 record ids' });
     const dense = this.#ids.ref(recordId);
     const kind = this.#ids.kindOf(dense);
-    if (kind !== IdKind.Referenced && kind !== TARGET_KIND[target]) {
-      throw OctxError.of({ code: 'OCTX_REFERENCE_UNKNOWN', recordId, field: 'record_id', message: `${recordId} is a ${kindName(kind)}, not one of the ${target}` });
+    if (kind !== REFERENCED && kind !== TARGET_ID_KIND[target]) {
+      throw OctxError.of({ code: 'OCTX_REFERENCE_UNKNOWN', recordId, field: 'record_id', message: `${recordId} is a ${idKindName(kind)}, not one of the ${target}` });
     }
     let spill = this.#vectorSpills.get(target);
     if (!spill) {
@@ -450,7 +450,7 @@ export class PackageBuilder {
         files: written.files,
         archive: { size: written.archiveSize },
         warnings: plan.warnings,
-        timings: { ...timings, ...written.timings, total: timings.plan! + (performance.now() - t) },
+        timings: { ...timings, ...written.timings, total: timings.plan + (performance.now() - t) },
       };
       return { output: output.path, assetId: this.#assetId, version: release.version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };
     } catch (e) {

@@ -1,7 +1,7 @@
 import { isMap, isScalar, type Document } from 'yaml';
 import { OctxError } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
-import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../package/paths.js';
+import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { documentTypeProblem } from './concept.js';
 import { parseFrontmatter, splitFrontmatter, stripBom } from './frontmatter.js';
 import { reservedDocumentProblems } from './reserved.js';
@@ -105,7 +105,6 @@ function decodeMarkdown(markdown: string | Uint8Array, path: string): string {
  * refuses raw.
  */
 export function yamlQuote(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return JSON.stringify(value).replace(/[\u007f-\u009f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -124,7 +123,7 @@ function octxInsertion(document: Document.Parsed, source: string, path: string):
   if (!isMap(value) || value.flow || value.items.length === 0 || !isScalar(value.items[0]!.key) || !value.items[0]!.key.range) {
     fail(path, 'octx is written in flow style ({…}) or is empty; write it as a block mapping, or add octx.document_id yourself');
   }
-  const keyStart = value.items[0]!.key.range![0];
+  const keyStart = value.items[0]!.key.range[0];
   const lineStart = source.lastIndexOf('\n', keyStart - 1) + 1;
   const indent = source.slice(lineStart, keyStart);
   if (!/^[ ]+$/.test(indent)) fail(path, 'octx must be a block mapping with its keys on their own indented lines');
@@ -160,6 +159,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   let fm = frontmatter;
   const appended: string[] = [];
   if (data.type === undefined) appended.push(`type: ${yamlQuote(type)}`);
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a title may be any YAML scalar (`title: 2024`); String() is the intended conversion
   const title = data.title === undefined ? deriveTitle(body, baseName(path)) : String(data.title);
   if (data.title === undefined) appended.push(`title: ${yamlQuote(title)}`);
   const octx = data.octx;
@@ -183,7 +183,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       documentId = given;
     }
   }
-  const result = { path, kind: 'concept' as const, documentId, title, type: data.type === undefined ? type : String(data.type) };
+  const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };
   if (fm === frontmatter && appended.length === 0) return { ...result, bytes: Buffer.from(text, 'utf8') };
   if (appended.length > 0) {
     if (fm !== '' && !fm.endsWith('\n')) fm += newline;

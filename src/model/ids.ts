@@ -1,12 +1,14 @@
 import { randomFillSync } from 'node:crypto';
+import { isCanonicalUuidV7 } from './uuid-words.js';
 
 /** Canonical lowercase UUIDv7 as OCTX requires (version nibble 7, RFC variant 8|9|a|b). */
 export const UUID_V7_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-/** True when `value` is a canonical lowercase UUIDv7 string. */
-export function isUuidV7(value: unknown): value is string {
-  return typeof value === 'string' && value.length === 36 && UUID_V7_PATTERN.test(value);
-}
+/**
+ * True when `value` is a canonical lowercase UUIDv7 string: the strings {@link UUID_V7_PATTERN}
+ * matches, checked by the word codec's hand-written parser (one implementation for the SDK).
+ */
+export const isUuidV7: (value: unknown) => value is string = isCanonicalUuidV7;
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
 const POOL_SIZE = 64 * 1024;

@@ -30,7 +30,7 @@ export function findJsonProblem(value: unknown, at = '', maxDepth = 100, depth =
     return undefined;
   }
   if (typeof value === 'object') {
-    const proto = Object.getPrototypeOf(value);
+    const proto: unknown = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) return { at, reason: 'not a plain object' };
     for (const [k, v] of Object.entries(value)) {
       const here = at === '' ? k : `${at}.${k}`;

@@ -4,6 +4,7 @@
  * except the names the spec forbids. The builder methods are generic over these shapes, so a
  * record may carry extra fields (object literals and interfaces alike).
  */
+import { RECORD_KINDS, RECORD_KIND_ORDER, knownFields, type RecordKind, type RecordKindSpec } from './record-kinds.js';
 
 /** A chunk: a real piece of one Concept Document's text (`data/chunks.jsonl`). */
 export interface ChunkRecord {
@@ -57,26 +58,21 @@ export interface EventEntityLink {
   readonly description?: string;
 }
 
-/** The record kinds, by JSONL file. */
-export type RecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-entity';
+export type { RecordKind } from './record-kinds.js';
 
 /** Required then optional known fields per kind, in the order they are written. */
-export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = {
-  chunk: ['id', 'document_id', 'ordinal', 'text'],
-  event: ['id', 'title', 'content', 'summary', 'category', 'parent_id', 'level'],
-  entity: ['id', 'name', 'type', 'description'],
-  'chunk-event': ['chunk_id', 'event_id'],
-  'event-entity': ['event_id', 'entity_id', 'weight', 'description'],
-};
+export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = Object.fromEntries(
+  RECORD_KIND_ORDER.map((kind) => [kind, knownFields(kind)]),
+) as Record<RecordKind, readonly string[]>;
 
 /**
- * Field names a record must not carry (schema `false` in the spec): provenance lives only in
- * relations, and local index/database fields never enter OCTX.
+ * Field names the builder refuses: the spec's schema-`false` fields (provenance lives only in
+ * relations, and local index/database fields never enter OCTX) and the ones only the producer
+ * refuses ({@link RecordKindSpec.refusedByProducer}).
  */
-export const FORBIDDEN_RECORD_FIELDS: Readonly<Record<RecordKind, ReadonlySet<string>>> = {
-  chunk: new Set(),
-  event: new Set(['chunk_id', 'chunk_ids', 'references', 'rank']),
-  entity: new Set(['normalized_name', 'entity_type_id', 'index_id', 'index_status', 'embedding', 'vector']),
-  'chunk-event': new Set(),
-  'event-entity': new Set(),
-};
+export const FORBIDDEN_RECORD_FIELDS: Readonly<Record<RecordKind, ReadonlySet<string>>> = Object.fromEntries(
+  RECORD_KIND_ORDER.map((kind) => {
+    const spec: RecordKindSpec = RECORD_KINDS[kind];
+    return [kind, new Set([...spec.forbidden, ...spec.refusedByProducer])];
+  }),
+) as unknown as Record<RecordKind, ReadonlySet<string>>;

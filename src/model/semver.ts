@@ -52,6 +52,7 @@ function comparePrereleaseId(a: string, b: string): number {
 export function compareSemVer(a: string | SemVer, b: string | SemVer): number {
   const x = typeof a === 'string' ? parseSemVer(a) : a;
   const y = typeof b === 'string' ? parseSemVer(b) : b;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- only a string that failed to parse gets here (a SemVer object is truthy); String() also names undefined/null from untyped JS callers
   if (!x || !y) throw new TypeError(`not a SemVer 2.0.0 version: ${String(!x ? a : b)}`);
   for (const k of ['major', 'minor', 'patch'] as const) {
     if (x[k] !== y[k]) return x[k] < y[k] ? -1 : 1;

@@ -1,4 +1,4 @@
-import { constants, deflateRaw, deflateRawSync, type ZlibOptions } from 'node:zlib';
+import { constants, deflateRaw, type ZlibOptions } from 'node:zlib';
 
 /**
  * Entries are compressed in independent blocks, the way pigz does it, so several blocks of one
@@ -23,11 +23,6 @@ export const DEFLATE_END: Buffer = Buffer.from([0x03, 0x00]);
 
 function optionsFor(level: number, dictionary: Buffer | undefined): ZlibOptions {
   return { level, finishFlush: constants.Z_SYNC_FLUSH, ...(dictionary && dictionary.length > 0 ? { dictionary } : {}) };
-}
-
-/** Deflates one block on the calling thread. */
-export function deflateBlockSync(raw: Buffer, dictionary: Buffer | undefined, level: number): Buffer {
-  return deflateRawSync(raw, optionsFor(level, dictionary));
 }
 
 /** Deflates one block on the libuv thread pool. */

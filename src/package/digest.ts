@@ -1,5 +1,5 @@
 import { jcsDigest } from '../model/json.js';
-import { compareUtf8 } from './paths.js';
+import { compareUtf8 } from '../model/paths.js';
 
 /**
  * The OCTX package digest (reference §7): a deep copy of the whole manifest without

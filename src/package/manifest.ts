@@ -1,7 +1,7 @@
 import type { JsonValue } from '../model/json.js';
 import { jcsDigest } from '../model/json.js';
 import { computePackageDigest } from './digest.js';
-import { compareUtf8 } from './paths.js';
+import { compareUtf8 } from '../model/paths.js';
 
 /** `asset.derived_from`: the direct source Release of a Derived Asset. */
 export interface DerivedFrom {

@@ -1,5 +1,5 @@
 import { issue, type OctxIssue } from '../model/errors.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 
 /** A file the plan will write, as far as limits are concerned. */
 export interface SizedFile {

@@ -1,19 +1,18 @@
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { sha256Hex } from '../model/json.js';
-import type { RecordKind } from '../model/records.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt, type RecordKind } from '../model/record-kinds.js';
 import type { Capabilities } from '../package/manifest.js';
 import type { PayloadSource } from '../package/payload-source.js';
-import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { computeCoverage, coverageIssues } from '../structure/coverage.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
-import { IdKind } from '../structure/id-registry.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import { VECTOR_TARGETS } from '../vectors/targets.js';
+import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
 import { checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
-import type { Collected } from '../builder/collected.js';
+import type { Collected } from './collected.js';
 import type { StructureCounts, StructureReport, VectorTargetReport, VectorsReport } from './report.js';
 
 /** A payload file whose bytes already exist, with its digest. */
@@ -63,15 +62,6 @@ export interface PlanOptions {
 /** Problems listed in one aggregated error before the rest are only counted. */
 export const MAX_LISTED_ISSUES = 1000;
 
-const KIND_PATHS: Readonly<Record<RecordKind, string>> = {
-  chunk: STRUCTURE_PATHS[0],
-  event: STRUCTURE_PATHS[1],
-  entity: STRUCTURE_PATHS[2],
-  'chunk-event': STRUCTURE_PATHS[3],
-  'event-entity': STRUCTURE_PATHS[4],
-};
-
-const TARGET_KIND: Readonly<Record<VectorTarget, IdKind>> = { chunks: IdKind.Chunk, events: IdKind.Event, entities: IdKind.Entity };
 
 /**
  * Decides what the package contains (kysely-style: the builder collects, this plans, the writer
@@ -134,9 +124,9 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings };
   }
 
-  for (const kind of Object.keys(KIND_PATHS) as RecordKind[]) {
+  for (const kind of RECORD_KIND_ORDER) {
     const f = structureFiles[kind];
-    files.push({ path: KIND_PATHS[kind], source: { spilled: f.entry }, size: f.size, sha256: f.sha256 });
+    files.push({ path: RECORD_KINDS[kind].path, source: { spilled: f.entry }, size: f.size, sha256: f.sha256 });
   }
   const structureReport: StructureReport = { status: 'written', counts, coverage, reason: 'every record is valid and all five coverage rules hold' };
 
@@ -146,7 +136,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     files.push({ path: VECTOR_CONFIG_PATH, source: { bytes: collected.vectorConfig.bytes }, size: collected.vectorConfig.bytes.length, sha256: sha256Hex(collected.vectorConfig.bytes) });
   }
   const sized: SizedFile[] = files.map((f) => {
-    const kind = (Object.keys(KIND_PATHS) as RecordKind[]).find((k) => KIND_PATHS[k] === f.path);
+    const kind = recordKindAt(f.path);
     return kind ? { path: f.path, size: f.size, lines: structureFiles[kind].lines, maxLineBytes: structureFiles[kind].maxLineBytes } : { path: f.path, size: f.size };
   });
   for (const a of arrowTargets) sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions), rows: a.rows.length, dimensions: a.spill.dimensions });
@@ -184,7 +174,7 @@ function omitAllVectors(collected: Collected, reason: 'structure-omitted' | 'doc
 function unknownVectorRecords(collected: Collected): OctxIssue[] {
   const out: OctxIssue[] = [];
   for (const [target, spill] of collected.vectorSpills) {
-    const kind = TARGET_KIND[target];
+    const kind = TARGET_ID_KIND[target];
     let known = 0;
     for (let i = 0; i < collected.ids.size && known < spill.size; i++) if (spill.has(i) && collected.ids.kindOf(i) === kind) known++;
     if (known === spill.size) continue;

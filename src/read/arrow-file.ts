@@ -12,10 +12,10 @@
  * batches that were streamed, at the offsets where they were found, so a reader that trusts the
  * footer (pyarrow) sees the same data as this one.
  */
-import { Message, MessageHeader, Precision, RecordBatchReader, Type, type Field, type Schema } from 'apache-arrow';
+import { Message, MessageHeader, Precision, RecordBatchReader, Type, type Schema } from 'apache-arrow';
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
-import type { ArchiveLimits } from './limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 
 /** The file magic at the start: `ARROW1` and two padding bytes. */
 const MAGIC_HEAD = Buffer.from('ARROW1\0\0', 'latin1');
@@ -25,6 +25,26 @@ const EOS = Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 const POOL_SLOTS = 3;
 /** Bytes after the end-of-stream marker (footer + length + magic) that are read into memory. */
 const MAX_FOOTER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * What {@link checkVectorSchema} reads of an apache-arrow schema field. The typings give
+ * `Field.type` (and so a type's `children`) as `any`; apache-arrow's `DataType` has all of these.
+ */
+interface ArrowField {
+  readonly name: string;
+  readonly nullable: boolean;
+  readonly type: {
+    readonly typeId: Type;
+    /** The child fields (the element field of a `fixed_size_list`); `null` on types without. */
+    readonly children?: readonly ArrowField[] | null;
+    /** `Float` types only. */
+    readonly precision?: Precision;
+    /** `FixedSizeList` types only. */
+    readonly listSize?: number;
+    /** The type as apache-arrow writes it, e.g. `Utf8`, `FixedSizeList[4]<Float32>`. */
+    toString(): string;
+  };
+}
 
 /** Column layout of a valid vector target, found in its schema. */
 export interface ArrowVectorSchema {
@@ -301,7 +321,7 @@ function sameBlocks(a: readonly Block[], b: readonly Block[]): boolean {
  *   `OCTX_VECTOR_VALUE_SCHEMA`, `OCTX_VECTOR_DIMENSION_INVALID`
  */
 export function checkVectorSchema(schema: Schema, path: string, maxDimension: number, expectedDimension?: number): ArrowVectorSchema {
-  const fields: readonly Field[] = schema.fields;
+  const fields: readonly ArrowField[] = schema.fields;
   const ids = fields.flatMap((f, i) => (f.name === 'record_id' ? [i] : []));
   const vecs = fields.flatMap((f, i) => (f.name === 'vector' ? [i] : []));
   if (ids.length !== 1 || vecs.length !== 1) {
@@ -315,13 +335,13 @@ export function checkVectorSchema(schema: Schema, path: string, maxDimension: nu
   const vecField = fields[vecs[0]!]!;
   const t = vecField.type;
   if (t.typeId !== Type.FixedSizeList) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, `vector must be fixed_size_list<float32>, not ${String(t)}`);
-  const child = (t.children as Field[])[0];
-  if (!child || child.type.typeId !== Type.Float || (child.type as { precision?: Precision }).precision !== Precision.SINGLE) {
+  const child = t.children![0];
+  if (!child || child.type.typeId !== Type.Float || child.type.precision !== Precision.SINGLE) {
     throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, `vector elements must be float32, not ${child ? String(child.type) : 'missing'}`);
   }
   if (vecField.nullable) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, 'the vector field must be declared non-nullable');
   if (child.nullable) throw problem('OCTX_VECTOR_VALUE_SCHEMA', path, 'the vector element field must be declared non-nullable');
-  const dimension = (t as { listSize: number }).listSize;
+  const dimension = t.listSize!;
   if (!Number.isInteger(dimension) || dimension < 1 || dimension > maxDimension) {
     throw problem('OCTX_VECTOR_DIMENSION_INVALID', path, `vector dimension ${dimension} is outside 1…${maxDimension}`);
   }
@@ -384,7 +404,7 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
     idBytes: bytes,
     idStart: (i) => offs[o0 + i]!,
     idEnd: (i) => offs[o0 + i + 1]!,
-    recordId: (i) => (isIdNull(i) ? null : text.toString('utf8', offs[o0 + i]!, offs[o0 + i + 1]!)),
+    recordId: (i) => (isIdNull(i) ? null : text.toString('utf8', offs[o0 + i], offs[o0 + i + 1])),
     idNulls,
     isIdNull,
     vectorNulls: vecNulls,
@@ -448,7 +468,7 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
           if (metaLength < 0 || metaLength > size - reader.position) throw problem('OCTX_VECTOR_ARROW_INVALID', path, `bad Arrow message length ${metaLength}`);
           if (metaLength > limits.maxFileSize) throw problem('OCTX_RESOURCE_LIMIT', path, `an Arrow metadata message is larger than maxFileSize`);
           const meta = await reader.read(metaLength);
-          let message: Message;
+          let message: Message<MessageHeader>;
           let header: unknown;
           try {
             message = Message.decode(meta);

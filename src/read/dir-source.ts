@@ -10,7 +10,7 @@ import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { OctxError } from '../model/errors.js';
-import type { ArchiveLimits } from './limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import {
   SizeBudget,
   VerifyStream,
@@ -65,7 +65,7 @@ export async function openDirectorySource(root: string, limits: ArchiveLimits): 
     } catch (e) {
       throw OctxError.of({ code: 'OCTX_OPEN_ERROR', message: `cannot read folder ${dir.rel || root}: ${(e as Error).message}` });
     }
-    names.sort(Buffer.compare);
+    names.sort((a, b) => Buffer.compare(a, b));
     for (const raw of names) {
       let name: string;
       try {

@@ -13,7 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { readConceptDocument } from '../knowledge/concept.js';
 import { reservedDocumentProblems } from '../knowledge/reserved.js';
 import { issue, type OctxIssue } from '../model/errors.js';
-import { isConceptPath } from '../package/paths.js';
+import { isConceptPath } from '../model/paths.js';
 
 /** A knowledge document of a package. */
 export interface PackageDocument {

@@ -2,7 +2,7 @@
  * The read side of the SDK: open `.octx` packages (ZIP or folder) safely, stream their content,
  * and validate them against every OCTX 0.1 rule.
  */
-export { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from './limits.js';
+export { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
 export {
   openPackage,
   type JsonlRecord,

@@ -48,7 +48,9 @@ function describe(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v);
-  return typeof v === 'object' ? 'an object' : `${typeof v} ${String(v)}`;
+  if (typeof v === 'object') return 'an object';
+  // What parsed JSON leaves: numbers and booleans.
+  return typeof v === 'number' || typeof v === 'boolean' ? `${typeof v} ${v}` : typeof v;
 }
 
 /** Checks the manifest object. */

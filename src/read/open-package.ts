@@ -11,13 +11,14 @@ import { stat } from 'node:fs/promises';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { OctxError } from '../model/errors.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
-import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../package/paths.js';
+import { RECORD_KINDS } from '../model/record-kinds.js';
+import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
 import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
-import { resolveLimits, type ArchiveLimits } from './limits.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { connect, type PackageKind, type PackageSource } from './source.js';
 import { parseStrictJson } from './strict-json.js';
 import { openZipSource } from './zip-source.js';
@@ -275,7 +276,7 @@ class Package implements OctxPackage {
   ) {
     this.path = source.path;
     this.kind = source.kind;
-    this.info = manifestInfo(manifest as Record<string, unknown>);
+    this.info = manifestInfo(manifest);
     const listed = new Map<string, string>();
     // With duplicate paths the first entry wins here; validatePackage reports the duplicate.
     for (const f of this.info.files) if (!listed.has(f.path)) listed.set(f.path, f.sha256);
@@ -365,23 +366,23 @@ class Package implements OctxPackage {
   }
 
   chunks(): AsyncIterableIterator<JsonlRecord<ChunkRecord>> {
-    return this.records<ChunkRecord>(STRUCTURE_PATHS[0]);
+    return this.records<ChunkRecord>(RECORD_KINDS.chunk.path);
   }
 
   events(): AsyncIterableIterator<JsonlRecord<EventRecord>> {
-    return this.records<EventRecord>(STRUCTURE_PATHS[1]);
+    return this.records<EventRecord>(RECORD_KINDS.event.path);
   }
 
   entities(): AsyncIterableIterator<JsonlRecord<EntityRecord>> {
-    return this.records<EntityRecord>(STRUCTURE_PATHS[2]);
+    return this.records<EntityRecord>(RECORD_KINDS.entity.path);
   }
 
   chunkEvents(): AsyncIterableIterator<JsonlRecord<ChunkEventLink>> {
-    return this.records<ChunkEventLink>(STRUCTURE_PATHS[3]);
+    return this.records<ChunkEventLink>(RECORD_KINDS['chunk-event'].path);
   }
 
   eventEntities(): AsyncIterableIterator<JsonlRecord<EventEntityLink>> {
-    return this.records<EventEntityLink>(STRUCTURE_PATHS[4]);
+    return this.records<EventEntityLink>(RECORD_KINDS['event-entity'].path);
   }
 
   async vectorConfig(): Promise<Record<string, unknown> | undefined> {

@@ -7,10 +7,9 @@
  * record and allocate nothing unless a record is wrong, which matters at millions of records.
  */
 import type { OctxCode } from '../model/codes.js';
-import { uuidToWords } from './id-space.js';
+import { RECORD_KINDS, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
+import { uuidToWords } from '../model/uuid-words.js';
 
-/** The five record kinds, named by their file. */
-export type StructureRecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-entity';
 
 /** One schema problem of one record. */
 export interface RecordProblem {
@@ -19,14 +18,11 @@ export interface RecordProblem {
   readonly message: string;
 }
 
-/** Schema `false` properties: fields that must never appear. */
-export const FORBIDDEN_FIELDS: Readonly<Record<StructureRecordKind, readonly string[]>> = {
-  chunk: [],
-  event: ['chunk_id', 'references', 'rank'],
-  entity: ['normalized_name', 'entity_type_id', 'index_id', 'index_status', 'embedding', 'vector'],
-  'chunk-event': [],
-  'event-entity': [],
-};
+
+/** A compile-time check that every record kind has its case. */
+function unreachable(kind: never): never {
+  throw new Error(`no record rules for kind ${String(kind)}`);
+}
 
 const has = (r: object, k: string): boolean => Object.prototype.hasOwnProperty.call(r, k);
 
@@ -61,8 +57,8 @@ function text(p: Problems, r: Record<string, unknown>, field: string, required: 
   else if (v.length < minLength) p.add(field, `${field} must not be empty`);
 }
 
-function forbidden(p: Problems, r: Record<string, unknown>, kind: StructureRecordKind): void {
-  for (const f of FORBIDDEN_FIELDS[kind]) {
+function forbidden(p: Problems, r: Record<string, unknown>, kind: RecordKind): void {
+  for (const f of (RECORD_KINDS[kind] as RecordKindSpec).forbidden) {
     if (has(r, f)) p.add(f, `${f} is not allowed in a ${kind} record${kind === 'event' ? ' (provenance lives only in relations/chunk-events.jsonl)' : ' (local index fields never enter OCTX)'}`);
   }
 }
@@ -77,7 +73,7 @@ function forbidden(p: Problems, r: Record<string, unknown>, kind: StructureRecor
  * second (`document_id`, `parent_id`, `event_id` or `entity_id`), so the caller can register and
  * look them up without parsing the text again. Only valid when no problem is returned.
  */
-export function recordProblems(kind: StructureRecordKind, r: Record<string, unknown>, words?: Uint32Array): readonly RecordProblem[] | undefined {
+export function recordProblems(kind: RecordKind, r: Record<string, unknown>, words?: Uint32Array): readonly RecordProblem[] | undefined {
   const p = shared;
   p.list = undefined;
   p.words = words ?? p.words;
@@ -137,6 +133,8 @@ export function recordProblems(kind: StructureRecordKind, r: Record<string, unkn
       text(p, r, 'description', false, 0);
       break;
     }
+    default:
+      return unreachable(kind);
   }
   const out = p.list;
   p.list = undefined;

@@ -7,8 +7,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { crc32 } from 'node:zlib';
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
-import { logicalPathProblem } from '../package/paths.js';
-import type { ArchiveLimits } from './limits.js';
+import { logicalPathProblem } from '../model/paths.js';
+import type { ArchiveLimits } from '../model/limits.js';
 
 /** Which form a package has. */
 export type PackageKind = 'zip' | 'directory';

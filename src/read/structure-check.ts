@@ -15,8 +15,11 @@
 import type { OctxCode } from '../model/codes.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { Float64Column, Int32Column } from '../model/columns.js';
-import { IdKind, IdSpace, describeKind, wordsToUuid, type IdKindValue } from './id-space.js';
-import { recordProblems, type StructureRecordKind } from './record-rules.js';
+import { wordsToUuid } from '../model/uuid-words.js';
+import { IdKind, describeIdKind } from '../model/id-kind.js';
+import { IdSpace } from './id-space.js';
+import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
+import { recordProblems } from './record-rules.js';
 
 /** A Concept Document known to the format layer (by its document index in the id space). */
 export interface ConceptDocumentRef {
@@ -31,7 +34,7 @@ const ORDINAL_BASE = 2 ** 32;
 
 /** Lines of one record kind (ids are in the id space). */
 interface RecordTable {
-  readonly kind: IdKindValue;
+  readonly kind: IdKind;
   readonly lines: Int32Column;
   readonly path: string;
 }
@@ -76,9 +79,9 @@ class KeyCollector {
 
 /** Checks the structure layer; issues go to `report`. */
 export class StructureChecker {
-  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new Int32Column(), path: 'data/chunks.jsonl' };
-  readonly events: RecordTable = { kind: IdKind.event, lines: new Int32Column(), path: 'data/events.jsonl' };
-  readonly entities: RecordTable = { kind: IdKind.entity, lines: new Int32Column(), path: 'data/entities.jsonl' };
+  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new Int32Column(), path: RECORD_KINDS.chunk.path };
+  readonly events: RecordTable = { kind: IdKind.event, lines: new Int32Column(), path: RECORD_KINDS.event.path };
+  readonly entities: RecordTable = { kind: IdKind.entity, lines: new Int32Column(), path: RECORD_KINDS.entity.path };
   private readonly eventLevels = new Int32Column();
   /** Parent id words of each event (4 per event; only meaningful when its level is > 0). */
   private parentWords = new Uint32Array(4 * 1024);
@@ -117,7 +120,7 @@ export class StructureChecker {
   }
 
   /** Checks one parsed record of `kind` found at `line` of `path`. */
-  record(kind: StructureRecordKind, r: Record<string, unknown>, path: string, line: number): void {
+  record(kind: RecordKind, r: Record<string, unknown>, path: string, line: number): void {
     const problems = recordProblems(kind, r, this.w);
     if (problems) {
       const rid = typeof r.id === 'string' ? r.id : undefined;
@@ -143,7 +146,7 @@ export class StructureChecker {
     const index = this.ids.registerWords(this.w, 0, table.kind);
     if (index < 0) {
       const holder = IdSpace.kindOf(-1 - index);
-      this.fail('OCTX_ID_DUPLICATE', path, line, `id ${id} is already used by ${describeKind(holder)}; ids are unique across the asset, documents and records`, id, 'id');
+      this.fail('OCTX_ID_DUPLICATE', path, line, `id ${id} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`, id, 'id');
       return -1;
     }
     table.lines.push(line);
@@ -287,15 +290,15 @@ export class StructureChecker {
       this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `ordinal ${ordinal} is used twice in document ${this.ids.idOf(IdKind.document, doc)}`, undefined, 'ordinal');
     }
     for (const d of this.ordinals.wideDuplicates) this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
-    const pairs = (collector: KeyCollector, code: OctxCode, path: string, ka: IdKindValue, kb: IdKindValue): void => {
+    const pairs = (collector: KeyCollector, code: OctxCode, path: string, ka: IdKind, kb: IdKind): void => {
       for (const d of collector.duplicates()) {
         const [a, b] = split(d.key, PAIR_BASE);
         this.fail(code, path, d.line, `the relation (${this.ids.idOf(ka, a)}, ${this.ids.idOf(kb, b)}) is listed twice`);
       }
       for (const d of collector.wideDuplicates) this.fail(code, path, d.line, 'a relation is listed twice');
     };
-    pairs(this.chunkEventPairs, 'OCTX_CHUNK_EVENT_DUPLICATE', 'relations/chunk-events.jsonl', IdKind.chunk, IdKind.event);
-    pairs(this.eventEntityPairs, 'OCTX_EVENT_ENTITY_DUPLICATE', 'relations/event-entities.jsonl', IdKind.event, IdKind.entity);
+    pairs(this.chunkEventPairs, 'OCTX_CHUNK_EVENT_DUPLICATE', RECORD_KINDS['chunk-event'].path, IdKind.chunk, IdKind.event);
+    pairs(this.eventEntityPairs, 'OCTX_EVENT_ENTITY_DUPLICATE', RECORD_KINDS['event-entity'].path, IdKind.event, IdKind.entity);
     if (this.incomplete) return;
 
     for (let d = 0; d < this.documents.length; d++) {
@@ -307,7 +310,7 @@ export class StructureChecker {
       for (let i = 0; i < flags.length; i++) {
         if (flags[i]) continue;
         const id = this.ids.idOf(table.kind, i);
-        this.fail(code, table.path, table.lines.get(i), `${describeKind(table.kind)} ${id} ${what}`, id);
+        this.fail(code, table.path, table.lines.get(i), `${describeIdKind(table.kind)} ${id} ${what}`, id);
       }
     };
     orphans(this.chunks, this.chunkHasEvent, 'OCTX_SAG_CHUNK_WITHOUT_EVENT', 'has no chunk-event relation');

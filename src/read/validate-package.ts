@@ -25,17 +25,19 @@ import { issue, OctxError, type OctxIssue } from '../model/errors.js';
 import type { OctxCode } from '../model/codes.js';
 import { isUuidV7 } from '../model/ids.js';
 import { computePackageDigest } from '../package/digest.js';
-import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../package/paths.js';
+import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
 import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
 import { readKnowledgeDocument } from './documents.js';
-import { IdKind, IdSpace, describeKind, type IdKindValue } from './id-space.js';
+import { IdKind, describeIdKind } from '../model/id-kind.js';
+import { IdSpace } from './id-space.js';
 import { IssueCollector } from './issues.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
-import { resolveLimits, type ArchiveLimits } from './limits.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
-import type { StructureRecordKind } from './record-rules.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
+import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
@@ -82,14 +84,9 @@ const SAG = 'sag-structured';
 const VECTORS = 'vectors';
 const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const FILE_SHA_PATTERN = /^[0-9a-f]{64}$/;
-const STRUCTURE_KINDS: readonly StructureRecordKind[] = ['chunk', 'event', 'entity', 'chunk-event', 'event-entity'];
 const VECTOR_PATHS: ReadonlySet<string> = new Set([VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
 const STRUCTURE_SET: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
-const TARGETS = [
-  { path: VECTOR_TARGET_PATHS.chunks, kind: IdKind.chunk, jsonl: STRUCTURE_PATHS[0] },
-  { path: VECTOR_TARGET_PATHS.events, kind: IdKind.event, jsonl: STRUCTURE_PATHS[1] },
-  { path: VECTOR_TARGET_PATHS.entities, kind: IdKind.entity, jsonl: STRUCTURE_PATHS[2] },
-] as const;
+const TARGETS = VECTOR_TARGETS.map((target) => ({ path: VECTOR_TARGET_PATHS[target], kind: TARGET_ID_KIND[target], jsonl: RECORD_KINDS[TARGET_RECORD_KIND[target]].path }));
 
 /** A failure of the container while content was being read: it ends the validation. */
 class ContainerFailure extends Error {
@@ -338,7 +335,7 @@ class Validator {
         const holder = IdSpace.kindOf(-1 - index);
         this.add(
           FORMAT,
-          issue({ code: 'OCTX_ID_DUPLICATE', path, field: 'octx.document_id', recordId: doc.documentId, message: `document_id ${doc.documentId} is already used by ${describeKind(holder)}; ids are unique across the asset, documents and records` }),
+          issue({ code: 'OCTX_ID_DUPLICATE', path, field: 'octx.document_id', recordId: doc.documentId, message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records` }),
         );
         continue;
       }
@@ -402,17 +399,24 @@ class Validator {
       return;
     }
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
-    for (let k = 0; k < STRUCTURE_PATHS.length; k++) {
-      if (k === 3) checker.beginRelations();
-      await this.scanJsonl(STRUCTURE_PATHS[k]!, STRUCTURE_KINDS[k]!, checker);
-      if (k === 1) checker.finishEvents();
+    // Records before relations (a relation names records), and the event hierarchy is resolved
+    // once every event is read.
+    let relations = false;
+    for (const kind of RECORD_KIND_ORDER) {
+      const spec: RecordKindSpec = RECORD_KINDS[kind];
+      if (spec.role === 'relation' && !relations) {
+        relations = true;
+        checker.beginRelations();
+      }
+      await this.scanJsonl(spec.path, kind, checker);
+      if (kind === 'event') checker.finishEvents();
     }
     checker.finish();
     this.structure = checker;
   }
 
   /** Streams one JSONL file once: SHA-256 and record checks together. */
-  private async scanJsonl(path: string, kind: StructureRecordKind, checker: StructureChecker): Promise<void> {
+  private async scanJsonl(path: string, kind: RecordKind, checker: StructureChecker): Promise<void> {
     const hash = createHash('sha256');
     const splitter = new JsonlSplitter({ maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, path });
     const maxDepth = this.limits.maxJsonDepth;
@@ -523,7 +527,7 @@ class Validator {
   }
 
   /** Streams one Arrow target once: SHA-256 and all vector checks together. */
-  private async scanArrow(path: string, kind: IdKindValue, jsonl: string, dimensions: number | undefined): Promise<void> {
+  private async scanArrow(path: string, kind: IdKind, jsonl: string, dimensions: number | undefined): Promise<void> {
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     let failure: OctxError | undefined;

@@ -6,7 +6,8 @@
  */
 import { issue, type OctxIssue } from '../model/errors.js';
 import type { ArrowVectorBatch } from './arrow-file.js';
-import type { IdKindValue, IdSpace } from './id-space.js';
+import type { IdKind } from '../model/id-kind.js';
+import type { IdSpace } from './id-space.js';
 
 /**
  * True when every value is finite. One tight integer pass over the raw bits, kept in its own
@@ -33,7 +34,7 @@ export class VectorTargetChecker {
    */
   constructor(
     private readonly ids: IdSpace,
-    private readonly kind: IdKindValue,
+    private readonly kind: IdKind,
     private readonly path: string,
     private readonly jsonlPath: string,
     private readonly report: (i: OctxIssue) => void,

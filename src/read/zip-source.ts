@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import { OctxError } from '../model/errors.js';
-import type { ArchiveLimits } from './limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import {
   SizeBudget,
   VerifyStream,
@@ -303,6 +303,7 @@ function walkCentralDirectory(zip: yauzl.ZipFile, onEntry: (e: yauzl.Entry) => v
       zip.removeAllListeners('entry');
       zip.removeAllListeners('end');
       if (err === undefined) resolve();
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- passes on, unchanged, what onEntry threw or mapOpenError made of yauzl's error
       else reject(err);
     };
     zip.on('entry', (e: yauzl.Entry) => {

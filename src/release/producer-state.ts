@@ -7,6 +7,7 @@ import { OctxError } from '../model/errors.js';
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
+import type { IdKindName } from '../model/id-kind.js';
 
 /** One released version, as the producer remembers it. */
 export interface ReleaseRecord {
@@ -16,8 +17,8 @@ export interface ReleaseRecord {
   readonly content_digest: string;
 }
 
-/** Record kinds of the id ledger. */
-export type LedgerKind = 'document' | 'chunk' | 'event' | 'entity';
+/** Kinds of ids the ledger mints: every id kind but the asset's (kept in the state itself). */
+export type LedgerKind = Exclude<IdKindName, 'asset'>;
 
 /**
  * The producer state file: the asset's identity, every released version, the document ids by
@@ -211,7 +212,7 @@ export class ProducerState {
       const first = parsed.error.issues[0]!;
       throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: abs, field: first.path.join('.'), message: `producer state is not valid: ${first.path.join('.')} ${first.message}` });
     }
-    return new ProducerState(abs, parsed.data as ProducerStateData);
+    return new ProducerState(abs, parsed.data);
   }
 
   /** The asset recorded by earlier exports. */

@@ -1,6 +1,7 @@
 import { issue, type OctxIssue } from '../model/errors.js';
 import type { IdRegistry } from './id-registry.js';
 import type { StructureStore } from './structure-store.js';
+import { RECORD_KINDS } from '../model/record-kinds.js';
 
 /** How many orphan ids each rule lists before it only counts. */
 export const COVERAGE_ID_LIMIT = 10_000;
@@ -125,9 +126,9 @@ export function coverageIssues(report: CoverageReport, severity: 'error' | 'warn
   report.documentsWithoutChunks.ids.forEach((id, i) =>
     out.push(issue({ code: 'OCTX_SAG_DOCUMENT_WITHOUT_CHUNK', severity, path: report.documentsWithoutChunks.paths[i], recordId: id, message: 'Concept Document has no chunk (coverage rule 1)' })),
   );
-  for (const id of report.chunksWithoutEvents.ids) out.push(issue({ code: 'OCTX_SAG_CHUNK_WITHOUT_EVENT', severity, path: 'data/chunks.jsonl', recordId: id, message: 'chunk is in no chunk-event link (coverage rule 2)' }));
-  for (const id of report.eventsWithoutChunks.ids) out.push(issue({ code: 'OCTX_EVENT_WITHOUT_CHUNK', severity, path: 'data/events.jsonl', recordId: id, message: 'event is in no chunk-event link (coverage rule 3)' }));
-  for (const id of report.eventsWithoutEntities.ids) out.push(issue({ code: 'OCTX_SAG_EVENT_WITHOUT_ENTITY', severity, path: 'data/events.jsonl', recordId: id, message: 'event is in no event-entity link (coverage rule 4)' }));
-  for (const id of report.entitiesWithoutEvents.ids) out.push(issue({ code: 'OCTX_ENTITY_WITHOUT_EVENT', severity, path: 'data/entities.jsonl', recordId: id, message: 'entity is in no event-entity link (coverage rule 5)' }));
+  for (const id of report.chunksWithoutEvents.ids) out.push(issue({ code: 'OCTX_SAG_CHUNK_WITHOUT_EVENT', severity, path: RECORD_KINDS.chunk.path, recordId: id, message: 'chunk is in no chunk-event link (coverage rule 2)' }));
+  for (const id of report.eventsWithoutChunks.ids) out.push(issue({ code: 'OCTX_EVENT_WITHOUT_CHUNK', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no chunk-event link (coverage rule 3)' }));
+  for (const id of report.eventsWithoutEntities.ids) out.push(issue({ code: 'OCTX_SAG_EVENT_WITHOUT_ENTITY', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no event-entity link (coverage rule 4)' }));
+  for (const id of report.entitiesWithoutEvents.ids) out.push(issue({ code: 'OCTX_ENTITY_WITHOUT_EVENT', severity, path: RECORD_KINDS.entity.path, recordId: id, message: 'entity is in no event-entity link (coverage rule 5)' }));
   return out;
 }

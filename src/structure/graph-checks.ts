@@ -1,6 +1,8 @@
 import { issue, type OctxIssue } from '../model/errors.js';
-import { IdKind, kindName, type IdRegistry } from './id-registry.js';
+import { IdKind, idKindName } from '../model/id-kind.js';
+import { REFERENCED, type IdRegistry } from './id-registry.js';
 import type { StructureStore } from './structure-store.js';
+import { RECORD_KINDS } from '../model/record-kinds.js';
 
 /**
  * Cross-record checks that need every record (OCTX-REFERENCE §10.2–§10.4): references resolve to
@@ -12,21 +14,21 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   const issues: OctxIssue[] = [];
   const wrongKind = (dense: number): string => {
     const k = ids.kindOf(dense);
-    return k === IdKind.Referenced ? 'no record has this id' : `this id is a ${kindName(k)}`;
+    return k === REFERENCED ? 'no record has this id' : `this id is a ${idKindName(k)}`;
   };
 
   for (let c = 0; c < s.chunkId.length; c++) {
     const doc = s.chunkDocument.get(c);
-    if (ids.kindOf(doc) !== IdKind.Document) {
-      issues.push(issue({ code: 'OCTX_CHUNK_DOCUMENT_MISSING', path: 'data/chunks.jsonl', recordId: ids.idOf(s.chunkId.get(c)), field: 'document_id', message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})` }));
+    if (ids.kindOf(doc) !== IdKind.document) {
+      issues.push(issue({ code: 'OCTX_CHUNK_DOCUMENT_MISSING', path: RECORD_KINDS.chunk.path, recordId: ids.idOf(s.chunkId.get(c)), field: 'document_id', message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})` }));
     }
   }
 
   const eventCount = s.eventId.length;
   for (let e = 0; e < eventCount; e++) {
     const p = s.eventParent.get(e);
-    if (p >= 0 && ids.kindOf(p) !== IdKind.Event) {
-      issues.push(issue({ code: 'OCTX_EVENT_PARENT_MISSING', path: 'data/events.jsonl', recordId: ids.idOf(s.eventId.get(e)), field: 'parent_id', message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})` }));
+    if (p >= 0 && ids.kindOf(p) !== IdKind.event) {
+      issues.push(issue({ code: 'OCTX_EVENT_PARENT_MISSING', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(e)), field: 'parent_id', message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})` }));
     }
   }
   issues.push(...checkHierarchy(ids, s));
@@ -34,21 +36,21 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   for (let i = 0; i < s.linkChunk.length; i++) {
     const c = s.linkChunk.get(i);
     const e = s.linkEvent.get(i);
-    if (ids.kindOf(c) !== IdKind.Chunk) {
-      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_CHUNK_MISSING', path: 'relations/chunk-events.jsonl', line: i + 1, recordId: ids.idOf(c), field: 'chunk_id', message: `chunk-event link names chunk ${ids.idOf(c)} (${wrongKind(c)})` }));
+    if (ids.kindOf(c) !== IdKind.chunk) {
+      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_CHUNK_MISSING', path: RECORD_KINDS['chunk-event'].path, line: i + 1, recordId: ids.idOf(c), field: 'chunk_id', message: `chunk-event link names chunk ${ids.idOf(c)} (${wrongKind(c)})` }));
     }
-    if (ids.kindOf(e) !== IdKind.Event) {
-      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_EVENT_MISSING', path: 'relations/chunk-events.jsonl', line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `chunk-event link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
+    if (ids.kindOf(e) !== IdKind.event) {
+      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_EVENT_MISSING', path: RECORD_KINDS['chunk-event'].path, line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `chunk-event link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
     }
   }
   for (let i = 0; i < s.mentionEvent.length; i++) {
     const e = s.mentionEvent.get(i);
     const n = s.mentionEntity.get(i);
-    if (ids.kindOf(e) !== IdKind.Event) {
-      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_EVENT_MISSING', path: 'relations/event-entities.jsonl', line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `event-entity link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
+    if (ids.kindOf(e) !== IdKind.event) {
+      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_EVENT_MISSING', path: RECORD_KINDS['event-entity'].path, line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `event-entity link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
     }
-    if (ids.kindOf(n) !== IdKind.Entity) {
-      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_ENTITY_MISSING', path: 'relations/event-entities.jsonl', line: i + 1, recordId: ids.idOf(n), field: 'entity_id', message: `event-entity link names entity ${ids.idOf(n)} (${wrongKind(n)})` }));
+    if (ids.kindOf(n) !== IdKind.entity) {
+      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_ENTITY_MISSING', path: RECORD_KINDS['event-entity'].path, line: i + 1, recordId: ids.idOf(n), field: 'entity_id', message: `event-entity link names entity ${ids.idOf(n)} (${wrongKind(n)})` }));
     }
   }
   return issues;
@@ -61,7 +63,7 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
   const parentSlot = new Int32Array(n).fill(-1);
   for (let e = 0; e < n; e++) {
     const p = s.eventParent.get(e);
-    if (p >= 0 && ids.kindOf(p) === IdKind.Event) parentSlot[e] = ids.slotOf(p);
+    if (p >= 0 && ids.kindOf(p) === IdKind.event) parentSlot[e] = ids.slotOf(p);
   }
   // 0 = unvisited, 1 = on the current path, 2 = done (no cycle through it), 3 = on a cycle.
   const state = new Uint8Array(n);
@@ -81,7 +83,7 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
       for (const m of members) state[m] = 3;
       const names = members.map((m) => ids.idOf(s.eventId.get(m)));
       for (const m of members) {
-        issues.push(issue({ code: 'OCTX_EVENT_HIERARCHY_CYCLE', path: 'data/events.jsonl', recordId: ids.idOf(s.eventId.get(m)), field: 'parent_id', message: `the parent chain loops: ${names.join(' → ')} → ${names[0]!}` }));
+        issues.push(issue({ code: 'OCTX_EVENT_HIERARCHY_CYCLE', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(m)), field: 'parent_id', message: `the parent chain loops: ${names.join(' → ')} → ${names[0]!}` }));
       }
       path.length = from;
     }
@@ -94,7 +96,7 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
     const expected = s.eventLevel.get(p) + 1;
     const declared = s.eventLevel.get(e);
     if (declared !== expected) {
-      issues.push(issue({ code: 'OCTX_EVENT_LEVEL_INVALID', path: 'data/events.jsonl', recordId: ids.idOf(s.eventId.get(e)), field: 'level', message: `level is ${declared} but its parent ${ids.idOf(s.eventId.get(p))} has level ${s.eventLevel.get(p)}, so it must be ${expected}` }));
+      issues.push(issue({ code: 'OCTX_EVENT_LEVEL_INVALID', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(e)), field: 'level', message: `level is ${declared} but its parent ${ids.idOf(s.eventId.get(p))} has level ${s.eventLevel.get(p)}, so it must be ${expected}` }));
     }
   }
   return issues;

@@ -1,26 +1,16 @@
 import { OctxError } from '../model/errors.js';
+import { idKindName, type IdKind } from '../model/id-kind.js';
 import { Int32Column, Uint32Column, Uint8Column } from '../model/columns.js';
-import { hashUuidWords, uuidToWords, wordsToUuid } from '../read/id-space.js';
+import { hashUuidWords, uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
-/** Kinds of ids that share the one OCTX id space of a package. */
-export const IdKind = {
-  /** Seen only as a reference so far. */
-  Referenced: 0,
-  Asset: 1,
-  Document: 2,
-  Chunk: 3,
-  Event: 4,
-  Entity: 5,
-} as const;
-/** One of {@link IdKind}. */
-export type IdKind = (typeof IdKind)[keyof typeof IdKind];
+/**
+ * The kind the registry records for an id that was only referenced so far (no record defines
+ * it yet). Outside {@link IdKind}'s values, which stay below it.
+ */
+export const REFERENCED = 7;
 
-const KIND_NAMES = ['reference', 'asset', 'document', 'chunk', 'event', 'entity'] as const;
-
-/** A human name for an id kind ("chunk", "event", …). */
-export function kindName(kind: number): string {
-  return KIND_NAMES[kind] ?? 'record';
-}
+/** What {@link IdRegistry.kindOf} returns: an {@link IdKind}, or {@link REFERENCED}. */
+export type RegisteredKind = IdKind | typeof REFERENCED;
 
 /**
  * Most ids one registry holds (the builder's limit before, too): keeps every table far below
@@ -128,7 +118,7 @@ export class IdRegistry {
       this.#other.set(id, i);
       this.#otherIds.set(i, id);
     }
-    this.#kinds.push(IdKind.Referenced);
+    this.#kinds.push(REFERENCED);
     this.#slots.push(-1);
     return i;
   }
@@ -189,7 +179,7 @@ export class IdRegistry {
       code: 'OCTX_ID_DUPLICATE',
       recordId: id,
       field,
-      message: `id ${id} is already used by a ${kindName(holder)}; the asset, documents, chunks, events and entities share one id space (adding a ${kindName(kind)})`,
+      message: `id ${id} is already used by a ${idKindName(holder)}; the asset, documents, chunks, events and entities share one id space (adding a ${idKindName(kind)})`,
     });
   }
 
@@ -208,7 +198,7 @@ export class IdRegistry {
         this.#checkedWords.set(this.#probe);
       }
     }
-    if (i >= 0 && this.#kinds.get(i) !== IdKind.Referenced) throw this.#duplicate(id, this.#kinds.get(i), kind, field);
+    if (i >= 0 && this.#kinds.get(i) !== REFERENCED) throw this.#duplicate(id, this.#kinds.get(i), kind, field);
   }
 
   /** Defines `id` as a record of `kind` at table position `slot`; returns its dense index. */
@@ -225,7 +215,7 @@ export class IdRegistry {
       if (i < 0) i = this.#insert(id);
       this.#remember(id, i);
     }
-    if (this.#kinds.get(i) !== IdKind.Referenced) throw this.#duplicate(id, this.#kinds.get(i), kind, 'id');
+    if (this.#kinds.get(i) !== REFERENCED) throw this.#duplicate(id, this.#kinds.get(i), kind, 'id');
     this.#kinds.set(i, kind);
     this.#slots.set(i, slot);
     return i;
@@ -233,7 +223,7 @@ export class IdRegistry {
 
   /** Forgets a definition (used only to roll back a document that failed later checks). */
   undefine(index: number): void {
-    this.#kinds.set(index, IdKind.Referenced);
+    this.#kinds.set(index, REFERENCED);
     this.#slots.set(index, -1);
   }
 
@@ -247,8 +237,8 @@ export class IdRegistry {
   }
 
   /** The kind of a dense index. */
-  kindOf(index: number): IdKind {
-    return this.#kinds.get(index) as IdKind;
+  kindOf(index: number): RegisteredKind {
+    return this.#kinds.get(index) as RegisteredKind;
   }
 
   /** The table slot of a dense index (-1 when only referenced). */

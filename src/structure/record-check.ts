@@ -2,14 +2,21 @@ import type { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
 import { findJsonProblem } from '../model/json.js';
-import { FORBIDDEN_RECORD_FIELDS, RECORD_FIELDS, type RecordKind } from '../model/records.js';
+import { FORBIDDEN_RECORD_FIELDS, RECORD_FIELDS } from '../model/records.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 
 const KNOWN: Readonly<Record<RecordKind, ReadonlySet<string>>> = Object.fromEntries(
   Object.entries(RECORD_FIELDS).map(([k, v]) => [k, new Set(v)]),
 ) as unknown as Record<RecordKind, ReadonlySet<string>>;
 
-const UUID_FIELDS = new Set(['id', 'document_id', 'parent_id', 'chunk_id', 'event_id', 'entity_id']);
+/** Every UUIDv7 field of any kind: a bad value there is `OCTX_ID_INVALID`. */
+const UUID_FIELDS: ReadonlySet<string> = new Set(RECORD_KIND_ORDER.flatMap((kind) => RECORD_KINDS[kind].idFields));
+
+/** A compile-time check that every record kind has its case. */
+function unreachable(kind: never): never {
+  throw new Error(`no fast check for kind ${String(kind)}`);
+}
 
 function isText(v: unknown): boolean {
   return typeof v === 'string' && v.trim().length > 0 && v.isWellFormed();
@@ -44,6 +51,8 @@ function quickCheck(kind: RecordKind, r: Record<string, unknown>): boolean {
       if (!isUuidV7(r.event_id) || !isUuidV7(r.entity_id) || !isOptionalText(r.description)) return false;
       if (r.weight !== undefined && (typeof r.weight !== 'number' || !Number.isFinite(r.weight))) return false;
       break;
+    default:
+      return unreachable(kind);
   }
   const known = KNOWN[kind];
   const forbidden = FORBIDDEN_RECORD_FIELDS[kind];
@@ -57,7 +66,7 @@ function quickCheck(kind: RecordKind, r: Record<string, unknown>): boolean {
 }
 
 function recordIdOf(kind: RecordKind, r: Record<string, unknown>): string | undefined {
-  const v = kind === 'chunk-event' ? r.chunk_id : kind === 'event-entity' ? r.event_id : r.id;
+  const v = r[RECORD_KINDS[kind].recordIdField];
   return typeof v === 'string' ? v : undefined;
 }
 

@@ -83,4 +83,4 @@ export const RECORD_SCHEMAS = {
   entity: EntityRecordSchema,
   'chunk-event': ChunkEventLinkSchema,
   'event-entity': EventEntityLinkSchema,
-} as const;
+} as const satisfies Readonly<Record<RecordKind, z.ZodType>>;

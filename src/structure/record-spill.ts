@@ -21,7 +21,7 @@ export class RecordSpill {
   /** `background` compresses the file's blocks while records are still being added. */
   constructor(file: string, background?: BackgroundDeflate) {
     this.file = file;
-    this.#payload = new PayloadSpill({ rawFile: file, deflatedFile: `${file}.deflate`, ...(background ? { background } : {}) });
+    this.#payload = new PayloadSpill({ rawFile: file, deflatedFile: `${file}.deflate`, background });
   }
 
   /** Number of lines appended. */

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { OctxError } from '../model/errors.js';
-import type { RecordKind } from '../model/records.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { Int32Column } from '../model/columns.js';
-import { IdKind, type IdRegistry } from './id-registry.js';
+import { IdKind } from '../model/id-kind.js';
+import type { IdRegistry } from './id-registry.js';
 import { assertRecord, serializeRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
@@ -32,15 +33,6 @@ export interface SpillSnapshot {
   /** The file as an archive payload (digests and compressed blocks). */
   readonly entry: SpilledEntry;
 }
-
-/** File names of the spills, which are the final JSONL payloads. */
-export const SPILL_FILES: Readonly<Record<RecordKind, string>> = {
-  chunk: 'chunks.jsonl',
-  event: 'events.jsonl',
-  entity: 'entities.jsonl',
-  'chunk-event': 'chunk-events.jsonl',
-  'event-entity': 'event-entities.jsonl',
-};
 
 /**
  * The structure layer as it is collected: record payloads go straight to their JSONL spill files
@@ -99,7 +91,7 @@ export class StructureStore {
   #spill(kind: RecordKind): RecordSpill {
     let s = this.#spills.get(kind);
     if (!s) {
-      s = new RecordSpill(join(this.#dir, SPILL_FILES[kind]), this.#background);
+      s = new RecordSpill(join(this.#dir, RECORD_KINDS[kind].spillName), this.#background);
       this.#spills.set(kind, s);
     }
     return s;
@@ -109,7 +101,7 @@ export class StructureStore {
   addChunk(record: unknown): void {
     assertRecord('chunk', record);
     const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.Chunk);
+    this.#ids.assertFree(id, IdKind.chunk);
     const doc = this.#ids.ref(record.document_id as string);
     const ordinal = record.ordinal as number;
     const wide = ordinal > MAX_COLUMN_ORDINAL ? `${doc}:${ordinal}` : undefined;
@@ -117,7 +109,7 @@ export class StructureStore {
       throw OctxError.of({ code: 'OCTX_CHUNK_ORDINAL_DUPLICATE', recordId: id, field: 'ordinal', message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}` });
     }
     const line = serializeRecord('chunk', record);
-    const dense = this.#ids.define(id, IdKind.Chunk, this.chunkId.length);
+    const dense = this.#ids.define(id, IdKind.chunk, this.chunkId.length);
     const row = this.chunkId.push(dense);
     this.chunkDocument.push(doc);
     this.#chunkOrdinal.push(wide === undefined ? ordinal : -1);
@@ -130,10 +122,10 @@ export class StructureStore {
   addEvent(record: unknown): void {
     assertRecord('event', record);
     const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.Event);
+    this.#ids.assertFree(id, IdKind.event);
     const line = serializeRecord('event', record);
     const parent = record.parent_id === undefined ? -1 : this.#ids.ref(record.parent_id as string);
-    const dense = this.#ids.define(id, IdKind.Event, this.eventId.length);
+    const dense = this.#ids.define(id, IdKind.event, this.eventId.length);
     this.eventId.push(dense);
     this.eventParent.push(parent);
     this.eventLevel.push(record.level === undefined ? 0 : (record.level as number));
@@ -144,9 +136,9 @@ export class StructureStore {
   addEntity(record: unknown): void {
     assertRecord('entity', record);
     const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.Entity);
+    this.#ids.assertFree(id, IdKind.entity);
     const line = serializeRecord('entity', record);
-    const dense = this.#ids.define(id, IdKind.Entity, this.entityId.length);
+    const dense = this.#ids.define(id, IdKind.entity, this.entityId.length);
     this.entityId.push(dense);
     this.#spill('entity').append(line);
   }
@@ -190,7 +182,7 @@ export class StructureStore {
    */
   snapshot(): Record<RecordKind, SpillSnapshot> {
     const out = {} as Record<RecordKind, SpillSnapshot>;
-    for (const kind of Object.keys(SPILL_FILES) as RecordKind[]) {
+    for (const kind of RECORD_KIND_ORDER) {
       const spill = this.#spill(kind);
       const entry = spill.snapshot();
       const { size, sha256 } = entry;
@@ -207,6 +199,6 @@ export class StructureStore {
   /** Path of the spill file of a kind (for readers such as the embedding hook). */
   spillFile(kind: RecordKind): string {
     this.#spill(kind).flush();
-    return join(this.#dir, SPILL_FILES[kind]);
+    return join(this.#dir, RECORD_KINDS[kind].spillName);
   }
 }

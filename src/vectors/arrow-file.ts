@@ -21,7 +21,7 @@ import {
   makeData,
 } from 'apache-arrow';
 import { OctxError } from '../model/errors.js';
-import { VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { throwIfAborted } from './abort.js';
 import type { VectorSpill } from './vector-spill.js';
 
@@ -64,10 +64,6 @@ export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float
  * The schema of a vector target file: `record_id: Utf8` and
  * `vector: FixedSizeList<Float32>[dimensions]` (child field `item`), all three non-nullable.
  */
-export function vectorTargetSchema(dimensions: number): Schema<VectorTargetColumns> {
-  return schemaParts(dimensions).schema;
-}
-
 function schemaParts(dimensions: number): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
   const floatType = new Float32();
   const vecType = new FixedSizeList(dimensions, new Field('item', floatType, false));

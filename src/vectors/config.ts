@@ -7,7 +7,7 @@ import type { OctxIssue } from '../model/errors.js';
 import { OctxError, issue } from '../model/errors.js';
 import type { JsonObject, JsonValue } from '../model/json.js';
 import { findJsonProblem, jcsDigest } from '../model/json.js';
-import { VECTOR_CONFIG_PATH } from '../package/paths.js';
+import { VECTOR_CONFIG_PATH } from '../model/paths.js';
 
 /** Largest vector width the reference validator accepts (`ArchiveLimits.max_arrow_dimension`). */
 export const MAX_VECTOR_DIMENSIONS = 65_536;
@@ -348,11 +348,11 @@ export function prepareVectorConfig(input: VectorConfigInput): PreparedVectorCon
   let fingerprint: string | undefined;
   if (problems.length === 0) {
     fingerprint = computeVectorFingerprint(clean);
-    if (clean.fingerprint !== undefined && clean.fingerprint !== fingerprint) {
+    if (typeof clean.fingerprint === 'string' && clean.fingerprint !== fingerprint) {
       problems.push({
         code: 'OCTX_VECTOR_FINGERPRINT_MISMATCH',
         field: 'fingerprint',
-        message: `given fingerprint ${String(clean.fingerprint)} differs from the computed ${fingerprint}`,
+        message: `given fingerprint ${clean.fingerprint} differs from the computed ${fingerprint}`,
       });
     }
   }

@@ -5,7 +5,7 @@
  */
 import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { OctxError } from '../model/errors.js';
-import { VECTOR_TARGET_PATHS } from '../package/paths.js';
+import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
 import type { VectorTarget } from './targets.js';
 
@@ -239,6 +239,7 @@ export class VectorSpill {
     } catch (cause) {
       failure ??= ioError(`cannot close vector spill file ${this.file}`, cause);
     }
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows, unchanged, what flush() threw (or the close error)
     if (failure !== undefined) throw failure;
   }
 

@@ -15,7 +15,7 @@ import {
   parseSourceUri,
   validateEnvelopes,
   type IngestEnvelope,
-} from '../../src/adapters/ingest/index.js';
+} from 'octx-export/adapters/ingest';
 import { ROOT, SHARED, tempDir } from '../helpers/temp.js';
 import { readPackageText as text } from '../helpers/package-files.js';
 

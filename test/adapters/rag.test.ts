@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isUuidV7, openPackage, PackageBuilder, validatePackage } from 'octx-export';
-import { chunkOverlap, fromRag, loadRagFiles, ragDocumentsFolder, type RagAdapterReport } from '../../src/adapters/rag/index.js';
+import { chunkOverlap, fromRag, loadRagFiles, ragDocumentsFolder, type RagAdapterReport } from 'octx-export/adapters/rag';
 import { ROOT, tempDir } from '../helpers/temp.js';
 import { failureAsync as rejects } from '../helpers/errors.js';
 import { readPackageText as read } from '../helpers/package-files.js';

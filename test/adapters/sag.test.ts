@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { isUuidV7, openPackage, PackageBuilder, validatePackage } from 'octx-export';
-import { fromSagDatabase, preservedRecordId, sagCompatibleId, sagSlug } from '../../src/adapters/sag/index.js';
+import { fromSagDatabase, preservedRecordId, sagCompatibleId, sagSlug } from 'octx-export/adapters/sag';
 import { tempDir } from '../helpers/temp.js';
 import { createSagDatabase, SAG, type SagGeneration } from './sag-fixture.js';
 import { failureAsync as rejects } from '../helpers/errors.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { prepareDocument } from '../../src/knowledge/document.js';
-import { isOctxError, isUuidV7, OctxError, PackageBuilder } from '../../src/index.js';
+import { isOctxError, isUuidV7, type OctxError, PackageBuilder } from '../../src/index.js';
 
 const ID = '019c1234-5678-7abc-8def-0123456789ab';
 let counter = 0;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOctxError, OctxError, PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { isOctxError, type OctxError, PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -46,6 +46,7 @@ describe('export: the archive bytes', () => {
       expect([0, 8]).toContain(e.method);
       expect(e.localFlags).toBe(e.flags);
       expect(e.localMethod).toBe(e.method);
+      // eslint-disable-next-line no-control-regex -- \x00-\x7f is ASCII: the UTF-8 flag must be set exactly for names outside it
       expect(Boolean(e.flags & 0x800)).toBe(/[^\x00-\x7f]/.test(e.name)); // UTF-8 flag exactly for non-ASCII names
     }
     expect(entries.find((e) => e.name === 'knowledge/guides/setup.md')!.method).toBe(8);
@@ -231,7 +232,7 @@ describe('options at the API boundary', () => {
   it('refuses bad export options before doing anything', async () => {
     const b = handbook();
     await expectCode(b.export({ output: '' }), 'OCTX_OPTIONS_INVALID');
-    await expectCode(b.export({ output: 'x.octx', compressionLevel: 12 } as never), 'OCTX_OPTIONS_INVALID');
+    await expectCode(b.export({ output: 'x.octx', compressionLevel: 12 }), 'OCTX_OPTIONS_INVALID');
     await expectCode(b.export({ output: 'x.octx', structure: 'maybe' } as never), 'OCTX_OPTIONS_INVALID');
     // still usable after refused options
     const result = await b.export({ output: join(tempDir(), 'ok.octx') });
@@ -245,7 +246,7 @@ describe('export: verification modes', () => {
     await handbook().export({ output: join(dir, 'full.octx'), verify: 'full' });
     const r = await handbook().export({ output: join(dir, 'fast.octx'), verify: 'integrity' });
     expect(readFileSync(join(dir, 'fast.octx')).equals(readFileSync(join(dir, 'full.octx')))).toBe(true);
-    const { verifyArchive } = await import('../../src/package/verify-archive.js');
+    const { verifyArchive } = await import('../../src/export/verify-archive.js');
     await verifyArchive(join(dir, 'fast.octx'), r.packageDigest, 'integrity');
     await expect(verifyArchive(join(dir, 'fast.octx'), `sha256:${'0'.repeat(64)}`, 'integrity')).rejects.toMatchObject({ code: 'OCTX_INTEGRITY_ERROR' });
     const bytes = readFileSync(join(dir, 'fast.octx'));

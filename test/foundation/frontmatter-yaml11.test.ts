@@ -22,12 +22,6 @@ function read12(source: string): unknown {
   return parseDocument(source, { version: '1.2', schema: 'core', ...OPTIONS }).toJS({ maxAliasCount: 0 });
 }
 
-function yaml11Of(source: string): Record<string, unknown> {
-  const parsed = parseFrontmatter(source);
-  if (!parsed.ok) throw new Error(`expected ${JSON.stringify(source)} to parse: ${parsed.reason}`);
-  return parsed.value.yaml11;
-}
-
 describe('parseFrontmatter: YAML 1.1 typing only when it can differ', () => {
   it.each([
     // [frontmatter, 1.2 value of v, 1.1 value of v]

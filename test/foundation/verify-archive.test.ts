@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';
-import { verifyArchive } from '../../src/package/verify-archive.js';
+import { verifyArchive } from '../../src/export/verify-archive.js';
 import { openPackage } from '../../src/read/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { GUIDE_MD, entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PackageBuilder, validatePackage } from '../../src/index.js';
-import { writeArchive } from '../../src/package/archive-writer.js';
+import { writeArchive } from '../../src/export/archive-writer.js';
 import { openPackage } from '../../src/read/open-package.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';

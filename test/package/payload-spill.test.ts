@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BackgroundDeflate } from '../../src/package/background-deflate.js';
-import { BLOCK_BYTES, DEFLATE_END, deflateBlockSync } from '../../src/package/deflate-block.js';
+import { BLOCK_BYTES, DEFLATE_END } from '../../src/package/deflate-block.js';
+import { deflateBlockSync } from '../helpers/deflate.js';
 import { PayloadSpill, type ByteSegment, type SpilledEntry } from '../../src/package/payload-spill.js';
 import { tempDir } from '../helpers/temp.js';
 

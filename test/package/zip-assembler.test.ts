@@ -20,16 +20,16 @@ function deflated(name: string, content: string | Buffer): ZipEntryData {
 
 /** Reads every entry with yauzl (an independent reader), checking its CRC-32 against the data. */
 async function readWithYauzl(path: string): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(path, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z!))));
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(path, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z))));
   const out = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
       zip.openReadStream(entry, (err, stream) => {
         if (err) return reject(err);
         const parts: Buffer[] = [];
-        stream!.on('data', (c: Buffer) => parts.push(c));
-        stream!.on('error', reject);
-        stream!.on('end', () => {
+        stream.on('data', (c: Buffer) => parts.push(c));
+        stream.on('error', reject);
+        stream.on('end', () => {
           const data = Buffer.concat(parts);
           if ((crc32(data) >>> 0) !== entry.crc32) reject(new Error(`CRC mismatch in ${entry.fileName}`));
           out.set(entry.fileName, data);

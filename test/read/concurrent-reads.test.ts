@@ -1,5 +1,5 @@
 import { existsSync, openSync, readdirSync } from 'node:fs';
-import { PassThrough, Transform } from 'node:stream';
+import { PassThrough, type Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';

@@ -3,7 +3,7 @@ import { readConceptDocument } from '../../src/knowledge/concept.js';
 import { stripBom } from '../../src/knowledge/frontmatter.js';
 import { reservedDocumentProblems } from '../../src/knowledge/reserved.js';
 import { issue, type OctxIssue } from '../../src/model/errors.js';
-import { isConceptPath } from '../../src/package/paths.js';
+import { isConceptPath } from '../../src/model/paths.js';
 import { readKnowledgeDocument } from '../../src/read/documents.js';
 
 const ID = '019c1234-5678-7abc-8def-0123456789ab';

@@ -86,7 +86,6 @@ export function jsonl(records: readonly unknown[]): string {
 // ── packages ─────────────────────────────────────────────────────────────────────────────
 
 export type FileMap = Record<string, string | Buffer>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyJson = any;
 
 /** What to put into a test package. */
@@ -221,6 +220,7 @@ export function rawZip(entries: readonly RawEntry[], options: RawZipOptions = {}
     const crc = e.crc ?? crc32(data);
     const csize = e.compressedSize ?? payload.length;
     const usize = e.uncompressedSize ?? data.length;
+    // eslint-disable-next-line no-control-regex -- \x00-\x7f is ASCII: set the UTF-8 flag for names outside it
     const flags = e.flags ?? (/[^\x00-\x7f]/.test(name.toString('latin1')) ? 0x800 : 0);
     const extra = e.extra ?? Buffer.alloc(0);
     const lname = e.local?.name === undefined ? name : typeof e.local.name === 'string' ? Buffer.from(e.local.name) : e.local.name;

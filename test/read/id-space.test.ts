@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { UUID_V7_PATTERN, newId } from '../../src/model/ids.js';
-import { IdKind, IdSpace, isCanonicalUuidV7, uuidBytesToWords, uuidToWords, wordsToUuid } from '../../src/read/id-space.js';
+import { IdKind } from '../../src/model/id-kind.js';
+import { IdSpace } from '../../src/read/id-space.js';
+import { isCanonicalUuidV7, uuidBytesToWords, uuidToWords, wordsToUuid } from '../../src/model/uuid-words.js';
 
 describe('UUIDv7 words', () => {
   it('accepts exactly what UUID_V7_PATTERN accepts, and round-trips', () => {

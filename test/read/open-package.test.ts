@@ -85,6 +85,7 @@ describe('openPackage', () => {
     expect(size).toBeGreaterThan(18_000_000);
     const pkg = await openPackage(await writeDir(entriesOf({ files: { 'knowledge/doc.md': GUIDE_MD, 'data/chunks.jsonl': chunks }, capabilities: SAG_DECL })));
     let bytes = 0;
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- called below as original.call(this, …), with the stream as `this`
     const original = VerifyStream.prototype._transform;
     vi.spyOn(VerifyStream.prototype, '_transform').mockImplementation(function (this: VerifyStream, chunk: Buffer, enc, cb) {
       bytes += chunk.length;

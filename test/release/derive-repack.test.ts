@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { computePackageDigest, isOctxError, OctxError, PackageBuilder, repackPackage, validatePackage } from '../../src/index.js';
+import { computePackageDigest, isOctxError, type OctxError, PackageBuilder, repackPackage, validatePackage } from '../../src/index.js';
 import { entryText, inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nextVersion, OctxError, PackageBuilder, ProducerState, type ExportResult } from '../../src/index.js';
+import { nextVersion, type OctxError, PackageBuilder, ProducerState, type ExportResult } from '../../src/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { failureAsync as failure } from '../helpers/errors.js';
 

@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isOctxError, loadWorkdir, OctxError, PackageBuilder, validatePackage } from '../../src/index.js';
+import { isOctxError, loadWorkdir, type OctxError, PackageBuilder, validatePackage } from '../../src/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 

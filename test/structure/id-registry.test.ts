@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { failure } from '../helpers/errors.js';
 import { newId } from '../../src/index.js';
 import { Int32Column } from '../../src/model/columns.js';
-import { uuidToWords, wordsToUuid } from '../../src/read/id-space.js';
-import { IdKind, IdRegistry } from '../../src/structure/id-registry.js';
+import { uuidToWords, wordsToUuid } from '../../src/model/uuid-words.js';
+import { IdKind } from '../../src/model/id-kind.js';
+import { IdRegistry, REFERENCED } from '../../src/structure/id-registry.js';
 import { PairIndex } from '../../src/structure/pair-index.js';
 import { StructureStore } from '../../src/structure/structure-store.js';
 
@@ -47,33 +48,33 @@ describe('IdRegistry', () => {
     const reg = new IdRegistry();
     const a = newId();
     const referenced = reg.ref(a);
-    expect(reg.kindOf(referenced)).toBe(IdKind.Referenced);
+    expect(reg.kindOf(referenced)).toBe(REFERENCED);
     expect(reg.slotOf(referenced)).toBe(-1);
-    reg.assertFree(a, IdKind.Chunk);
-    expect(reg.define(a, IdKind.Chunk, 7)).toBe(referenced);
-    expect(reg.kindOf(referenced)).toBe(IdKind.Chunk);
+    reg.assertFree(a, IdKind.chunk);
+    expect(reg.define(a, IdKind.chunk, 7)).toBe(referenced);
+    expect(reg.kindOf(referenced)).toBe(IdKind.chunk);
     expect(reg.slotOf(referenced)).toBe(7);
 
-    const e = failure(() => reg.assertFree(a, IdKind.Event, 'octx.document_id'));
+    const e = failure(() => reg.assertFree(a, IdKind.event, 'octx.document_id'));
     expect(e.code).toBe('OCTX_ID_DUPLICATE');
     expect(e.issues[0]).toMatchObject({ recordId: a, field: 'octx.document_id' });
     expect(e.message).toContain(`id ${a} is already used by a chunk`);
     expect(e.message).toContain('(adding a event)');
-    expect(failure(() => reg.define(a, IdKind.Entity, 0)).code).toBe('OCTX_ID_DUPLICATE');
-    reg.define('x', IdKind.Entity, 0);
-    expect(failure(() => reg.define('x', IdKind.Entity, 1)).issues[0]!.field).toBe('id');
+    expect(failure(() => reg.define(a, IdKind.entity, 0)).code).toBe('OCTX_ID_DUPLICATE');
+    reg.define('x', IdKind.entity, 0);
+    expect(failure(() => reg.define('x', IdKind.entity, 1)).issues[0]!.field).toBe('id');
 
     reg.undefine(referenced);
-    expect(reg.define(a, IdKind.Event, 2)).toBe(referenced);
+    expect(reg.define(a, IdKind.event, 2)).toBe(referenced);
   });
 
   it('finds an id that a reference interned between assertFree and define (a chunk naming itself)', () => {
     const reg = new IdRegistry();
     for (let i = 0; i < 3000; i++) reg.ref(newId()); // the next insert may grow the table
     const id = newId();
-    reg.assertFree(id, IdKind.Chunk);
+    reg.assertFree(id, IdKind.chunk);
     const asDocument = reg.ref(id);
-    expect(reg.define(id, IdKind.Chunk, 0)).toBe(asDocument);
+    expect(reg.define(id, IdKind.chunk, 0)).toBe(asDocument);
     expect(reg.size).toBe(3001);
   });
 

@@ -45,7 +45,7 @@ describe('vectors in a package', () => {
     const table = tableFromIPC(chunks.data);
     // rows follow the JSONL order of the records, not the order vectors were added
     expect(table.getChild('record_id')!.toArray()).toEqual([id(0x11), id(0x12)]);
-    expect(Array.from(table.getChild('vector')!.get(1)!)).toEqual(unit(1));
+    expect(Array.from(table.getChild('vector')!.get(1))).toEqual(unit(1));
     const config = JSON.parse(entryText(entries, 'vectors/config.json'));
     expect(config.fingerprint).toBe(result.report.vectors.fingerprint);
     expect((await validatePackage(out)).issues).toEqual([]);
@@ -128,7 +128,7 @@ describe('builder.embed', () => {
     const result = await b.export({ output: out });
     expect(result.report.vectors.targets).toEqual({ chunks: { status: 'written', rows: 2 }, events: { status: 'written', rows: 1 }, entities: { status: 'written', rows: 1 } });
     const table = tableFromIPC(inspectZip(out).find((e) => e.name === 'vectors/chunks.arrow')!.data);
-    expect(Array.from(table.getChild('vector')!.get(0)!)).toEqual(Array.from(embedder.embedText('One.')));
+    expect(Array.from(table.getChild('vector')!.get(0))).toEqual(Array.from(embedder.embedText('One.')));
     expect((await validatePackage(out)).valid).toBe(true);
   });
 

@@ -20,7 +20,7 @@ import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
-import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../package/paths.js';
+import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../model/paths.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
 import { envelopeViolations, type IngestEnvelope, type IngestNode, type IngestSource, type IngestTriplet } from './schema.js';
 
@@ -287,23 +287,58 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
   const warnings: string[] = [];
   const valid = validateEnvelopes(envelopes, options.locate);
   const { kept, superseded } = latestPerSource(valid);
-  const locOf = (index: number) => {
+  const locOf: LocateEnvelope = (index) => {
     const at = options.locate?.(index);
     return at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {};
   };
 
-  // ── where each source lives ───────────────────────────────────────────────────────────
+  const planned = await planSources(kept, options, locOf);
+  const added = addDocuments(builder, planned, options, verify, locOf, warnings);
+  const events = await addEvents(builder, added, options, warnings);
+  const extension = addExtension(builder, added, namespace);
+  const structure = expectedStructure(added, events, options);
+
+  const totalNodes = added.reduce((n, a) => n + (a.p.envelope.nodes?.length ?? 0), 0);
+  const entityCount = events.entityByKey.size;
+  const fromNodes = [...events.entityByKey.values()].filter((e) => e.fromNode).length;
+  return {
+    envelopes: { given: envelopes.length, kept: kept.length, superseded },
+    sources: events.sources,
+    events: { count: events.eventIds.size, fromExtractor: events.fromExtractor, fromTriplets: events.fromTriplets, withoutEntities: events.withoutEntities },
+    entities: { count: entityCount, fromNodes, other: entityCount - fromNodes },
+    nodes: { total: totalNodes, asEntities: events.linkedNodes.size, notLinked: totalNodes - events.linkedNodes.size },
+    refusedLinks: events.refusedLinks,
+    extension: { namespace, ...extension },
+    structure,
+    warnings,
+  };
+}
+
+/** The `path` and `line` of envelope `index` for an issue (none when the caller gave no `locate`). */
+type LocateEnvelope = (index: number) => { path?: string; line?: number };
+
+// ── where each source lives ─────────────────────────────────────────────────────────────
+
+/** A kept envelope with its source file's bytes and its document path. */
+interface PlannedSource {
+  envelope: IngestEnvelope;
+  index: number;
+  uri: string;
+  sourcePath: string;
+  documentPath: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * Finds each kept envelope's source file (through `resolveBody` or under `sourceRoot`; the
+ * repository is prefixed when the envelopes span several) and its document path.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (reserved or clashing paths, unavailable files),
+ *   every problem listed
+ */
+async function planSources(kept: readonly { envelope: IngestEnvelope; index: number }[], options: FromIngestOptions, locOf: LocateEnvelope): Promise<PlannedSource[]> {
   const repositories = new Set(kept.map((k) => parseSourceUri(k.envelope.source.uri).repository).filter((r) => r !== undefined));
   const prefixRepository = repositories.size > 1;
-  interface Planned {
-    envelope: IngestEnvelope;
-    index: number;
-    uri: string;
-    sourcePath: string;
-    documentPath: string;
-    bytes: Uint8Array;
-  }
-  const planned: Planned[] = [];
+  const planned: PlannedSource[] = [];
   const problems: OctxIssue[] = [];
   const usedPaths = new Map<string, string>();
   for (const { envelope, index } of kept) {
@@ -348,18 +383,29 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     planned.push({ envelope, index, uri, sourcePath, documentPath, bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
   }
   if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources cannot be exported:', problems);
+  return planned;
+}
 
-  // ── documents and full-text chunks ────────────────────────────────────────────────────
-  const sources: Record<string, IngestSourceOutcome> = {};
+// ── documents and full-text chunks ──────────────────────────────────────────────────────
+
+/** A source whose document (and full-text chunk, unless the body is empty) is in the builder. */
+interface AddedSource {
+  p: PlannedSource;
+  documentId: string;
+  chunk?: { id: string; text: string };
+  body: string;
+  hash: IngestSourceOutcome['contentHash'];
+}
+
+/**
+ * Adds one Concept Document per source (its `content_hash` checked first when `verify`, with
+ * `x-ingest` in the frontmatter) and one full-text chunk (ordinal 0) for a non-empty body.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (hash mismatches, files that are not UTF-8),
+ *   every problem listed
+ */
+function addDocuments(builder: PackageBuilder, planned: readonly PlannedSource[], options: FromIngestOptions, verify: boolean, locOf: LocateEnvelope, warnings: string[]): AddedSource[] {
   const hashProblems: OctxIssue[] = [];
-  interface Added {
-    p: Planned;
-    documentId: string;
-    chunk?: { id: string; text: string };
-    body: string;
-    hash: IngestSourceOutcome['contentHash'];
-  }
-  const added: Added[] = [];
+  const added: AddedSource[] = [];
   for (const p of planned) {
     let hash: IngestSourceOutcome['contentHash'] = 'not-checked';
     if (verify) {
@@ -398,7 +444,7 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     if (merged.keptExtras.length > 0) warnings.push(`knowledge/${p.documentPath}: the source already has ${merged.keptExtras.join(', ')} in its frontmatter; kept as is`);
     builder.addDocument({ path: p.documentPath, markdown: merged.markdown });
     const documentId = builder.documentId(p.documentPath);
-    let chunk: Added['chunk'];
+    let chunk: AddedSource['chunk'];
     if (merged.body.trim() !== '') {
       const id = builder.ids.chunk(`ingest:${p.uri}#full-text`);
       builder.addChunk({ id, document_id: documentId, ordinal: 0, text: merged.body, 'x-ingest': { chunk: 'full-text' } });
@@ -409,8 +455,34 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     added.push({ p, documentId, body: merged.body, hash, ...(chunk ? { chunk } : {}) });
   }
   if (hashProblems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources do not match their envelopes:', hashProblems);
+  return added;
+}
 
-  // ── events, entities ──────────────────────────────────────────────────────────────────
+// ── events, entities ────────────────────────────────────────────────────────────────────
+
+/** What {@link addEvents} added. */
+interface IngestEvents {
+  readonly sources: Record<string, IngestSourceOutcome>;
+  readonly refusedLinks: RefusedEntityLink[];
+  /** Entities by node id or name. */
+  readonly entityByKey: Map<string, { id: string; type: string; fromNode: boolean }>;
+  readonly eventIds: Set<string>;
+  readonly withoutEntities: string[];
+  readonly fromExtractor: number;
+  readonly fromTriplets: number;
+  readonly linkedNodes: Set<IngestNode>;
+  readonly chunksWithoutEvents: number;
+}
+
+/**
+ * Adds each source's events — from the caller's extractor, and one per triplet with
+ * `triplesAsEvents` — linked to its full-text chunk, and the entities they name (envelope
+ * nodes by id, name or alias, or named entities); links that cannot be made are refused and
+ * reported, never filled in.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (invalid extractor output)
+ */
+async function addEvents(builder: PackageBuilder, added: readonly AddedSource[], options: FromIngestOptions, warnings: string[]): Promise<IngestEvents> {
+  const sources: Record<string, IngestSourceOutcome> = {};
   const refusedLinks: RefusedEntityLink[] = [];
   const entityByKey = new Map<string, { id: string; type: string; fromNode: boolean }>();
   const eventIds = new Set<string>();
@@ -423,33 +495,7 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
   for (const a of added) {
     const { envelope, uri } = a.p;
     const nodes = envelope.nodes ?? [];
-    const extracted: { event: ExtractedEvent; triplet?: IngestTriplet }[] = [];
-    if (options.extractEvents) {
-      if (!a.chunk) {
-        warnings.push(`${uri}: no extraction for an empty document`);
-      } else {
-        const result = await options.extractEvents({ uri, envelope, documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, body: a.body, chunk: a.chunk });
-        if (!Array.isArray(result)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: 'extractEvents', message: `${uri}: the extractor must return an array of events` });
-        result.forEach((ev, i) => {
-          const ok = extractedEventSchema.safeParse(ev);
-          if (!ok.success) {
-            const first = ok.error.issues[0]!;
-            throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: `extractEvents[${i}].${first.path.join('.')}`, message: `${uri}: extracted event #${i + 1}: ${first.path.join('.')} ${first.message}` });
-          }
-          extracted.push({ event: ev });
-        });
-      }
-    }
-    if (options.triplesAsEvents && a.chunk) {
-      for (const t of envelope.triplets) {
-        const refs: ExtractedEntityRef[] = [];
-        if (findNode(nodes, t.subject)) refs.push({ node: t.subject, description: 'subject' });
-        else refusedLinks.push({ uri, event: `${t.subject} ${t.predicate} ${t.object}`, entity: t.subject, reason: 'the subject is not one of the envelope nodes' });
-        if (t.object !== t.subject && findNode(nodes, t.object)) refs.push({ node: t.object, description: 'object' });
-        const sentence = `${t.subject} ${t.predicate} ${t.object}`;
-        extracted.push({ event: { key: `ingest:${uri}#triplet:${sha256(JSON.stringify([t.subject, t.predicate, t.object]))}`, title: sentence, content: sentence, entities: refs }, triplet: t });
-      }
-    }
+    const extracted = await gatherEvents(a, options, warnings, refusedLinks);
     let events = 0;
     for (const { event, triplet } of extracted) {
       const id = builder.ids.event(event.key ?? `ingest:${uri}#event:${sha256(`${event.title}\n${event.content}`)}`);
@@ -488,7 +534,7 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
           const description = node?.gloss ?? ref.entityDescription;
           const extras = node ? stripUndefined({ node_key: node.id, aliases: node.aliases }) : {};
           entity = { id: builder.ids.entity(`ingest:${key}`), type, fromNode: node !== undefined };
-          builder.addEntity(stripUndefined({ id: entity.id, name, type, description, ...(Object.keys(extras).length > 0 ? { 'x-ingest': extras as Record<string, JsonValue> } : {}) }));
+          builder.addEntity(stripUndefined({ id: entity.id, name, type, description, ...(Object.keys(extras).length > 0 ? { 'x-ingest': extras } : {}) }));
           entityByKey.set(key, entity);
         } else if (entity.type !== type) {
           warnings.push(`entity "${name}" is typed ${entity.type} and also ${type}; the first type is kept`);
@@ -503,8 +549,56 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     if (a.chunk && events === 0) chunksWithoutEvents++;
     sources[uri] = { documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, ...(a.chunk ? { chunkId: a.chunk.id } : {}), contentHash: a.hash, events, triplets: envelope.triplets.length, nodes: nodes.length };
   }
+  return { sources, refusedLinks, entityByKey, eventIds, withoutEntities, fromExtractor, fromTriplets, linkedNodes, chunksWithoutEvents };
+}
 
-  // ── the private extension ─────────────────────────────────────────────────────────────
+/**
+ * One source's events before they are added: the caller's extractor output (checked; none for an
+ * empty document), then, with `triplesAsEvents`, one event per triplet linked to its subject and
+ * object nodes (a subject that is no node is a refused link).
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (invalid extractor output)
+ */
+async function gatherEvents(a: AddedSource, options: FromIngestOptions, warnings: string[], refusedLinks: RefusedEntityLink[]): Promise<{ event: ExtractedEvent; triplet?: IngestTriplet }[]> {
+  const { envelope, uri } = a.p;
+  const nodes = envelope.nodes ?? [];
+  const extracted: { event: ExtractedEvent; triplet?: IngestTriplet }[] = [];
+  if (options.extractEvents) {
+    if (!a.chunk) {
+      warnings.push(`${uri}: no extraction for an empty document`);
+    } else {
+      const result = await options.extractEvents({ uri, envelope, documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, body: a.body, chunk: a.chunk });
+      if (!Array.isArray(result)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: 'extractEvents', message: `${uri}: the extractor must return an array of events` });
+      result.forEach((ev, i) => {
+        const ok = extractedEventSchema.safeParse(ev);
+        if (!ok.success) {
+          const first = ok.error.issues[0]!;
+          throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: `extractEvents[${i}].${first.path.join('.')}`, message: `${uri}: extracted event #${i + 1}: ${first.path.join('.')} ${first.message}` });
+        }
+        // The schema accepted it; the extractor's own object is kept (it may carry extra fields).
+        extracted.push({ event: ev as ExtractedEvent });
+      });
+    }
+  }
+  if (options.triplesAsEvents && a.chunk) {
+    for (const t of envelope.triplets) {
+      const refs: ExtractedEntityRef[] = [];
+      if (findNode(nodes, t.subject)) refs.push({ node: t.subject, description: 'subject' });
+      else refusedLinks.push({ uri, event: `${t.subject} ${t.predicate} ${t.object}`, entity: t.subject, reason: 'the subject is not one of the envelope nodes' });
+      if (t.object !== t.subject && findNode(nodes, t.object)) refs.push({ node: t.object, description: 'object' });
+      const sentence = `${t.subject} ${t.predicate} ${t.object}`;
+      extracted.push({ event: { key: `ingest:${uri}#triplet:${sha256(JSON.stringify([t.subject, t.predicate, t.object]))}`, title: sentence, content: sentence, entities: refs }, triplet: t });
+    }
+  }
+  return extracted;
+}
+
+// ── the private extension ───────────────────────────────────────────────────────────────
+
+/**
+ * Writes every kept envelope's triplets and nodes, with their document id and source uri, to
+ * `extensions/<namespace>/0.1/triplets.jsonl` and `nodes.jsonl` (a file only when it has lines).
+ */
+function addExtension(builder: PackageBuilder, added: readonly AddedSource[], namespace: string): { files: string[]; triplets: number; nodes: number } {
   const tripletLines: string[] = [];
   const nodeLines: string[] = [];
   for (const a of added) {
@@ -528,11 +622,15 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     builder.addExtensionFile(path, `${nodeLines.join('\n')}\n`);
     files.push(path);
   }
+  return { files, triplets: tripletLines.length, nodes: nodeLines.length };
+}
 
-  const totalNodes = added.reduce((n, a) => n + (a.p.envelope.nodes?.length ?? 0), 0);
+// ── what the coverage gate will say ─────────────────────────────────────────────────────
+
+/** Whether the added records form a complete structure (seed 001 §6), and what is missing if not. */
+function expectedStructure(added: readonly AddedSource[], events: IngestEvents, options: FromIngestOptions): IngestAdapterReport['structure'] {
+  const { eventIds, chunksWithoutEvents, withoutEntities } = events;
   const emptyDocs = added.filter((a) => !a.chunk).length;
-  const entityCount = entityByKey.size;
-  const fromNodes = [...entityByKey.values()].filter((e) => e.fromNode).length;
   let structure: IngestAdapterReport['structure'];
   if (added.length === 0) structure = { expected: 'documents-only', reason: 'no source was exported' };
   else if (eventIds.size === 0) {
@@ -544,16 +642,5 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     const parts = [emptyDocs ? `${emptyDocs} document(s) without a chunk (empty body)` : '', chunksWithoutEvents ? `${chunksWithoutEvents} document(s) whose extraction gave no event` : '', withoutEntities.length ? `${withoutEntities.length} event(s) without an entity` : ''].filter(Boolean);
     structure = { expected: 'documents-only', reason: `coverage is incomplete: ${parts.join(', ')}; no filler records are invented` };
   } else structure = { expected: 'complete', reason: 'every document has its full-text chunk, every chunk an event, every event an entity' };
-
-  return {
-    envelopes: { given: envelopes.length, kept: kept.length, superseded },
-    sources,
-    events: { count: eventIds.size, fromExtractor, fromTriplets, withoutEntities },
-    entities: { count: entityCount, fromNodes, other: entityCount - fromNodes },
-    nodes: { total: totalNodes, asEntities: linkedNodes.size, notLinked: totalNodes - linkedNodes.size },
-    refusedLinks,
-    extension: { namespace, files, triplets: tripletLines.length, nodes: nodeLines.length },
-    structure,
-    warnings,
-  };
+  return structure;
 }

@@ -112,7 +112,7 @@ export function envelopeViolations(value: unknown): IngestRuleViolation[] {
   if (parsed.success) return [];
   const out: IngestRuleViolation[] = [];
   for (const zi of parsed.error.issues) {
-    const path = zi.path as PropertyKey[];
+    const path = zi.path;
     const where = (p: readonly PropertyKey[]) => (p.length === 0 ? 'the envelope' : pointer(p));
     // A missing property fails whatever its own schema is (type, enum, …): that is `required`.
     const parent = path.slice(0, -1);

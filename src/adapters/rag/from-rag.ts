@@ -212,14 +212,52 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     );
   }
   const locate = options.locate ?? (() => undefined);
-  const where = (kind: 'chunk' | 'vector', index: number): { path?: string; line?: number } => {
+  const where: LocateObject = (kind, index) => {
     const at = locate(kind, index);
     return at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {};
   };
   const warnings: string[] = [];
   const scrubbedKeys: string[] = [];
 
-  // ── refuse query output ───────────────────────────────────────────────────────────────
+  refuseRetrievalResults(options, where);
+  const chunks = parseChunks(options, where);
+  const kbIds = [...new Set(chunks.map(({ chunk }) => chunk.kb_id))];
+  if (kbIds.length > 1) warnings.push(`the chunks come from ${kbIds.length} knowledge bases (${kbIds.join(', ')}); they all go into one asset`);
+
+  const byDoc = chunksByDocument(chunks);
+  const rebuild = options.rebuildDocuments === undefined || options.rebuildDocuments === false ? undefined : { separator: (typeof options.rebuildDocuments === 'object' ? options.rebuildDocuments.separator : undefined) ?? DEFAULT_SEPARATOR };
+  const planned = await planDocuments(byDoc, options, rebuild, warnings);
+  const { byDocId, documentIds } = addDocuments(builder, planned, byDoc, options, rebuild, warnings);
+  const chunkIds = addChunkRecords(builder, chunks, documentIds, where, warnings, scrubbedKeys);
+  const vectors = addRagVectors(builder, options, chunks.map(({ chunk }) => chunk), chunkIds, where, warnings);
+
+  return {
+    kbIds,
+    documents: { count: planned.length, fromOriginals: planned.filter((d) => d.body === 'original').length, rebuilt: planned.filter((d) => d.body === 'rebuilt-from-chunks').length, byDocId },
+    chunks: { count: chunks.length },
+    chunkIds,
+    vectors,
+    structure: {
+      status: 'documents-only',
+      reason:
+        'seed 002 carries no events or entities, and sag-structured/0.1 needs a real extraction run (chunks alone are no capability; no chunk is turned into an event). The package is documents-only unless real extracted events and entities are linked to report.chunkIds',
+    },
+    scrubbedKeys,
+    warnings,
+  };
+}
+
+/** Where input object `index` of a kind came from, for an issue (none when the caller gave no `locate`). */
+type LocateObject = (kind: 'chunk' | 'vector', index: number) => { path?: string; line?: number };
+
+// ── refuse query output ─────────────────────────────────────────────────────────────────
+
+/**
+ * Refuses seed 002 Retrieval Result objects among the chunks and vectors: they are query
+ * output, not publishable knowledge.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID`, one issue per Retrieval Result
+ */
+function refuseRetrievalResults(options: FromRagOptions, where: LocateObject): void {
   const refused: OctxIssue[] = [];
   const scanRetrieval = (list: readonly unknown[], kind: 'chunk' | 'vector') =>
     list.forEach((v, i) => {
@@ -237,10 +275,24 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
   scanRetrieval(options.chunks, 'chunk');
   scanRetrieval(options.vectors ?? [], 'vector');
   if (refused.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'Retrieval Result objects cannot be exported:', refused);
+}
 
-  // ── chunks ────────────────────────────────────────────────────────────────────────────
+// ── chunks ──────────────────────────────────────────────────────────────────────────────
+
+/** A valid Chunk object and its position in the input. */
+interface IndexedChunk {
+  chunk: RagChunk;
+  index: number;
+}
+
+/**
+ * Parses the Chunk objects: each must match the schema and have a non-empty, well-formed text,
+ * a `chunk_id` of its own and a `chunk_index` of its own within its document.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID`, every bad object listed
+ */
+function parseChunks(options: FromRagOptions, where: LocateObject): IndexedChunk[] {
   const problems: OctxIssue[] = [];
-  const chunks: { chunk: RagChunk; index: number }[] = [];
+  const chunks: IndexedChunk[] = [];
   const seenChunkIds = new Map<string, number>();
   const ordinals = new Map<string, Map<number, string>>();
   options.chunks.forEach((raw, index) => {
@@ -269,7 +321,7 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     }
     seenChunkIds.set(c.chunk_id, index);
     let perDoc = ordinals.get(c.doc_id);
-    if (!perDoc) ordinals.set(c.doc_id, (perDoc = new Map()));
+    if (!perDoc) ordinals.set(c.doc_id, (perDoc = new Map<number, string>()));
     const clash = perDoc.get(c.chunk_meta.chunk_index);
     if (clash !== undefined) {
       problems.push(
@@ -287,11 +339,13 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     chunks.push({ chunk: c, index });
   });
   if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'seed 002 Chunk objects are invalid:', problems);
+  return chunks;
+}
 
-  const kbIds = [...new Set(chunks.map(({ chunk }) => chunk.kb_id))];
-  if (kbIds.length > 1) warnings.push(`the chunks come from ${kbIds.length} knowledge bases (${kbIds.join(', ')}); they all go into one asset`);
+// ── documents ───────────────────────────────────────────────────────────────────────────
 
-  // ── documents ─────────────────────────────────────────────────────────────────────────
+/** The chunks of each `doc_id` (in input order of the documents), sorted by `chunk_index`. */
+function chunksByDocument(chunks: readonly IndexedChunk[]): Map<string, RagChunk[]> {
   const byDoc = new Map<string, RagChunk[]>();
   for (const { chunk } of chunks) {
     const list = byDoc.get(chunk.doc_id);
@@ -299,21 +353,30 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     else byDoc.set(chunk.doc_id, [chunk]);
   }
   for (const list of byDoc.values()) list.sort((a, b) => a.chunk_meta.chunk_index - b.chunk_meta.chunk_index);
+  return byDoc;
+}
 
+/** A document to add: its Markdown, from the caller's original or rebuilt from its chunks. */
+interface PlannedDoc {
+  docId: string;
+  meta: RagDocMeta;
+  markdown: string;
+  body: 'original' | 'rebuilt-from-chunks';
+  path?: string;
+}
+
+/**
+ * Finds each document's Markdown: the caller's original (from the list, else the resolver), or,
+ * with `rebuildDocuments`, its chunks joined when they are a complete non-overlapping partition.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (no original, not rebuildable, not UTF-8), every
+ *   document listed
+ */
+async function planDocuments(byDoc: ReadonlyMap<string, RagChunk[]>, options: FromRagOptions, rebuild: { separator: string } | undefined, warnings: string[]): Promise<PlannedDoc[]> {
   const originals = new Map<string, RagOriginalDocument>();
   if (Array.isArray(options.documents)) {
     for (const d of options.documents as readonly RagOriginalDocument[]) originals.set(d.docId, d);
   }
-  const resolver = typeof options.documents === 'function' ? (options.documents as RagDocumentResolver) : undefined;
-  const rebuild = options.rebuildDocuments === undefined || options.rebuildDocuments === false ? undefined : { separator: (typeof options.rebuildDocuments === 'object' ? options.rebuildDocuments.separator : undefined) ?? DEFAULT_SEPARATOR };
-
-  interface PlannedDoc {
-    docId: string;
-    meta: RagDocMeta;
-    markdown: string;
-    body: 'original' | 'rebuilt-from-chunks';
-    path?: string;
-  }
+  const resolver = typeof options.documents === 'function' ? (options.documents) : undefined;
   const planned: PlannedDoc[] = [];
   const docProblems: OctxIssue[] = [];
   for (const [docId, list] of byDoc) {
@@ -352,7 +415,22 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     planned.push({ docId, meta, markdown: `${list.map((c) => c.chunk_text).join(rebuild.separator)}\n`, body: 'rebuilt-from-chunks' });
   }
   if (docProblems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'documents are missing for some chunks:', docProblems);
+  return planned;
+}
 
+/**
+ * Adds the planned documents under unique paths, with `type`, `title`, `octx.document_id` and
+ * `x-rag` merged into their frontmatter.
+ * @returns the outcome per `doc_id`, and `doc_id` → OCTX document id
+ */
+function addDocuments(
+  builder: PackageBuilder,
+  planned: readonly PlannedDoc[],
+  byDoc: ReadonlyMap<string, RagChunk[]>,
+  options: FromRagOptions,
+  rebuild: { separator: string } | undefined,
+  warnings: string[],
+): { byDocId: Record<string, RagDocumentOutcome>; documentIds: Map<string, string> } {
   const usedPaths = new Set<string>();
   const byDocId: Record<string, RagDocumentOutcome> = {};
   const documentIds = new Map<string, string>();
@@ -368,8 +446,17 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     documentIds.set(d.docId, documentId);
     byDocId[d.docId] = { path: `knowledge/${path}`, documentId, body: d.body, chunks: byDoc.get(d.docId)!.length };
   }
+  return { byDocId, documentIds };
+}
 
-  // ── chunk records ─────────────────────────────────────────────────────────────────────
+// ── chunk records ───────────────────────────────────────────────────────────────────────
+
+/**
+ * Adds each chunk as `{id, document_id, ordinal: chunk_index, text: chunk_text, x-rag: {…every
+ * other RAG field, secrets scrubbed…}}`, with a stable id from the ledger per source `chunk_id`.
+ * @returns source `chunk_id` → OCTX chunk id
+ */
+function addChunkRecords(builder: PackageBuilder, chunks: readonly IndexedChunk[], documentIds: ReadonlyMap<string, string>, where: LocateObject, warnings: string[], scrubbedKeys: string[]): Record<string, string> {
   const chunkIds: Record<string, string> = {};
   for (const { chunk } of chunks) chunkIds[chunk.chunk_id] = builder.ids.chunk(`rag:${chunk.chunk_id}`);
   for (const { chunk, index } of chunks) {
@@ -387,23 +474,7 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
       throw e;
     }
   }
-
-  const vectors = addRagVectors(builder, options, chunks.map(({ chunk }) => chunk), chunkIds, where, warnings);
-
-  return {
-    kbIds,
-    documents: { count: planned.length, fromOriginals: planned.filter((d) => d.body === 'original').length, rebuilt: planned.filter((d) => d.body === 'rebuilt-from-chunks').length, byDocId },
-    chunks: { count: chunks.length },
-    chunkIds,
-    vectors,
-    structure: {
-      status: 'documents-only',
-      reason:
-        'seed 002 carries no events or entities, and sag-structured/0.1 needs a real extraction run (chunks alone are no capability; no chunk is turned into an event). The package is documents-only unless real extracted events and entities are linked to report.chunkIds',
-    },
-    scrubbedKeys,
-    warnings,
-  };
+  return chunkIds;
 }
 
 /** Why a document cannot be rebuilt from these chunks (sorted by `chunk_index`), or `undefined`. */

@@ -82,7 +82,7 @@ export async function readJsonObjects(file: string): Promise<LocatedObject[]> {
   const value = parse(text);
   if (Array.isArray(value)) {
     const offsets = arrayElementOffsets(text);
-    return value.map((v, i) => ({ value: v, path: file, ...(offsets[i] !== undefined ? { line: lineOfOffset(text, offsets[i]!) } : {}) }));
+    return (value as unknown[]).map((v, i) => ({ value: v, path: file, ...(offsets[i] !== undefined ? { line: lineOfOffset(text, offsets[i]) } : {}) }));
   }
   return [{ value, path: file, line: 1 }];
 }

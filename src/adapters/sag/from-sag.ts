@@ -10,7 +10,7 @@
  * `extra_data.octx.record_id`, else the id ledger — or, in `sag-compatible` mode, SAG's own
  * deterministic mapping (UUIDv4 with its version nibble set to 7) before the ledger.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
@@ -102,6 +102,7 @@ const text = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 /** SAG's document slug (`export_snapshot`): NFKD, ASCII only, runs of other characters → `-`, lower case, ≤ 80. */
 export function sagSlug(title: string): string {
+  // eslint-disable-next-line no-control-regex -- [^\x00-\x7f] is "not ASCII", as SAG's slug keeps only ASCII
   const ascii = title.normalize('NFKD').replace(/[^\x00-\x7f]/g, '');
   const slug = ascii
     .replace(/[^A-Za-z0-9]+/g, '-')
@@ -139,6 +140,9 @@ export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, o
       parsed.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
     );
   }
+  // Loaded here, not at the top of the module, so that importing the adapter (or the package's
+  // index) never loads the native module. If it is missing, its import error propagates as is.
+  const { default: Database } = await import('better-sqlite3');
   let db: Database.Database;
   try {
     db = new Database(dbPath, { readonly: true, fileMustExist: true });
@@ -153,36 +157,121 @@ export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, o
   }
 }
 
+/**
+ * Reads the source into the builder, step by step: the schema, the source's name, then articles
+ * → documents, chunks, events and entities (every problem collected, then thrown at once), the
+ * records into the builder, and what the coverage gate will say.
+ */
 function readSource(builder: PackageBuilder, db: Database.Database, dbPath: string, options: FromSagOptions): SagAdapterReport {
   const idMode: SagIdMode = options.idMode ?? 'ledger';
   const warnings: string[] = [];
+  const schema = readSchema(db, dbPath, options);
+  const sourceName = readSourceName(db, schema, options.sourceId);
+  const { counts, exchange } = idExchange(builder, idMode);
+  const { articles, documentOf, paths } = readArticles(builder, db, dbPath, schema, options, exchange);
+
+  const base = { generation: schema.generation, source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) }, idMode, documents: { count: articles.length, paths } } as const;
+  if (options.documentsOnly) {
+    return {
+      ...base,
+      ids: counts,
+      chunks: { count: 0, unbound: 0, otherArticles: 0 },
+      events: { count: 0, softDeleted: 0, otherArticles: 0, detachedFromParent: [], withoutChunk: [] },
+      entities: { count: 0 },
+      relations: { chunkEvents: 0, eventEntities: 0 },
+      structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
+      warnings,
+    };
+  }
+
+  const problems: OctxIssue[] = [];
+  const chunks = readChunks(db, dbPath, schema, documentOf, exchange, problems, warnings);
+  const events = readEvents(db, dbPath, schema, documentOf, exchange, problems);
+  const entities = readEntities(db, dbPath, schema, options.sourceId, events.eventOf, exchange, problems);
+  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the SAG database ${dbPath} cannot be exported as it is:`, problems);
+
+  const links = addRecords(builder, chunks, events, entities);
+  const structure = expectedStructure(articles.length, chunks, events, entities, links);
+
+  return {
+    ...base,
+    ids: counts,
+    chunks: { count: chunks.chunkRecords.length, unbound: chunks.unbound, otherArticles: chunks.otherArticles },
+    events: { count: events.kept.size, softDeleted: events.softDeleted, otherArticles: events.otherArticles, detachedFromParent: events.detachedFromParent, withoutChunk: links.withoutChunk },
+    entities: { count: entities.entityRecords.length },
+    relations: { chunkEvents: links.chunkEvents, eventEntities: entities.linkRecords.length },
+    structure,
+    warnings,
+  };
+}
+
+// ── schema ──────────────────────────────────────────────────────────────────────────────
+
+type SagTable = (typeof REQUIRED_TABLES)[number];
+
+/** What {@link readSchema} found: the tables, their columns, the schema generation and the source filter. */
+interface SagSchema {
+  readonly tables: ReadonlySet<string>;
+  readonly cols: Readonly<Record<SagTable, ReadonlySet<string>>>;
+  /** The column naming the source (`p` in the queries). */
+  readonly generation: 'source_config_id' | 'data_source_id';
+  /** ` AND <alias>generation_id = @generation` when a generation is chosen and the table has the column, else `''`. */
+  readonly gen: (table: SagTable, alias?: string) => string;
+  /** The named parameters of the source filter: `@source`, and `@generation` when chosen. */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+function columnsOf(db: Database.Database, table: string): Set<string> {
+  return new Set((db.prepare(`PRAGMA table_info("${table}")`).all() as Row[]).map((r) => String(r.name)));
+}
+
+/**
+ * Checks that the database is a zleap-sag engine database and finds its schema generation
+ * (`source_config_id` or `data_source_id`, the same in every table).
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (tables missing, unknown or mixed generations)
+ */
+function readSchema(db: Database.Database, dbPath: string, options: FromSagOptions): SagSchema {
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length > 0) {
     throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, message: `not a zleap-sag engine database: table(s) ${missing.join(', ')} missing (expected ${REQUIRED_TABLES.join(', ')})` });
   }
-  const columns = (table: string): Set<string> => new Set((db.prepare(`PRAGMA table_info("${table}")`).all() as Row[]).map((r) => String(r.name)));
-  const cols = Object.fromEntries(REQUIRED_TABLES.map((t) => [t, columns(t)])) as Record<(typeof REQUIRED_TABLES)[number], Set<string>>;
+  const cols = Object.fromEntries(REQUIRED_TABLES.map((t) => [t, columnsOf(db, t)])) as Record<SagTable, Set<string>>;
   const generation = cols.article.has('source_config_id') ? 'source_config_id' : cols.article.has('data_source_id') ? 'data_source_id' : undefined;
   if (!generation) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'article', message: 'table article has neither source_config_id nor data_source_id: unknown zleap-sag schema generation' });
   for (const t of ['source_chunk', 'source_event', 'entity'] as const) {
     if (!cols[t].has(generation)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: t, message: `table ${t} has no ${generation} column while article has one: mixed schema generations` });
   }
-  const p = generation;
-  const gen = (table: (typeof REQUIRED_TABLES)[number], alias = '') => (options.generationId !== undefined && cols[table].has('generation_id') ? ` AND ${alias}generation_id = @generation` : '');
+  const gen = (table: SagTable, alias = '') => (options.generationId !== undefined && cols[table].has('generation_id') ? ` AND ${alias}generation_id = @generation` : '');
   const params = { source: options.sourceId, ...(options.generationId !== undefined ? { generation: options.generationId } : {}) };
+  return { tables, cols, generation, gen, params };
+}
 
+/** The source's name from `source_config` (older schema) or `data_source(s)` (newer), when the table has one. */
+function readSourceName(db: Database.Database, schema: SagSchema, sourceId: string): string | undefined {
   let sourceName: string | undefined;
-  const sourceTable = generation === 'source_config_id' ? ['source_config'] : ['data_source', 'data_sources'];
+  const sourceTable = schema.generation === 'source_config_id' ? ['source_config'] : ['data_source', 'data_sources'];
   for (const t of sourceTable) {
-    if (tables.has(t) && columns(t).has('name')) {
-      const row = db.prepare(`SELECT name FROM "${t}" WHERE id = ?`).get(options.sourceId) as Row | undefined;
+    if (schema.tables.has(t) && columnsOf(db, t).has('name')) {
+      const row = db.prepare(`SELECT name FROM "${t}" WHERE id = ?`).get(sourceId) as Row | undefined;
       if (row && typeof row.name === 'string') sourceName = row.name;
       break;
     }
   }
+  return sourceName;
+}
 
-  // ── ids ────────────────────────────────────────────────────────────────────────────────
+// ── ids ─────────────────────────────────────────────────────────────────────────────────
+
+/** Turns a local database id into an OCTX record id (and counts how it was chosen). */
+type IdExchange = (kind: LedgerKind, localId: string, extra: unknown) => string;
+
+/**
+ * The record-id rule: a preserved `extra_data.octx.record_id`, else (in `sag-compatible` mode)
+ * SAG's own mapping of the local id, else the builder's id ledger under `sag:<local id>`.
+ * `counts` is updated by every call of `exchange`.
+ */
+function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { preserved: number; sagCompatible: number; ledger: number }; exchange: IdExchange } {
   const counts = { preserved: 0, sagCompatible: 0, ledger: 0 };
   const ledger: Record<LedgerKind, (key: string) => string> = {
     document: (k) => builder.ids.document(k),
@@ -190,7 +279,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     event: (k) => builder.ids.event(k),
     entity: (k) => builder.ids.entity(k),
   };
-  const exchange = (kind: LedgerKind, localId: string, extra: unknown): string => {
+  const exchange: IdExchange = (kind, localId, extra) => {
     const preserved = preservedRecordId(extra);
     if (preserved) {
       counts.preserved++;
@@ -206,11 +295,23 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     counts.ledger++;
     return ledger[kind](`sag:${localId}`);
   };
+  return { counts, exchange };
+}
 
-  // ── articles → documents ──────────────────────────────────────────────────────────────
+// ── articles → documents ────────────────────────────────────────────────────────────────
+
+/**
+ * Adds the source's selected, non-deleted articles as documents (`# title` + content, under
+ * `knowledge/documents/<slug>-<id tail>.md`).
+ * @returns the articles, their local id → OCTX document id, and the package paths
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (unknown `articleIds`, no article in the source)
+ */
+function readArticles(builder: PackageBuilder, db: Database.Database, dbPath: string, schema: SagSchema, options: FromSagOptions, exchange: IdExchange): { articles: Row[]; documentOf: Map<string, string>; paths: string[] } {
+  const { cols, generation: p, gen, params } = schema;
   const articleRows = db
     .prepare(`SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source${gen('article')} ORDER BY id`)
     .all(params) as Row[];
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text, number or blob) read as text, as SAG compares it
   let articles = articleRows.filter((r) => String(r.status ?? '').toUpperCase() !== 'DELETED');
   if (options.articleIds) {
     const wanted = new Set(options.articleIds);
@@ -243,23 +344,27 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     documentOf.set(localId, builder.documentId(path));
     paths.push(`knowledge/${path}`);
   }
+  return { articles, documentOf, paths };
+}
 
-  const base = { generation, source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) }, idMode, documents: { count: articles.length, paths } } as const;
-  if (options.documentsOnly) {
-    return {
-      ...base,
-      ids: counts,
-      chunks: { count: 0, unbound: 0, otherArticles: 0 },
-      events: { count: 0, softDeleted: 0, otherArticles: 0, detachedFromParent: [], withoutChunk: [] },
-      entities: { count: 0 },
-      relations: { chunkEvents: 0, eventEntities: 0 },
-      structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
-      warnings,
-    };
-  }
+// ── source_chunk → chunks ───────────────────────────────────────────────────────────────
 
-  // ── source_chunk → chunks ─────────────────────────────────────────────────────────────
-  const problems: OctxIssue[] = [];
+/** What {@link readChunks} made of the source's chunks. */
+interface SagChunks {
+  readonly chunkRecords: Record<string, unknown>[];
+  /** Local chunk id → OCTX chunk id. */
+  readonly chunkOf: Map<string, string>;
+  readonly unbound: number;
+  readonly otherArticles: number;
+}
+
+/**
+ * Maps the source's `source_chunk` rows of exported articles to chunk records (`rank` →
+ * `ordinal`). Bad ranks and empty texts are added to `problems`; duplicate ranks go first, as
+ * one issue that names them.
+ */
+function readChunks(db: Database.Database, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[], warnings: string[]): SagChunks {
+  const { cols, generation: p, gen, params } = schema;
   const chunkRows = db
     .prepare(
       `SELECT id, article_id, content, ${cols.source_chunk.has('raw_content') ? 'raw_content' : 'NULL AS raw_content'}, ${cols.source_chunk.has('heading') ? 'heading' : 'NULL AS heading'}, rank, ${cols.source_chunk.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'}${cols.source_chunk.has('generation_id') ? ', generation_id' : ''} FROM source_chunk WHERE ${p} = @source${gen('source_chunk')} ORDER BY article_id, rank, id`,
@@ -284,6 +389,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
       otherChunkArticles++;
       continue;
     }
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text or integer) as text
     if (c.generation_id !== undefined && c.generation_id !== null) generations.add(String(c.generation_id));
     const rank = typeof c.rank === 'bigint' ? Number(c.rank) : c.rank;
     if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0) {
@@ -291,7 +397,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
       continue;
     }
     let perArticle = ranks.get(article);
-    if (!perArticle) ranks.set(article, (perArticle = new Map()));
+    if (!perArticle) ranks.set(article, (perArticle = new Map<number, string>()));
     const clash = perArticle.get(rank);
     if (clash !== undefined) {
       duplicateRanks.push(`article ${article} rank ${rank}: chunks ${clash} and ${localId}`);
@@ -319,8 +425,34 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     );
   }
   if (unbound > 0) warnings.push(`${unbound} chunk(s) of this source belong to no article (e.g. chat sources) and are not exported`);
+  return { chunkRecords, chunkOf, unbound, otherArticles: otherChunkArticles };
+}
 
-  // ── source_event → events ─────────────────────────────────────────────────────────────
+// ── source_event → events ───────────────────────────────────────────────────────────────
+
+/** A kept `source_event` row with its parsed `extra_data`. */
+type EventRow = Row & { extra: unknown };
+
+/** What {@link readEvents} made of the source's events. */
+interface SagEvents {
+  /** The non-deleted events of exported articles, by local id. */
+  readonly kept: Map<string, EventRow>;
+  /** Local event id → OCTX event id. */
+  readonly eventOf: Map<string, string>;
+  readonly eventRecords: { level: number; localId: string; record: Record<string, unknown> }[];
+  readonly softDeleted: number;
+  readonly otherArticles: number;
+  readonly detachedFromParent: string[];
+}
+
+/**
+ * Maps the source's non-deleted `source_event` rows of exported articles to event records, with
+ * `level` recomputed from the kept parent chain (a parent that is not exported detaches the
+ * event). Loops, empty titles and empty contents are added to `problems`; no title is copied
+ * into content.
+ */
+function readEvents(db: Database.Database, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEvents {
+  const { cols, generation: p, gen, params } = schema;
   const ev = cols.source_event;
   const opt = (c: string) => (ev.has(c) ? c : `NULL AS ${c}`);
   const eventRows = db
@@ -332,6 +464,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
   let otherEventArticles = 0;
   const kept = new Map<string, Row & { extra: unknown }>();
   for (const e of eventRows) {
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text, number or blob) read as text, as SAG compares it
     if (String(e.status ?? '').toUpperCase() === 'DELETED') {
       softDeleted++;
       continue;
@@ -343,28 +476,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     }
     kept.set(String(e.id), { ...e, extra: parseExtra(e.extra_data) });
   }
-  // Levels from the kept parent chain.
-  const level = new Map<string, number>();
-  const cycles: string[] = [];
-  const levelOf = (id: string, seen: Set<string>): number => {
-    const known = level.get(id);
-    if (known !== undefined) return known;
-    const parent = str(kept.get(id)!.parent_id);
-    if (parent === undefined || !kept.has(parent)) {
-      level.set(id, 0);
-      return 0;
-    }
-    if (seen.has(parent)) {
-      cycles.push(id);
-      level.set(id, 0);
-      return 0;
-    }
-    seen.add(id);
-    const l = levelOf(parent, seen) + 1;
-    level.set(id, l);
-    return l;
-  };
-  for (const id of kept.keys()) levelOf(id, new Set([id]));
+  const { level, cycles } = eventLevels(kept);
   if (cycles.length > 0) problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'source_event.parent_id', message: `the parent chain of event(s) ${cycles.slice(0, LIST).join(', ')} loops` }));
 
   const eventOf = new Map<string, string>();
@@ -403,8 +515,53 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
       },
     });
   }
+  return { kept, eventOf, eventRecords, softDeleted, otherArticles: otherEventArticles, detachedFromParent };
+}
 
-  // ── event_entity + entity ─────────────────────────────────────────────────────────────
+/**
+ * Levels from the kept parent chain: 0 for an event whose parent is absent or not kept, else
+ * the parent's level + 1. An event on a loop gets 0 and is listed in `cycles`.
+ */
+function eventLevels(kept: ReadonlyMap<string, EventRow>): { level: Map<string, number>; cycles: string[] } {
+  const level = new Map<string, number>();
+  const cycles: string[] = [];
+  const levelOf = (id: string, seen: Set<string>): number => {
+    const known = level.get(id);
+    if (known !== undefined) return known;
+    const parent = str(kept.get(id)!.parent_id);
+    if (parent === undefined || !kept.has(parent)) {
+      level.set(id, 0);
+      return 0;
+    }
+    if (seen.has(parent)) {
+      cycles.push(id);
+      level.set(id, 0);
+      return 0;
+    }
+    seen.add(id);
+    const l = levelOf(parent, seen) + 1;
+    level.set(id, l);
+    return l;
+  };
+  for (const id of kept.keys()) levelOf(id, new Set([id]));
+  return { level, cycles };
+}
+
+// ── event_entity + entity ───────────────────────────────────────────────────────────────
+
+/** What {@link readEntities} made of the event-entity rows. */
+interface SagEntities {
+  readonly entityRecords: Record<string, unknown>[];
+  readonly linkRecords: Record<string, unknown>[];
+}
+
+/**
+ * Maps the `event_entity` rows of kept events (joined with `entity`) to entities and weighted
+ * event-entity links, one link per pair. Entities that are missing or of another source, empty
+ * names or types and non-finite weights are added to `problems`.
+ */
+function readEntities(db: Database.Database, dbPath: string, schema: SagSchema, sourceId: string, eventOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEntities {
+  const { cols, generation: p } = schema;
   const en = cols.entity;
   const ee = cols.event_entity;
   const linkRows = db
@@ -414,7 +571,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
          FROM event_entity ee JOIN source_event e ON e.id = ee.event_id LEFT JOIN entity en ON en.id = ee.entity_id
         WHERE e.${p} = @source ORDER BY ee.event_id, ee.entity_id`,
     )
-    .all({ source: options.sourceId }) as Row[];
+    .all({ source: sourceId }) as Row[];
   const entityOf = new Map<string, string>();
   const entityRecords: Record<string, unknown>[] = [];
   const linkRecords: Record<string, unknown>[] = [];
@@ -425,7 +582,7 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     const eventId = eventOf.get(eventLocal);
     if (eventId === undefined) continue;
     const entityLocal = String(r.entity_id);
-    if (r.en_id === null || r.en_id === undefined || String(r.en_source) !== options.sourceId) {
+    if (r.en_id === null || r.en_id === undefined || String(r.en_source) !== sourceId) {
       brokenEntities.push(entityLocal);
       continue;
     }
@@ -460,9 +617,28 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     const distinct = [...new Set(brokenEntities)];
     problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'event_entity.entity_id', message: `event-entity rows point at entities that are missing or belong to another source: ${distinct.slice(0, LIST).join(', ')}${distinct.length > LIST ? ` … and ${distinct.length - LIST} more` : ''}` }));
   }
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the SAG database ${dbPath} cannot be exported as it is:`, problems);
+  return { entityRecords, linkRecords };
+}
 
-  // ── into the builder (documents → chunks → entities → events → relations) ────────────
+// ── into the builder (documents → chunks → entities → events → relations) ──────────────
+
+/** What {@link addRecords} linked. */
+interface SagLinks {
+  /** OCTX ids of events without an exported chunk. */
+  readonly withoutChunk: string[];
+  readonly chunksWithEvents: Set<string>;
+  readonly chunkEvents: number;
+}
+
+/**
+ * Adds the records to the builder (the documents are already in): chunks, entities, events by
+ * level then local id (parents first), chunk-event links (the event's `chunk_id` plus chunks
+ * preserved in `extra_data.octx.chunk_ids`), then event-entity links.
+ */
+function addRecords(builder: PackageBuilder, chunks: SagChunks, events: SagEvents, entities: SagEntities): SagLinks {
+  const { chunkRecords, chunkOf } = chunks;
+  const { kept, eventOf, eventRecords } = events;
+  const { entityRecords, linkRecords } = entities;
   for (const c of chunkRecords) builder.addChunk(c as never);
   for (const e of entityRecords) builder.addEntity(e as never);
   eventRecords.sort((a, b) => a.level - b.level || (a.localId < b.localId ? -1 : a.localId > b.localId ? 1 : 0));
@@ -488,27 +664,26 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     }
   }
   for (const l of linkRecords) builder.linkEventEntity(l as never);
+  return { withoutChunk, chunksWithEvents, chunkEvents };
+}
 
-  // ── what the coverage gate will say ───────────────────────────────────────────────────
+// ── what the coverage gate will say ─────────────────────────────────────────────────────
+
+/** Whether the export's coverage gate will find a complete structure, and what is missing if not. */
+function expectedStructure(articles: number, chunks: SagChunks, events: SagEvents, entities: SagEntities, links: SagLinks): SagAdapterReport['structure'] {
+  const { chunkRecords } = chunks;
+  const { kept } = events;
+  const { linkRecords } = entities;
+  const { withoutChunk, chunksWithEvents } = links;
   const docsWithChunks = new Set(chunkRecords.map((c) => c.document_id as string));
   const eventsWithEntities = new Set(linkRecords.map((l) => l.event_id as string));
   const gaps = [
-    articles.length - docsWithChunks.size > 0 ? `${articles.length - docsWithChunks.size} document(s) without chunks` : '',
+    articles - docsWithChunks.size > 0 ? `${articles - docsWithChunks.size} document(s) without chunks` : '',
     chunkRecords.length - chunksWithEvents.size > 0 ? `${chunkRecords.length - chunksWithEvents.size} chunk(s) without events` : '',
     withoutChunk.length > 0 ? `${withoutChunk.length} event(s) without a chunk` : '',
     kept.size - eventsWithEntities.size > 0 ? `${kept.size - eventsWithEntities.size} event(s) without entities` : '',
   ].filter(Boolean);
   const structure: SagAdapterReport['structure'] =
     gaps.length === 0 ? { expected: 'complete', reason: 'every document has chunks, every chunk an event, every event a chunk and an entity' } : { expected: 'documents-only', reason: `coverage is incomplete: ${gaps.join(', ')}; re-extract those articles (no filler records are invented)` };
-
-  return {
-    ...base,
-    ids: counts,
-    chunks: { count: chunkRecords.length, unbound, otherArticles: otherChunkArticles },
-    events: { count: kept.size, softDeleted, otherArticles: otherEventArticles, detachedFromParent, withoutChunk },
-    entities: { count: entityRecords.length },
-    relations: { chunkEvents, eventEntities: linkRecords.length },
-    structure,
-    warnings,
-  };
+  return structure;
 }

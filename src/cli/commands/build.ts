@@ -22,7 +22,7 @@ export const buildCommand: Command = {
     checkExportFlags(ctx.values);
     const workdir = ctx.positionals[0]!;
     await requireFolder(workdir, 'working folder');
-    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/workdir.js')]);
+    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
     const builder = new PackageBuilder(builderOptions(ctx.values));
     let loaded;
     try {

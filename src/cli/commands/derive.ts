@@ -38,7 +38,7 @@ export const deriveCommand: Command = {
     const [source, workdir] = ctx.positionals as [string, string];
     await requirePackagePath(source, 'source package');
     await requireFolder(workdir, 'working folder');
-    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/workdir.js')]);
+    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
     const options = builderOptions(ctx.values);
     const builder = await PackageBuilder.derive(source, { ...options, asset: { name: str(ctx.values, 'name')! }, ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}) });
     let loaded;

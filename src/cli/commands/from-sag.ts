@@ -1,4 +1,4 @@
-import type { SagAdapterReport, SagIdMode } from '../../adapters/sag/from-sag.js';
+import type { SagAdapterReport } from '../../adapters/sag/from-sag.js';
 import type { Command } from '../args.js';
 import { flag, list, str, usageError } from '../args.js';
 import { EXIT_OK } from '../errors.js';
@@ -54,7 +54,7 @@ export const fromSagCommand: Command = {
     try {
       report = await fromSagDatabase(builder, db, {
         sourceId: str(ctx.values, 'source')!,
-        idMode: idMode as SagIdMode,
+        idMode: idMode,
         ...(articles.length > 0 ? { articleIds: articles } : {}),
         ...(generation !== undefined ? { generationId: generation } : {}),
         ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),

@@ -125,7 +125,7 @@ await writeFile(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2
 const zip = new ZipStream({ store: true });
 const zipDone = pipeline(zip as unknown as NodeJS.ReadableStream, createWriteStream(join(outDir, 'pkg.octx')));
 for (const path of ['manifest.json', ...hashes.map((h) => h.path)]) {
-  await new Promise<void>((res, rej) => zip.entry(createReadStream(join(root, path)) as never, { name: path, store: true, date: new Date('1980-01-01T00:00:00Z'), mode: 0o644 }, (e) => (e ? rej(e) : res())));
+  await new Promise<void>((res, rej) => zip.entry(createReadStream(join(root, path)), { name: path, store: true, date: new Date('1980-01-01T00:00:00Z'), mode: 0o644 }, (e) => (e ? rej(e) : res())));
 }
 zip.finalize();
 await zipDone;

@@ -3,10 +3,12 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import type { PackageBuilder } from '../builder/package-builder.js';
+import type { PackageBuilder } from './package-builder.js';
 import { parseStrictJson } from '../read/strict-json.js';
 import { parseJsonlLine, readJsonlLines } from '../read/jsonl.js';
-import { compareUtf8 } from '../package/paths.js';
+import { STRUCTURE_PATHS, compareUtf8 } from '../model/paths.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 
@@ -24,13 +26,15 @@ export interface WorkdirLoadReport {
   readonly ignored: readonly string[];
 }
 
-const RECORD_FILES = [
-  ['data/chunks.jsonl', 'addChunk', 'chunks'],
-  ['data/events.jsonl', 'addEvent', 'events'],
-  ['data/entities.jsonl', 'addEntity', 'entities'],
-  ['relations/chunk-events.jsonl', 'linkChunkEvent', 'chunkEvents'],
-  ['relations/event-entities.jsonl', 'linkEventEntity', 'eventEntities'],
-] as const;
+/** The builder call that takes a record of each kind (typed: a new kind must be added here). */
+const ADD_RECORD: Readonly<Record<RecordKind, (builder: PackageBuilder, record: Record<string, unknown>) => unknown>> = {
+  chunk: (b, r) => b.addChunk(r as unknown as ChunkRecord),
+  event: (b, r) => b.addEvent(r as unknown as EventRecord),
+  entity: (b, r) => b.addEntity(r as unknown as EntityRecord),
+  'chunk-event': (b, r) => b.linkChunkEvent(r as unknown as ChunkEventLink),
+  'event-entity': (b, r) => b.linkEventEntity(r as unknown as EventEntityLink),
+};
+const RECORD_PATHS: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -93,21 +97,22 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string): Promise
     } else if (rel.startsWith('extensions/')) {
       builder.addExtensionFile(rel, await readFile(join(dir, rel)));
       extensions++;
-    } else if (!RECORD_FILES.some(([p]) => p === rel) && !rel.startsWith('vectors/')) {
+    } else if (!RECORD_PATHS.has(rel) && !rel.startsWith('vectors/')) {
       ignored.push(rel);
     }
   }
   const counts: Record<string, number> = {};
-  for (const [path, method, key] of RECORD_FILES) {
+  for (const kind of RECORD_KIND_ORDER) {
+    const { path, countKey: key } = RECORD_KINDS[kind];
     counts[key] = 0;
     if (!files.includes(path)) continue;
     for await (const { line, value } of jsonlRecords(join(dir, path), path)) {
       try {
-        (builder[method] as (r: Record<string, unknown>) => unknown).call(builder, value);
+        ADD_RECORD[kind](builder, value);
       } catch (e) {
         throw atLine(e, path, line);
       }
-      counts[key]! += 1;
+      counts[key] += 1;
     }
   }
   const vectors = { chunks: 0, events: 0, entities: 0 } as Record<VectorTarget, number>;

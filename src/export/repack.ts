@@ -1,13 +1,14 @@
 import { OctxError } from '../model/errors.js';
+import { resolveCompressionLevel } from '../package/compression-level.js';
 import { openPackage } from '../read/open-package.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import { validatePackage } from '../read/validate-package.js';
 import { join } from 'node:path';
 import { writeArchive, type ArchivePayload } from './archive-writer.js';
-import { AtomicOutput } from './atomic-output.js';
-import { BackgroundDeflate } from './background-deflate.js';
-import { PayloadSpill } from './payload-spill.js';
-import { createSpillDir, removeSpillDir } from './spill-dir.js';
+import { AtomicOutput } from '../package/atomic-output.js';
+import { BackgroundDeflate } from '../package/background-deflate.js';
+import { PayloadSpill } from '../package/payload-spill.js';
+import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 
 /** Options of {@link repackPackage}. */
 export interface RepackOptions {
@@ -42,10 +43,7 @@ export interface RepackResult {
  * @throws OctxError `OCTX_VALIDATION_ERROR` (invalid source or result), `OCTX_OUTPUT_EXISTS`, …
  */
 export async function repackPackage(source: string, output: string, options: RepackOptions = {}): Promise<RepackResult> {
-  const level = options.compressionLevel ?? 6;
-  if (!Number.isInteger(level) || level < 0 || level > 9) {
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'compressionLevel', message: `compressionLevel must be an integer from 0 to 9 (got ${String(level)})` });
-  }
+  const level = resolveCompressionLevel(options.compressionLevel);
   const limits = options.limits ? { limits: options.limits } : {};
   const before = await validatePackage(source, limits);
   if (!before.format.valid || before.packageDigest === undefined) {
@@ -65,7 +63,7 @@ export async function repackPackage(source: string, output: string, options: Rep
   try {
     try {
       stage = createSpillDir(options.tempDir);
-      spill = new PayloadSpill({ rawFile: join(stage, 'payloads'), deflatedFile: join(stage, 'payloads.deflate'), ...(background ? { background } : {}) });
+      spill = new PayloadSpill({ rawFile: join(stage, 'payloads'), deflatedFile: join(stage, 'payloads.deflate'), background });
     } catch (e) {
       throw e instanceof OctxError ? e : new OctxError('OCTX_IO_ERROR', `cannot create a staging folder for the repack: ${(e as Error).message}`, { cause: e });
     }
@@ -81,7 +79,7 @@ export async function repackPackage(source: string, output: string, options: Rep
       payloads.push({ path: f.path, size: entry.size, source: { spilled: entry } });
       await background?.drain();
     }
-    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level, ...(options.signal ? { signal: options.signal } : {}) });
+    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level, signal: options.signal });
     const after = await validatePackage(out.tempPath);
     if (after.packageDigest !== before.packageDigest || after.valid !== before.valid) {
       throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the re-packaged archive does not validate like its source; nothing was published:', after.issues, after);

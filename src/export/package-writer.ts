@@ -5,9 +5,9 @@ import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planne
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { verifyArchive, type VerifyMode } from './verify-archive.js';
 import { writeArrowTarget } from '../vectors/arrow-file.js';
-import type { AtomicOutput } from './atomic-output.js';
-import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from './manifest.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { AtomicOutput } from '../package/atomic-output.js';
+import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import { writeArchive } from './archive-writer.js';
 
 /** Identity and release data the manifest needs. */
@@ -85,8 +85,8 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     const written = await writeArchive(options.output.tempPath, manifestBuf, files, {
       level: options.compressionLevel,
       timings,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      signal: options.signal,
+      onProgress: options.onProgress,
     });
 
     throwIfAborted(options.signal, 'verify');
@@ -119,7 +119,7 @@ async function materialiseArrow(target: PlannedArrowTarget, options: WritePackag
   function* rows(): Generator<{ recordIndex: number; id: string }> {
     for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
   }
-  const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, ...(options.signal ? { signal: options.signal } : {}) });
+  const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, signal: options.signal });
   return { path: target.path, source: { file: outPath, crc32 }, size, sha256 };
 }
 

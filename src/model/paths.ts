@@ -2,14 +2,15 @@
  * Logical path rules of OCTX (reference §2–§3): NFC, relative POSIX, no empty/`.`/`..`
  * segments, no backslash, NUL or drive prefix, and only the payload paths the format allows.
  */
+import { RECORD_KINDS, type VectorTarget } from './record-kinds.js';
 
-/** The five files of `sag-structured/0.1`, in the order the spec lists them. */
+/** The five files of `sag-structured/0.1`, in the order the spec lists them (from {@link RECORD_KINDS}). */
 export const STRUCTURE_PATHS = [
-  'data/chunks.jsonl',
-  'data/events.jsonl',
-  'data/entities.jsonl',
-  'relations/chunk-events.jsonl',
-  'relations/event-entities.jsonl',
+  RECORD_KINDS.chunk.path,
+  RECORD_KINDS.event.path,
+  RECORD_KINDS.entity.path,
+  RECORD_KINDS['chunk-event'].path,
+  RECORD_KINDS['event-entity'].path,
 ] as const;
 
 /** The files of `vectors/0.1`. */
@@ -19,7 +20,7 @@ export const VECTOR_TARGET_PATHS = {
   chunks: 'vectors/chunks.arrow',
   events: 'vectors/events.arrow',
   entities: 'vectors/entities.arrow',
-} as const;
+} as const satisfies Readonly<Record<VectorTarget, string>>;
 
 const STANDARD_PATHS: ReadonlySet<string> = new Set<string>([
   ...STRUCTURE_PATHS,
@@ -89,11 +90,6 @@ export function baseName(path: string): string {
 /** True for `knowledge/**.md` whose name is not `index.md`/`log.md`. */
 export function isConceptPath(path: string): boolean {
   return payloadKind(path) === 'knowledge' && !RESERVED_DOCUMENT_NAMES.has(baseName(path));
-}
-
-/** True for a reserved `index.md`/`log.md` under `knowledge/`. */
-export function isReservedPath(path: string): boolean {
-  return payloadKind(path) === 'knowledge' && RESERVED_DOCUMENT_NAMES.has(baseName(path));
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import type { ArchiveLimits } from '../read/limits.js';
+import type { ArchiveLimits } from '../model/limits.js';
 import { openPackage, sourceOf, type ListedFile, type OctxPackage } from '../read/open-package.js';
 import { validatePackage } from '../read/validate-package.js';
-import { computePackageDigest } from './digest.js';
+import { computePackageDigest } from '../package/digest.js';
 
 /**
  * How a written archive is checked before it is published:

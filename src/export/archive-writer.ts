@@ -1,9 +1,9 @@
 import { deflateRawSync, crc32 } from 'node:zlib';
 import type { ProgressEvent } from '../plan/report.js';
-import { compareUtf8 } from './paths.js';
-import type { PayloadSource } from './payload-source.js';
-import type { PayloadSpill, SpilledEntry } from './payload-spill.js';
-import { assembleZip, type ZipEntryData } from './zip-assembler.js';
+import { compareUtf8 } from '../model/paths.js';
+import type { PayloadSource } from '../package/payload-source.js';
+import type { PayloadSpill, SpilledEntry } from '../package/payload-spill.js';
+import { assembleZip, type ZipEntryData } from '../package/zip-assembler.js';
 
 /**
  * Entries that deflate better than this are stored instead: real consumers refuse entries above
@@ -59,8 +59,8 @@ export async function writeArchive(path: string, manifest: Buffer, payloads: rea
   t = performance.now();
   const entries = all.map((p) => entryData(p, level));
   await assembleZip(path, entries, {
-    ...(options.forceZip64 ? { forceZip64: true } : {}),
-    ...(options.signal ? { signal: options.signal } : {}),
+    forceZip64: options.forceZip64,
+    signal: options.signal,
     onEntry: (index) => options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length }),
   });
   if (options.timings) options.timings.zip = performance.now() - t;

@@ -4,7 +4,7 @@
  * Every bound is checked before the bytes it protects are allocated or decoded, so a hostile
  * package cannot make the reader use more memory or time than these numbers allow.
  */
-import { OctxError } from '../model/errors.js';
+import { OctxError } from './errors.js';
 
 /** The bounds a reader enforces. All are positive integers except the ratio (positive finite). */
 export interface ArchiveLimits {

@@ -1,0 +1,98 @@
+// dependency-cruiser: the folder layering of src/ (`npm run check:deps`).
+// Each folder imports only from the folders listed for it (plus itself and src/types/);
+// src/cli/ and src/index.ts are the top floor and may import anything.
+/** @type {Record<string, string[]>} folder under src/ -> folders under src/ it may import */
+const LAYERS = {
+  // floor 1: the format floor (errors, codes, ids, paths, limits, record kinds, json, time, semver, columns)
+  model: [],
+  // floor 2: byte plumbing (spills, deflate, zip assembler, manifest, digest, atomic output)
+  package: ['model'],
+  // floor 3: the three layers of a package and the release bookkeeping, side by side
+  knowledge: ['model', 'package'],
+  structure: ['model', 'package'],
+  vectors: ['model', 'package'],
+  release: ['model', 'package'],
+  // floor 4: reading and planning
+  read: ['model', 'package', 'knowledge', 'vectors'],
+  plan: ['model', 'package', 'knowledge', 'structure', 'vectors'],
+  // floor 5: writing a package
+  export: ['model', 'package', 'knowledge', 'structure', 'vectors', 'read', 'plan'],
+  // floor 6: the public builder
+  builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'read', 'plan', 'export'],
+  // floor 7: input adapters (RAG, ingest, SAG database)
+  adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'read', 'plan', 'export', 'builder'],
+};
+
+const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
+  name: `layer-${folder}`,
+  comment: `src/${folder}/ may import only src/{${[folder, ...allowed, 'types'].join(', ')}}/ (not src/index.ts, src/cli/ or other folders).`,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: '^src/', pathNot: `^src/(${[folder, ...allowed, 'types'].join('|')})/` },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-circular',
+      comment: 'A cycle between modules of src/ (type-only imports count too): split the shared part into a lower module.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'src-not-to-dev-code',
+      comment: 'The library must not import tests, benchmarks or examples.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(test|bench|examples)/' },
+    },
+    {
+      name: 'root-entry-not-to-adapters',
+      comment: 'Whatever src/index.ts (the package root export) reaches is loaded by every user: it must not reach the input adapters.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '^src/adapters/', reachable: true },
+    },
+    {
+      name: 'root-entry-not-to-better-sqlite3',
+      comment: 'The root entry must not load better-sqlite3 (a native addon) directly or through anything it imports.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '(^|/)node_modules/better-sqlite3/|^better-sqlite3$', reachable: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'An import that resolves to nothing on disk.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-dev-dep',
+      comment: 'src/ ships to users: it may not import a package that is only in devDependencies.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|out|fixtures)/|/fixtures/' },
+    // Resolve through tsconfig.json, so './x.js' specifiers find './x.ts' (NodeNext style).
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Count `import type` and type-only re-exports: a type dependency is still a layering dependency.
+    tsPreCompilationDeps: true,
+    combinedDependencies: false,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};

@@ -1,0 +1,196 @@
+/**
+ * The package's entry points: `import 'octx-export'` loads no adapter and never `better-sqlite3`;
+ * each `octx-export/adapters/<name>` loads and exposes its main function; the SAG adapter loads
+ * the native module only when `fromSagDatabase` runs.
+ *
+ * How loaded modules are seen: every probe is a fresh `node` process whose first act is
+ * `module.register` of a customization hook whose `resolve` appends each URL the ESM loader
+ * resolves to a log file; only then does it `import()` the entry point. Every ESM import goes
+ * through that hook (after tsx's own hook, which the recorder calls as `nextResolve`, so the log
+ * holds real file URLs). A resolved URL is a superset of what is evaluated, so "not in the log"
+ * proves "not loaded". `require` calls inside CommonJS packages bypass ESM hooks, so the probe
+ * also lists the shared objects the process has mapped (`process.report`): the native
+ * `better_sqlite3.node` shows there whichever way it was loaded. Each probe also has a positive
+ * control (the entry file itself in the log; the native module after `fromSagDatabase` runs), so
+ * a recorder that saw nothing would fail the test rather than pass it.
+ *
+ * Both the sources (through tsx and the `paths` of tsconfig.json, as examples run) and the built
+ * package are probed; the built package is compiled into a temporary folder with a copy of
+ * package.json, so that `octx-export/...` resolves through the real `exports` map (self-reference).
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../helpers/temp.js';
+
+/** The resolve hook, as a module of its own (hooks run on the loader thread). */
+const HOOKS = `
+import { appendFileSync } from 'node:fs';
+let log;
+export function initialize(data) { log = data.log; }
+export async function resolve(specifier, context, nextResolve) {
+  const resolved = await nextResolve(specifier, context);
+  appendFileSync(log, resolved.url + '\\n');
+  return resolved;
+}`;
+const HOOKS_URL = `data:text/javascript,${encodeURIComponent(HOOKS)}`;
+
+const SUBPATHS = { rag: 'fromRag', ingest: 'fromIngest', sag: 'fromSagDatabase' } as const;
+const ADAPTER_FUNCTIONS = Object.values(SUBPATHS);
+
+/** What one probe process saw. */
+interface Probe {
+  /** Every URL the ESM loader resolved after the recorder was registered. */
+  readonly urls: readonly string[];
+  /** Mapped shared objects whose path names better-sqlite3. */
+  readonly native: readonly string[];
+  /** What the probe body returned. */
+  readonly result: unknown;
+}
+
+/** Where a probe runs: the sources through tsx, or the built package. */
+interface Mode {
+  readonly name: 'src' | 'dist';
+  readonly cwd: string;
+  readonly nodeArgs: readonly string[];
+  /** URL prefix of the package's own adapter modules (not any `/adapters/`: apache-arrow has an `io/adapters.mjs`). */
+  readonly adapters: string;
+  /** URL of the root entry module. */
+  readonly rootEntry: string;
+}
+
+let scratch: string;
+
+/**
+ * Runs `body` (the inside of an async function, as ESM) in a fresh node process with the
+ * recorder registered first.
+ */
+function probe(mode: Mode, name: string, body: string): Promise<Probe> {
+  const log = join(scratch, `${mode.name}-${name}.log`);
+  writeFileSync(log, '');
+  const code = `
+import { register } from 'node:module';
+register(${JSON.stringify(HOOKS_URL)}, { data: { log: ${JSON.stringify(log)} } });
+const result = await (async () => { ${body} })();
+const native = process.report.getReport().sharedObjects.filter((p) => /better[-_]sqlite3/i.test(p));
+process.stdout.write(JSON.stringify({ result, native }));`;
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [...mode.nodeArgs, '--input-type=module', '-e', code], { cwd: mode.cwd, timeout: 55_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`probe ${mode.name} ${name} failed: ${error.message}\n${stderr}`));
+      const out = JSON.parse(stdout) as { result: unknown; native: string[] };
+      resolve({ urls: readFileSync(log, 'utf8').split('\n').filter(Boolean), native: out.native, result: out.result });
+    });
+  });
+}
+
+const sqliteUrls = (p: Probe) => p.urls.filter((u) => u.includes('/node_modules/better-sqlite3/'));
+const adapterUrls = (mode: Mode, p: Probe) => [...new Set(p.urls.filter((u) => u.startsWith(mode.adapters)))];
+
+/** The probes every mode runs: the root entry, each sub-path entry, and a `fromSagDatabase` call. */
+type Probes = Record<'root' | keyof typeof SUBPATHS | 'sagCall', Probe>;
+
+async function runProbes(mode: Mode): Promise<Probes> {
+  const emptyDb = join(scratch, `${mode.name}-empty.db`);
+  writeFileSync(emptyDb, '');
+  const subpath = (sub: keyof typeof SUBPATHS) => probe(mode, sub, `const m = await import('octx-export/adapters/${sub}'); return typeof m.${SUBPATHS[sub]};`);
+  const [root, rag, ingest, sag, sagCall] = await Promise.all([
+    probe(mode, 'root', `const m = await import('octx-export'); return { builder: typeof m.PackageBuilder, loadWorkdir: typeof m.loadWorkdir, adapterExports: ${JSON.stringify(ADAPTER_FUNCTIONS)}.filter((n) => n in m) };`),
+    subpath('rag'),
+    subpath('ingest'),
+    subpath('sag'),
+    probe(
+      mode,
+      'sag-call',
+      `const { PackageBuilder } = await import('octx-export');
+       const { fromSagDatabase } = await import('octx-export/adapters/sag');
+       const builder = new PackageBuilder({ asset: { name: 'probe' } });
+       try { await fromSagDatabase(builder, ${JSON.stringify(emptyDb)}, { sourceId: 'x' }); return 'no error'; }
+       catch (e) { return e.code; }
+       finally { await builder.dispose(); }`,
+    ),
+  ]);
+  return { root, rag, ingest, sag, sagCall };
+}
+
+/** The assertions, the same for the sources and the built package. */
+function entryPointTests(label: string, mode: () => Mode, probes: () => Probes): void {
+  describe(label, () => {
+    it('the root entry loads no adapter and not better-sqlite3, and exports no adapter function', () => {
+      const { root } = probes();
+      expect(root.urls).toContain(mode().rootEntry); // the recorder saw the import
+      expect(root.result).toEqual({ builder: 'function', loadWorkdir: 'function', adapterExports: [] });
+      expect(adapterUrls(mode(), root)).toEqual([]);
+      expect(sqliteUrls(root)).toEqual([]);
+      expect(root.native).toEqual([]);
+    });
+
+    it.each(Object.entries(SUBPATHS) as [keyof typeof SUBPATHS, string][])('octx-export/adapters/%s loads and exposes %s, without better-sqlite3', (sub) => {
+      const p = probes()[sub];
+      expect(p.result).toBe('function');
+      expect(adapterUrls(mode(), p).some((u) => u.startsWith(`${mode().adapters}${sub}/index.`))).toBe(true);
+      expect(sqliteUrls(p)).toEqual([]);
+      expect(p.native).toEqual([]);
+    });
+
+    it('fromSagDatabase loads better-sqlite3 when it runs', () => {
+      const { sagCall } = probes();
+      expect(sagCall.result).toBe('OCTX_ADAPTER_INPUT_INVALID'); // an empty file is an SQLite database without SAG tables
+      expect(sqliteUrls(sagCall).length).toBeGreaterThan(0);
+      expect(sagCall.native.length).toBeGreaterThan(0);
+    });
+  });
+}
+
+const SRC: Mode = {
+  name: 'src',
+  cwd: ROOT,
+  nodeArgs: ['--import', 'tsx'],
+  adapters: pathToFileURL(join(ROOT, 'src/adapters/')).href,
+  rootEntry: pathToFileURL(join(ROOT, 'src/index.ts')).href,
+};
+let dist: Mode;
+let srcProbes: Probes;
+let distProbes: Probes;
+
+/**
+ * The built package in `dir`: dist/ compiled from the sources (as `npm run build` does, into
+ * another folder), package.json beside it (its `exports` map resolves the specifiers), and
+ * node_modules linked for the dependencies.
+ */
+function buildPackage(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    execFile(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT, timeout: 110_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error) return reject(new Error(`tsc -p tsconfig.build.json failed: ${error.message}\n${stdout}${stderr}`));
+      writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      resolve();
+    });
+  });
+}
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'octx-entry-points-'));
+  const pkg = join(scratch, 'package');
+  dist = { name: 'dist', cwd: pkg, nodeArgs: [], adapters: pathToFileURL(join(pkg, 'dist/adapters/')).href, rootEntry: pathToFileURL(join(pkg, 'dist/index.js')).href };
+  // The source probes run while tsc builds; then the built package is probed.
+  const built = buildPackage(pkg);
+  built.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  srcProbes = await runProbes(SRC);
+  await built;
+  distProbes = await runProbes(dist);
+}, 150_000);
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+entryPointTests('entry points of the sources (tsx, tsconfig paths)', () => SRC, () => srcProbes);
+entryPointTests('entry points of the built package (package.json exports)', () => dist, () => distProbes);
+
+it('every target of the package.json exports map is built', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+  const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+  expect(targets).toContain('./dist/adapters/sag/index.js');
+  for (const t of targets) expect(existsSync(join(dist.cwd, t)), t).toBe(true);
+});

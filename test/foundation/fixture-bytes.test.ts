@@ -1,0 +1,216 @@
+/**
+ * Byte-level pins: every fixture workflow is exported deterministically (fixed asset id, fixed
+ * release version and time, no freshly minted record ids) and the SHA-256 of the whole `.octx`
+ * file plus the package digest are compared with values recorded before the architecture
+ * refactor. A refactor that changes any written byte — an entry's content, its compression, the
+ * entry order, a ZIP header — fails here.
+ *
+ * Whole-file hashes of deflated entries also depend on the zlib that Node bundles; the stored
+ * (`compressionLevel: 0`) package and the package digests do not.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HashingTextEmbedder, loadWorkdir, PackageBuilder, repackPackage, type ExportResult, type PackageBuilderOptions } from 'octx-export';
+import { eventsFromFile, fromIngest, loadIngestFiles } from 'octx-export/adapters/ingest';
+import { fromRag, loadRagFiles, ragDocumentsFolder, type RagChunk } from 'octx-export/adapters/rag';
+import { fromSagDatabase } from 'octx-export/adapters/sag';
+import { createSagDatabase, SAG } from '../adapters/sag-fixture.js';
+import { ROOT, tempDir } from '../helpers/temp.js';
+
+// Generated from the code before the architecture refactor (issue 11); a changed value means the
+// SDK now writes different bytes — never update them to make a refactor pass.
+const GOLDEN = {
+  workdirWithVectors: {
+    file: '0d4bd600edb250d080beb7ca0cddc854f18152d05b25d5e8f33a94cf47551ddd',
+    digest: 'sha256:847a0d0589286cfe3f05f40bfe0b58569be9241ae758f277ddbfefb7fb7d8ab9',
+  },
+  workdirDocumentsOnly: {
+    file: '20096faea6ae778ed1e762102e74ef55dcaba9c19bb3483a1ca909716531a66c',
+    digest: 'sha256:e6591d2f1d558c1631d3b58dbb386cc109e3d1ec983d90263a40fd385375b679',
+  },
+  rag: {
+    file: '1a80f641a94ce6781aa495d81190c32066885d6adda158764d022314497f60a6',
+    digest: 'sha256:571212e25101fbd17f61ac4e52a34be7140ff6b97734a340ae4e8d9937374bf0',
+  },
+  ingest: {
+    file: 'e1c340a4a651fcfcecf8aa8f17a9c00f7b8da7827f6bbc21fd3ce03bfce78d1e',
+    digest: 'sha256:a2d1c83a78867f146a209982454fce93903de8e16e0581c9bbb106d36fc3f1c1',
+  },
+  sagDatabase: {
+    file: '951907736caf3b762599d141e11d25f9259c432b8b90b7d8321015fe133c8c92',
+    digest: 'sha256:f02aa6bb9a6b05f91f813d4e2c53f32b19bdfc25717c1ec0ddc870fa8d715f66',
+  },
+  fluent: {
+    file: '282a1a2bad90b6ae520df2cb4ead4f78ca784743522d984109d7829bc228fba3',
+    digest: 'sha256:5f0a41f10c518f1b3d1cd0d69e24fa55d89ef2162de7e5e3dc9d19f651d7bb18',
+  },
+  fluentStored: {
+    file: '3ef388c0753e17602f1a90163a2bffbbb8673638548ccf4facc814cd56893017',
+    digest: 'sha256:5f0a41f10c518f1b3d1cd0d69e24fa55d89ef2162de7e5e3dc9d19f651d7bb18',
+  },
+  repackOfWorkdirWithVectors: {
+    file: '815eef70e344ff37206df96b757dc85a8e7e473976df78556f9008932d1241bd',
+    digest: 'sha256:847a0d0589286cfe3f05f40bfe0b58569be9241ae758f277ddbfefb7fb7d8ab9',
+  },
+} as const;
+
+const FIXTURES = join(ROOT, 'fixtures');
+const RELEASE = { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' } as const;
+
+/** SHA-256 (hex) of the whole written file. */
+const fileSha256 = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** The two pinned values of one written package. */
+const pinned = (result: { output: string; packageDigest: string }) => ({ file: fileSha256(result.output), digest: result.packageDigest });
+
+/** A canonical UUIDv7 derived from a seed: the same seed always gives the same id. */
+function fixedId(seed: string): string {
+  const h = createHash('sha256').update(seed).digest('hex');
+  return `019f3000-0000-7${h.slice(0, 3)}-${'89ab'[parseInt(h[3]!, 16) & 3]}${h.slice(4, 7)}-${h.slice(7, 19)}`;
+}
+
+/**
+ * The adapters take record ids from the builder's id ledger (`builder.ids`), which mints fresh
+ * UUIDv7s unless the producer state file already knows the key — as it does on every release of a
+ * pipeline after its first. This writes such a state file: a dry run on a scratch builder learns
+ * which keys `load` asks for, and each key gets a fixed id derived from it.
+ */
+async function stateWithFixedIds(dir: string, load: (builder: PackageBuilder) => Promise<unknown>): Promise<string> {
+  const scratch = new PackageBuilder({ asset: { name: 'dry run' } });
+  let keys;
+  try {
+    await load(scratch);
+    keys = scratch.ids.toJSON();
+  } finally {
+    await scratch.dispose();
+  }
+  const ids = Object.fromEntries(Object.entries(keys).map(([kind, byKey]) => [kind, Object.fromEntries(Object.keys(byKey).map((key) => [key, fixedId(`${kind}:${key}`)]))]));
+  const path = join(dir, 'producer-state.json');
+  writeFileSync(path, `${JSON.stringify({ format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids }, null, 2)}\n`);
+  return path;
+}
+
+/** Workflow 1 (and 2 with `documentsOnly`): the three-kingdoms working folder, as examples/demo.ts exports it. */
+async function exportThreeKingdoms(output: string, options: { documentsOnly?: boolean } = {}): Promise<ExportResult> {
+  const builder = new PackageBuilder({ asset: { id: '019f2000-0000-7000-8000-0000000d3e00', name: 'Romance of the Three Kingdoms — reader’s knowledge base' }, release: RELEASE });
+  await loadWorkdir(builder, join(FIXTURES, 'kb-three-kingdoms'));
+  const embedder = new HashingTextEmbedder({ dimensions: 256 });
+  for (const target of ['chunks', 'events', 'entities'] as const) {
+    await builder.embed(target, embedder, { batchSize: 16, concurrency: 2 });
+  }
+  return builder.export({ output, structure: 'require', ...options });
+}
+
+describe('the bytes written for every fixture workflow are unchanged', () => {
+  it('1. a working folder with vectors embedded for chunks, events and entities', async () => {
+    const result = await exportThreeKingdoms(join(tempDir(), 'three-kingdoms.octx'));
+    expect(result.report.capabilities).toEqual(['sag-structured', 'vectors']);
+    expect(pinned(result)).toEqual(GOLDEN.workdirWithVectors);
+  });
+
+  it('2. the same working folder, documents only', async () => {
+    const result = await exportThreeKingdoms(join(tempDir(), 'three-kingdoms-documents.octx'), { documentsOnly: true });
+    expect(result.report.capabilities).toEqual([]);
+    expect(pinned(result)).toEqual(GOLDEN.workdirDocumentsOnly);
+  });
+
+  it('3. the RAG adapter on fixtures/rag, with a caller’s extraction run linked to its chunks', async () => {
+    const rag = (p: string) => join(FIXTURES, 'rag', p);
+    const input = await loadRagFiles([rag('chunks.jsonl'), rag('vectors.jsonl')]);
+    const load = async (builder: PackageBuilder) => {
+      const report = await fromRag(builder, {
+        chunks: input.chunks,
+        vectors: input.vectors,
+        locate: input.locate,
+        documents: await ragDocumentsFolder(rag('documents')),
+        rebuildDocuments: true,
+        normalized: true,
+        vectorConfig: { revision: '2026-06-01', pooling: 'cls' },
+      });
+      // Seed 002 has no events: one event per chunk and one entity, as an extraction run would add.
+      const company = builder.ids.entity('extraction:company');
+      builder.addEntity({ id: company, name: 'The company', type: 'org' });
+      for (const chunk of input.chunks as RagChunk[]) {
+        const event = builder.ids.event(`extraction:${chunk.chunk_id}`);
+        builder.addEvent({ id: event, title: `Statement from ${chunk.doc_meta.doc_name}`, content: chunk.chunk_text });
+        builder.linkChunkEvent({ chunk_id: report.chunkIds[chunk.chunk_id]!, event_id: event });
+        builder.linkEventEntity({ event_id: event, entity_id: company });
+      }
+    };
+    const dir = tempDir();
+    const builder = new PackageBuilder({ asset: { id: '019f2000-0000-7000-8000-000000000300', name: 'Company documents' }, release: RELEASE, state: await stateWithFixedIds(dir, load) });
+    await load(builder);
+    const result = await builder.export({ output: join(dir, 'rag.octx'), structure: 'require' });
+    expect(result.report.capabilities).toEqual(['sag-structured', 'vectors']);
+    expect(pinned(result)).toEqual(GOLDEN.rag);
+  });
+
+  it('4. the ingest adapter on fixtures/ingest, with recorded extractor output', async () => {
+    const ingest = (p: string) => join(FIXTURES, 'ingest', p);
+    const input = await loadIngestFiles([ingest('envelopes.jsonl')]);
+    const extractEvents = await eventsFromFile(ingest('events.jsonl'));
+    const load = (builder: PackageBuilder) => fromIngest(builder, input.envelopes, { sourceRoot: ingest('sources'), locate: input.locate, extractEvents });
+    const dir = tempDir();
+    const builder = new PackageBuilder({ asset: { id: '019f2000-0000-7000-8000-000000000100', name: 'LLM wiki' }, release: RELEASE, state: await stateWithFixedIds(dir, load) });
+    await load(builder);
+    const result = await builder.export({ output: join(dir, 'wiki.octx'), structure: 'require' });
+    expect(result.report.capabilities).toEqual(['sag-structured']);
+    expect(pinned(result)).toEqual(GOLDEN.ingest);
+  });
+
+  it('5. the SAG database adapter with SAG-compatible ids (no ledger ids needed)', async () => {
+    const dir = tempDir('octx-sag-');
+    const database = join(dir, 'sag.db');
+    createSagDatabase(database, 1);
+    const builder = new PackageBuilder({ asset: { id: '019f2000-0000-7000-8000-000000000500', name: '三国演义读书会' }, release: RELEASE });
+    const report = await fromSagDatabase(builder, database, { sourceId: SAG.source, idMode: 'sag-compatible' });
+    expect(report.ids.ledger).toBe(0);
+    const result = await builder.export({ output: join(dir, 'sag.octx'), structure: 'require' });
+    expect(result.report.capabilities).toEqual(['sag-structured']);
+    expect(pinned(result)).toEqual(GOLDEN.sagDatabase);
+  });
+
+  describe('6. a small package built through the fluent API', () => {
+    const id = (n: number) => `019f2000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
+    const DOC = id(0xd0);
+    const options = (extra: Partial<PackageBuilderOptions> = {}): PackageBuilderOptions => ({ asset: { id: id(0x600), name: 'Fluent' }, release: RELEASE, ...extra });
+    const build = (builder: PackageBuilder) =>
+      builder
+        .addDocument({ path: 'guide.md', markdown: `---\ntype: Guide\ntitle: Oath\noctx:\n  document_id: ${DOC}\n---\n\n# Oath\n\nThree men swore an oath in a peach garden.\n` })
+        .addDocument({ path: 'index.md', markdown: '# Index\n\n* [Oath](guide.md)\n' })
+        .addChunk({ id: id(0x11), document_id: DOC, ordinal: 0, text: 'Three men swore an oath in a peach garden.' })
+        .addEvent({ id: id(0x21), title: 'The oath', content: 'Liu Bei, Guan Yu and Zhang Fei swore brotherhood.' })
+        .addEvent({ id: id(0x22), title: 'The vow', content: 'They vowed to die on the same day.', parent_id: id(0x21), level: 1 })
+        .addEntity({ id: id(0x31), name: 'Liu Bei', type: 'person', description: 'The eldest brother.' })
+        .linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x21) })
+        .linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x22) })
+        .linkEventEntity({ event_id: id(0x21), entity_id: id(0x31), weight: 1, description: 'sworn brother' })
+        .linkEventEntity({ event_id: id(0x22), entity_id: id(0x31), weight: 0.5 })
+        .setVectorConfig({ model: 'example/model', revision: 'r1', dimensions: 4, normalized: true })
+        .addVector('chunks', id(0x11), [1, 0, 0, 0])
+        .addVector('entities', id(0x31), [0, 0.6, 0.8, 0]);
+
+    it('at the default compression level', async () => {
+      const result = await build(new PackageBuilder(options())).export({ output: join(tempDir(), 'fluent.octx'), structure: 'require' });
+      expect(result.report.capabilities).toEqual(['sag-structured', 'vectors']);
+      expect(pinned(result)).toEqual(GOLDEN.fluent);
+    });
+
+    it('with compressionLevel 0 (every entry stored): same digest, different file', async () => {
+      const result = await build(new PackageBuilder(options({ compressionLevel: 0 }))).export({ output: join(tempDir(), 'fluent-stored.octx'), structure: 'require' });
+      expect(pinned(result)).toEqual(GOLDEN.fluentStored);
+      expect(GOLDEN.fluentStored.digest).toBe(GOLDEN.fluent.digest);
+    });
+  });
+
+  it('7. repackPackage of the working-folder package keeps its digest', async () => {
+    const dir = tempDir();
+    const source = await exportThreeKingdoms(join(dir, 'three-kingdoms.octx'));
+    const result = await repackPackage(source.output, join(dir, 'repacked.octx'));
+    expect(result.dropped).toEqual([]);
+    expect(pinned(result)).toEqual(GOLDEN.repackOfWorkdirWithVectors);
+    expect(result.packageDigest).toBe(GOLDEN.workdirWithVectors.digest);
+  });
+});
