@@ -258,7 +258,11 @@ export async function runBaseline(o: BaselineOptions) {
   // vectors/config.json: same bytes as the SDK writes (tiny).
   const config = prepareVectorConfig({ ...VECTOR_CONFIG });
   const files: Record<string, { size: number; sha256: string; compressed?: number }> = {
-    'vectors/config.json': { size: config.bytes.length, sha256: createHash('sha256').update(config.bytes).digest('hex'), compressed: deflateRawSync(config.bytes, { level }).length },
+    'vectors/config.json': {
+      size: config.bytes.length,
+      sha256: createHash('sha256').update(config.bytes).digest('hex'),
+      compressed: deflateRawSync(config.bytes, { level }).length,
+    },
   };
   for (const [k, s] of Object.entries(jsonl)) files[STRUCTURE_FILES[k as keyof typeof STRUCTURE_FILES]] = await s.end();
   for (const [t, a] of Object.entries(arrow)) files[ARROW_FILES[t as Target]] = a.end();
@@ -288,7 +292,15 @@ export async function runGenerationOnly(chunks: number, seed: number) {
   const noop = (): void => undefined;
   const counts = await generateCorpus(
     { chunks, seed },
-    { document: (d) => void (checksum += d.markdown.length), chunk: (r) => void (checksum += r.text.length), event: noop, entity: noop, chunkEvent: noop, eventEntity: noop, vector: (_t, _id, v) => void (checksum += v[0]!) },
+    {
+      document: (d) => void (checksum += d.markdown.length),
+      chunk: (r) => void (checksum += r.text.length),
+      event: noop,
+      entity: noop,
+      chunkEvent: noop,
+      eventEntity: noop,
+      vector: (_t, _id, v) => void (checksum += v[0]!),
+    },
   );
   return { counts, checksum };
 }
@@ -310,7 +322,11 @@ if (isMain(import.meta.url)) {
     const level = Number(args.get('level') ?? 6);
     await measure('baseline', size, seed, async () => {
       const r = await runBaseline({ chunks, seed, outDir, level });
-      return { records: recordCount(r.counts), payloadBytes: r.payloadBytes, extra: { counts: r.counts, files: r.files, documents: r.documents, compressedBytes: r.compressedBytes } };
+      return {
+        records: recordCount(r.counts),
+        payloadBytes: r.payloadBytes,
+        extra: { counts: r.counts, files: r.files, documents: r.documents, compressedBytes: r.compressedBytes },
+      };
     });
   }
 }

@@ -317,7 +317,13 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     for (let k = 0; k < e; k++) {
       const id = seqUuidV7(rng, seq++);
       eventIds.push(id);
-      const base = { id, title: shortPhrase(rng), content: mixedText(rng, 80 + rng.int(240)), summary: mixedText(rng, 30 + rng.int(60)), category: EVENT_CATEGORIES[rng.int(EVENT_CATEGORIES.length)]! };
+      const base = {
+        id,
+        title: shortPhrase(rng),
+        content: mixedText(rng, 80 + rng.int(240)),
+        summary: mixedText(rng, 30 + rng.int(60)),
+        category: EVENT_CATEGORIES[rng.int(EVENT_CATEGORIES.length)]!,
+      };
       const rec: EventRec = k < top ? base : { ...base, parent_id: eventIds[rng.int(top)]!, level: 1 };
       sink.event(rec);
       fillVector(rng, vec);

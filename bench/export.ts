@@ -44,7 +44,11 @@ export interface ExportRunOptions {
 export async function runExport(o: ExportRunOptions) {
   ensureDir(o.tempDir);
   const t0 = performance.now();
-  const builder = new PackageBuilder({ asset: { name: 'octx-export benchmark corpus', id: BENCH_ASSET_ID }, release: { version: '1.0.0', createdAt: BENCH_CREATED_AT }, tempDir: o.tempDir });
+  const builder = new PackageBuilder({
+    asset: { name: 'octx-export benchmark corpus', id: BENCH_ASSET_ID },
+    release: { version: '1.0.0', createdAt: BENCH_CREATED_AT },
+    tempDir: o.tempDir,
+  });
   builder.setVectorConfig({ ...VECTOR_CONFIG });
   const sink: CorpusSink = {
     document: (d) => void builder.addDocument({ path: d.path, markdown: d.markdown }),

@@ -65,9 +65,11 @@ export function summarise(file: string, top = 30): string {
     grp.set(g, (grp.get(g) ?? 0) + us);
   }
   const out: string[] = [`profile ${relative(REPO_ROOT, file)}: ${(total / 1e6).toFixed(2)} s sampled (main thread)`, '', 'top self time (functions):'];
-  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
+  for (const [k, us] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, top))
+    out.push(`  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
   out.push('', 'self time by file / package:');
-  for (const [k, us] of [...grp].sort((a, b) => b[1] - a[1]).slice(0, top)) out.push(`  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
+  for (const [k, us] of [...grp].sort((a, b) => b[1] - a[1]).slice(0, top))
+    out.push(`  ${(us / 1000).toFixed(0).padStart(7)} ms ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
   return out.join('\n');
 }
 
@@ -96,7 +98,10 @@ if (given) {
   const pkg = join(work, 'package.octx');
   const node = (script: string, extra: string[], profile: boolean): void => {
     const flags = profile ? ['--cpu-prof', '--cpu-prof-dir', dir] : [];
-    const r = spawnSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', join(REPO_ROOT, 'bench', script), '--size', size, '--chunks', chunks, ...extra], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, ['--expose-gc', ...flags, '--import', 'tsx', join(REPO_ROOT, 'bench', script), '--size', size, '--chunks', chunks, ...extra], {
+      cwd: REPO_ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     if (r.status !== 0) throw new Error(`${script} failed (exit ${r.status})`);
   };
   if (target === 'export') node('export.ts', ['--out', pkg, '--tmp', join(work, 'spill')], true);

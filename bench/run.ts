@@ -81,7 +81,12 @@ function child(script: string, childArgs: string[], mode: Mode, run: number): Pr
       const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
       if (code === 0 && line) resolve(JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult);
       else {
-        const msg = err.split('\n').filter((l) => !/^\s+at /.test(l)).join('\n').trim().slice(0, 2000);
+        const msg = err
+          .split('\n')
+          .filter((l) => !/^\s+at /.test(l))
+          .join('\n')
+          .trim()
+          .slice(0, 2000);
         resolve({ mode, run, exitCode: code, wallMs: performance.now() - started, error: msg || `exit ${code}` });
       }
     });
@@ -111,7 +116,9 @@ function record(mode: Mode, r: ChildResult | Failure): ChildResult | undefined {
     // The child measured a run that ended in an error (e.g. L failing its own verification).
     failed.push(r);
     failures.push({ mode, run: currentRun, exitCode: 0, wallMs: r.wallMs, maxRssMB: r.maxRssMB, error: `${inner.code} during ${inner.phase}: ${inner.message}` });
-    log(`  ${mode.padEnd(9)} ${(r.wallMs / 1000).toFixed(2).padStart(8)} s wall ${((r.cpuUserMs + r.cpuSystemMs) / 1000).toFixed(2).padStart(8)} s cpu ${r.maxRssMB.toFixed(0).padStart(6)} MiB peak RSS — FAILED: ${inner.code} during ${inner.phase}`);
+    log(
+      `  ${mode.padEnd(9)} ${(r.wallMs / 1000).toFixed(2).padStart(8)} s wall ${((r.cpuUserMs + r.cpuSystemMs) / 1000).toFixed(2).padStart(8)} s cpu ${r.maxRssMB.toFixed(0).padStart(6)} MiB peak RSS — FAILED: ${inner.code} during ${inner.phase}`,
+    );
     return undefined;
   }
   if (isFailure(r)) {
@@ -120,11 +127,15 @@ function record(mode: Mode, r: ChildResult | Failure): ChildResult | undefined {
     return undefined;
   }
   results[mode].push(r);
-  log(`  ${mode.padEnd(9)} ${(r.wallMs / 1000).toFixed(2).padStart(8)} s wall ${((r.cpuUserMs + r.cpuSystemMs) / 1000).toFixed(2).padStart(8)} s cpu ${r.maxRssMB.toFixed(0).padStart(6)} MiB peak RSS`);
+  log(
+    `  ${mode.padEnd(9)} ${(r.wallMs / 1000).toFixed(2).padStart(8)} s wall ${((r.cpuUserMs + r.cpuSystemMs) / 1000).toFixed(2).padStart(8)} s cpu ${r.maxRssMB.toFixed(0).padStart(6)} MiB peak RSS`,
+  );
   return r;
 }
 
-log(`octx-export bench: size ${size} (${SIZES[size].toLocaleString('en-US')} chunks), ${runs} run(s), seed ${seed}, deflate level ${level}, verify ${verifyModes.join('+')}, ${limitsMode} limits; scratch ${root}`);
+log(
+  `octx-export bench: size ${size} (${SIZES[size].toLocaleString('en-US')} chunks), ${runs} run(s), seed ${seed}, deflate level ${level}, verify ${verifyModes.join('+')}, ${limitsMode} limits; scratch ${root}`,
+);
 const common = ['--size', size, '--seed', String(seed)];
 for (let run = 1; run <= runs; run++) {
   currentRun = run;
@@ -249,18 +260,26 @@ lines.push('');
 lines.push(`size ${size}: ${SIZES[size].toLocaleString('en-US')} chunks, seed ${seed}, ${runs} run(s); medians`);
 if (first) {
   const c = first.extra.counts as Record<string, number>;
-  lines.push(`corpus: ${c.documents} documents, ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event + ${c.eventEntities} event-entity links, ${c.vectors} vectors × 384; ${first.records.toLocaleString('en-US')} records, ${(first.payloadBytes / MiB).toFixed(1)} MiB payload`);
+  lines.push(
+    `corpus: ${c.documents} documents, ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event + ${c.eventEntities} event-entity links, ${c.vectors} vectors × 384; ${first.records.toLocaleString('en-US')} records, ${(first.payloadBytes / MiB).toFixed(1)} MiB payload`,
+  );
 }
 lines.push(`machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}`);
-lines.push(`(every child starts at ~${fmt(median(ALL_MODES.flatMap((m) => results[m].map((r) => r.startRssMB))), 0)} MiB RSS before its clock starts: Node + tsx loader + imports)`);
+lines.push(
+  `(every child starts at ~${fmt(median(ALL_MODES.flatMap((m) => results[m].map((r) => r.startRssMB))), 0)} MiB RSS before its clock starts: Node + tsx loader + imports)`,
+);
 lines.push('');
-lines.push(`| ${'measurement'.padEnd(23)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`);
+lines.push(
+  `| ${'measurement'.padEnd(23)} | ${'wall s'.padStart(8)} | ${'CPU s'.padStart(8)} | ${'records/s'.padStart(10)} | ${'MiB/s'.padStart(7)} | ${'peak RSS MiB'.padStart(12)} | runs (wall s) |`,
+);
 lines.push(`|${'-'.repeat(25)}|${'-'.repeat(10)}|${'-'.repeat(10)}|${'-'.repeat(12)}|${'-'.repeat(9)}|${'-'.repeat(14)}|---------------|`);
 for (const m of ALL_MODES) {
   const s = S[m];
   if (!s) continue;
   const mibs = m === 'gen' ? '—' : fmt(s.mibPerS, 1);
-  lines.push(`| ${LABEL[m].padEnd(23)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`);
+  lines.push(
+    `| ${LABEL[m].padEnd(23)} | ${fmt(s.wallS).padStart(8)} | ${fmt(s.cpuS).padStart(8)} | ${Math.round(s.recordsPerS).toLocaleString('en-US').padStart(10)} | ${mibs.padStart(7)} | ${fmt(s.peakRssMiB, 0).padStart(12)} | ${s.wallAll.join(', ')} |`,
+  );
 }
 lines.push('');
 const ratio = (a?: Summary, b?: Summary, k: 'wallS' | 'cpuS' = 'wallS'): number => (a && b ? a[k] / b[k] : NaN);
@@ -276,14 +295,18 @@ for (const v of variants) {
   const cr = ratio(e, S.baseline, 'cpuS');
   lines.push(`${v.label} / baseline (ratio of medians): wall ${fmt(wr)}×, CPU ${fmt(cr)}×`);
   if (v.wall.length > 0) {
-    lines.push(`  paired per run: wall ${v.wall.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.wall))}×; CPU ${v.cpu.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.cpu))}×`);
+    lines.push(
+      `  paired per run: wall ${v.wall.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.wall))}×; CPU ${v.cpu.map((x) => fmt(x)).join(', ')} → median ${fmt(median(v.cpu))}×`,
+    );
   }
   if (S.gen) lines.push(`  without generation (wall − generation wall): ${fmt((e.wallS - S.gen.wallS) / (S.baseline.wallS - S.gen.wallS))}×`);
   const limitRatio = 1.5;
   const limitRss = size === 'L' ? 1024 : 400;
   const pr = v.wall.length > 0 ? median(v.wall) : wr;
   if (size !== 'S') {
-    targets.push(`${v.label} wall ≤ ${limitRatio} × baseline: ${fmt(wr)}× (ratio of medians), ${fmt(pr)}× (median of paired runs) → ${Math.max(wr, pr) <= limitRatio ? 'MET' : 'MISSED'}`);
+    targets.push(
+      `${v.label} wall ≤ ${limitRatio} × baseline: ${fmt(wr)}× (ratio of medians), ${fmt(pr)}× (median of paired runs) → ${Math.max(wr, pr) <= limitRatio ? 'MET' : 'MISSED'}`,
+    );
     targets.push(`${v.label} peak RSS ≤ ${limitRss} MiB: ${fmt(e.peakRssMiB, 0)} MiB → ${e.peakRssMiB <= limitRss ? 'MET' : 'MISSED'}`);
   }
 }
@@ -327,13 +350,18 @@ for (const r of failed) {
   const mem = (r.extra.memory ?? {}) as { maxRssAfterCollectMB?: number; peakByPhase?: Record<string, number> };
   lines.push('');
   lines.push(
-    `failed ${r.mode} run measured: ${fmt(r.wallMs / 1000)} s wall, ${fmt((r.cpuUserMs + r.cpuSystemMs) / 1000)} s CPU, peak RSS ${fmt(r.maxRssMB, 0)} MiB; collect ${fmt((ph.collectMs ?? NaN) / 1000)} s, export until failure ${fmt((ph.exportMs ?? NaN) / 1000)} s; peak RSS collect ${fmt(mem.maxRssAfterCollectMB ?? NaN, 0)}, ${Object.entries(mem.peakByPhase ?? {}).map(([k, v]) => `${k} ${fmt(v, 0)}`).join(', ')} MiB`,
+    `failed ${r.mode} run measured: ${fmt(r.wallMs / 1000)} s wall, ${fmt((r.cpuUserMs + r.cpuSystemMs) / 1000)} s CPU, peak RSS ${fmt(r.maxRssMB, 0)} MiB; collect ${fmt((ph.collectMs ?? NaN) / 1000)} s, export until failure ${fmt((ph.exportMs ?? NaN) / 1000)} s; peak RSS collect ${fmt(mem.maxRssAfterCollectMB ?? NaN, 0)}, ${Object.entries(
+      mem.peakByPhase ?? {},
+    )
+      .map(([k, v]) => `${k} ${fmt(v, 0)}`)
+      .join(', ')} MiB`,
   );
 }
 if (failures.length > 0) {
   lines.push('');
   lines.push('failures:');
-  for (const f of failures) lines.push(`  run ${f.run} ${f.mode}: exit ${f.exitCode} after ${fmt(f.wallMs / 1000)} s: ${f.error.split('\n').slice(0, 8).join(' | ').slice(0, 1200)}`);
+  for (const f of failures)
+    lines.push(`  run ${f.run} ${f.mode}: exit ${f.exitCode} after ${fmt(f.wallMs / 1000)} s: ${f.error.split('\n').slice(0, 8).join(' | ').slice(0, 1200)}`);
 }
 if (keep) lines.push(`outputs kept in ${root}`);
 
@@ -343,4 +371,3 @@ writeFileSync(saved, JSON.stringify(raw, null, 2));
 if (asJson) process.stdout.write(`${JSON.stringify(raw, null, 2)}\n`);
 else process.stdout.write(`${lines.join('\n')}\n\nraw results: ${saved}\n`);
 if (failures.length > 0) process.exitCode = 1;
-

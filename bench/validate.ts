@@ -22,9 +22,7 @@ import { isMain, measure, parseArgs, parseSize, RAISED_LIMITS, type SizeName } f
 const FLOOR_INFLIGHT = 4;
 
 function openZip(path: string): Promise<yauzl.ZipFile> {
-  return new Promise((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip))),
-  );
+  return new Promise((resolve, reject) => yauzl.open(path, { lazyEntries: true, autoClose: false, validateEntrySizes: true }, (err, zip) => (err ? reject(err) : resolve(zip))));
 }
 
 function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
@@ -43,7 +41,9 @@ function listEntries(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
 async function hashEntry(zip: yauzl.ZipFile, e: yauzl.Entry): Promise<{ sha256: string; bytes: Buffer | undefined; lines: number }> {
   // Raw bytes inflated here with output chunks sized like the SDK reader's (up to 256 KiB; yauzl's
   // own inflater uses 16 KiB, which costs more pool round trips): the floor must stay a floor.
-  const raw = await new Promise<Readable>((resolve, reject) => zip.openReadStream(e, { decompress: e.compressionMethod === 8 ? false : null }, (err, s) => (err ? reject(err) : resolve(s))));
+  const raw = await new Promise<Readable>((resolve, reject) =>
+    zip.openReadStream(e, { decompress: e.compressionMethod === 8 ? false : null }, (err, s) => (err ? reject(err) : resolve(s))),
+  );
   const stream = e.compressionMethod === 8 ? raw.pipe(createInflateRaw({ chunkSize: Math.max(64, Math.min(256 * 1024, e.uncompressedSize + 1)) })) : raw;
   if (stream !== raw) raw.once('error', (err) => stream.destroy(err));
   const h = createHash('sha256');
@@ -88,7 +88,8 @@ export async function runFloor(file: string) {
     const manifest = JSON.parse(manifestBytes.toString('utf8')) as { files: { path: string; sha256: string }[] };
     let mismatches = 0;
     for (const f of manifest.files) if (digests.get(f.path) !== f.sha256) mismatches++;
-    if (mismatches > 0 || manifest.files.length !== digests.size) throw new Error(`floor: ${mismatches} digest mismatches, ${manifest.files.length} listed vs ${digests.size} entries`);
+    if (mismatches > 0 || manifest.files.length !== digests.size)
+      throw new Error(`floor: ${mismatches} digest mismatches, ${manifest.files.length} listed vs ${digests.size} entries`);
     return { entries: entries.length, payloadBytes, records };
   } finally {
     zip.close();

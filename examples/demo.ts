@@ -45,7 +45,9 @@ console.log(`  digest       ${result.packageDigest}`);
 console.log(`  capabilities ${report.capabilities.join(', ') || '(none)'}`);
 console.log(`  documents    ${report.documents.concepts} concept(s), ${report.documents.reserved} reserved`);
 const c = report.structure.counts;
-console.log(`  structure    ${report.structure.status}: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`);
+console.log(
+  `  structure    ${report.structure.status}: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`,
+);
 console.log(`  vectors      ${report.vectors.status} (${embedder.config.model}, ${embedder.dimensions} dims, ${report.vectors.fingerprint ?? 'no config'})`);
 for (const [target, t] of Object.entries(report.vectors.targets)) {
   console.log(`               ${target.padEnd(9)}${t.status}${t.status === 'written' ? ` (${t.rows} rows)` : ''}`);

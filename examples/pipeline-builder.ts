@@ -31,12 +31,42 @@ const sources = [
 /** What the pipeline's extraction model returned, per paragraph (recorded output). */
 const extraction: Record<string, { title: string; content: string; entities: { name: string; type: string; role: string }[] }[][]> = {
   'handbook/release-process': [
-    [{ title: 'Monday release freeze', content: 'Every release starts with a code freeze on Monday, after which the release manager cuts a release branch for QA.', entities: [{ name: 'release manager', type: 'role', role: 'cuts the branch' }, { name: 'QA team', type: 'team', role: 'runs the regression suite' }] }],
-    [{ title: 'Thursday ship decision', content: 'The release ships on Thursday if the regression suite is green; a blocking bug moves it to the next week.', entities: [{ name: 'QA team', type: 'team', role: 'reports the suite result' }] }],
+    [
+      {
+        title: 'Monday release freeze',
+        content: 'Every release starts with a code freeze on Monday, after which the release manager cuts a release branch for QA.',
+        entities: [
+          { name: 'release manager', type: 'role', role: 'cuts the branch' },
+          { name: 'QA team', type: 'team', role: 'runs the regression suite' },
+        ],
+      },
+    ],
+    [
+      {
+        title: 'Thursday ship decision',
+        content: 'The release ships on Thursday if the regression suite is green; a blocking bug moves it to the next week.',
+        entities: [{ name: 'QA team', type: 'team', role: 'reports the suite result' }],
+      },
+    ],
   ],
   'handbook/on-call': [
-    [{ title: '每周指派值班工程师', content: '每个工程团队每周指派一名值班工程师处理线上告警，P1级告警须在十五分钟内响应。', entities: [{ name: '值班工程师', type: 'role', role: '处理告警' }] }],
-    [{ title: '值班复盘', content: '值班结束后，值班工程师在周会上复盘告警，并把改进项记录到问题跟踪系统。', entities: [{ name: '值班工程师', type: 'role', role: '主持复盘' }, { name: '问题跟踪系统', type: 'system', role: '记录改进项' }] }],
+    [
+      {
+        title: '每周指派值班工程师',
+        content: '每个工程团队每周指派一名值班工程师处理线上告警，P1级告警须在十五分钟内响应。',
+        entities: [{ name: '值班工程师', type: 'role', role: '处理告警' }],
+      },
+    ],
+    [
+      {
+        title: '值班复盘',
+        content: '值班结束后，值班工程师在周会上复盘告警，并把改进项记录到问题跟踪系统。',
+        entities: [
+          { name: '值班工程师', type: 'role', role: '主持复盘' },
+          { name: '问题跟踪系统', type: 'system', role: '记录改进项' },
+        ],
+      },
+    ],
   ],
 };
 
@@ -46,7 +76,11 @@ for (const s of sources) {
   builder.addDocument({ path: s.path, markdown: s.markdown });
   const documentId = builder.documentId(s.path);
   // A real chunker: one chunk per paragraph of the body (the heading is not a paragraph).
-  const paragraphs = s.markdown.split('\n\n').slice(1).map((p) => p.trim()).filter(Boolean);
+  const paragraphs = s.markdown
+    .split('\n\n')
+    .slice(1)
+    .map((p) => p.trim())
+    .filter(Boolean);
   paragraphs.forEach((text, ordinal) => {
     const chunkId = builder.ids.chunk(`${s.key}#${ordinal}`);
     builder.addChunk({ id: chunkId, document_id: documentId, ordinal, text });

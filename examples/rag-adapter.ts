@@ -30,7 +30,9 @@ const report = await fromRag(builder, {
 const result = await builder.export({ output, overwrite: true, documentsOnly: true });
 const validation = await validatePackage(result.output);
 console.log(`RAG adapter — ${result.output}`);
-console.log(`  ${report.chunks.count} chunks of ${report.documents.count} documents (${report.documents.fromOriginals} originals, ${report.documents.rebuilt} rebuilt from chunks)`);
+console.log(
+  `  ${report.chunks.count} chunks of ${report.documents.count} documents (${report.documents.fromOriginals} originals, ${report.documents.rebuilt} rebuilt from chunks)`,
+);
 console.log(`  vectors: ${report.vectors.status}${report.vectors.status === 'complete' ? ` (${report.vectors.rows} rows, ${report.vectors.model})` : ''}`);
 console.log(`  structure: ${report.structure.status} — ${report.structure.reason}`);
 console.log(`  export: structure ${result.report.structure.status}, capabilities: ${result.report.capabilities.join(', ') || 'none'}`);

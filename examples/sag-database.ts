@@ -33,7 +33,9 @@ const result = await builder.export({ output, overwrite: true });
 const validation = await validatePackage(result.output);
 console.log(`SAG database — ${result.output}`);
 console.log(`  source ${report.source.id}${report.source.name ? ` "${report.source.name}"` : ''} (schema ${report.generation})`);
-console.log(`  ${report.documents.count} documents, ${report.chunks.count} chunks, ${report.events.count} events (${report.events.softDeleted} soft-deleted left out), ${report.entities.count} entities`);
+console.log(
+  `  ${report.documents.count} documents, ${report.chunks.count} chunks, ${report.events.count} events (${report.events.softDeleted} soft-deleted left out), ${report.entities.count} entities`,
+);
 console.log(`  ids: ${report.ids.preserved} preserved, ${report.ids.sagCompatible} sag-compatible, ${report.ids.ledger} from the ledger`);
 console.log(`  structure ${result.report.structure.status}: ${result.report.structure.reason}`);
 console.log(`  validation: ${validation.valid && validation.fullyValidated ? 'valid, fully validated' : 'INVALID'}`);

@@ -172,7 +172,10 @@ async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, f
       const values = vectors.data[0]?.children[0]?.values as Float32Array | undefined;
       for (let i = 0; i < batch.numRows; i++) {
         const id = ids.get(i) as string;
-        const row = values && vectors.data.length === 1 ? values.subarray((vectors.data[0]!.offset + i) * dim, (vectors.data[0]!.offset + i + 1) * dim) : Float32Array.from(vectors.get(i) as Iterable<number>);
+        const row =
+          values && vectors.data.length === 1
+            ? values.subarray((vectors.data[0]!.offset + i) * dim, (vectors.data[0]!.offset + i + 1) * dim)
+            : Float32Array.from(vectors.get(i) as Iterable<number>);
         builder.addVector(target, id, row);
         n++;
       }

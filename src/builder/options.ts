@@ -8,7 +8,6 @@ import type { ProgressEvent } from '../plan/report.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
 
-
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
   /** The Asset: its display name and, for later releases, its stable id (minted when absent). */
@@ -95,7 +94,10 @@ const builderOptionsSchema = z.object({
     .optional(),
   state: z.string().min(1).optional(),
   tempDir: z.string().min(1).optional(),
-  defaultDocumentType: z.string().refine((s) => s.trim().length > 0, { error: 'must be non-empty' }).optional(),
+  defaultDocumentType: z
+    .string()
+    .refine((s) => s.trim().length > 0, { error: 'must be non-empty' })
+    .optional(),
   compressionLevel: compressionLevelSchema.optional(),
 });
 
@@ -106,7 +108,9 @@ const exportOptionsSchema = z.object({
   structure: z.enum(['auto', 'require']).optional(),
   compressionLevel: compressionLevelSchema.optional(),
   onProgress: z.function().optional(),
-  signal: z.custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' }).optional(),
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' })
+    .optional(),
   limits: z.record(z.string(), z.number()).optional(),
   verify: z.enum(['full', 'integrity']).optional(),
 });
@@ -144,19 +148,32 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
   }
   const o = parsed.data;
   if (o.asset.id !== undefined && !isUuidV7(o.asset.id)) {
-    throw OctxError.of({ code: 'OCTX_ID_INVALID', field: 'asset.id', recordId: o.asset.id, message: `asset.id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(o.asset.id)})` });
+    throw OctxError.of({
+      code: 'OCTX_ID_INVALID',
+      field: 'asset.id',
+      recordId: o.asset.id,
+      message: `asset.id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(o.asset.id)})`,
+    });
   }
   if (o.asset.derivedFrom && o.asset.id !== undefined && o.asset.derivedFrom.asset_id === o.asset.id) {
     throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.derivedFrom.asset_id', message: 'a Derived Asset needs its own asset id, different from its source' });
   }
   if (o.release?.version !== undefined && !isSemVer(o.release.version)) {
-    throw OctxError.of({ code: 'OCTX_VERSION_INVALID', field: 'release.version', message: `release.version must be SemVer 2.0.0 without a "v" prefix, like 1.0.0 or 1.1.0-rc.1 (got ${JSON.stringify(o.release.version)})` });
+    throw OctxError.of({
+      code: 'OCTX_VERSION_INVALID',
+      field: 'release.version',
+      message: `release.version must be SemVer 2.0.0 without a "v" prefix, like 1.0.0 or 1.1.0-rc.1 (got ${JSON.stringify(o.release.version)})`,
+    });
   }
   let createdAt: string | undefined;
   if (o.release?.createdAt !== undefined) {
     createdAt = toOctxTime(o.release.createdAt);
     if (createdAt === undefined) {
-      throw OctxError.of({ code: 'OCTX_RELEASE_CREATED_AT_INVALID', field: 'release.createdAt', message: `release.createdAt must be a valid Date or a UTC time like 2026-07-12T10:00:00Z (got ${JSON.stringify(o.release.createdAt)})` });
+      throw OctxError.of({
+        code: 'OCTX_RELEASE_CREATED_AT_INVALID',
+        field: 'release.createdAt',
+        message: `release.createdAt must be a valid Date or a UTC time like 2026-07-12T10:00:00Z (got ${JSON.stringify(o.release.createdAt)})`,
+      });
     }
   }
   return {

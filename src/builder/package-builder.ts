@@ -123,7 +123,12 @@ export class PackageBuilder {
     this.#state = this.#options.state !== undefined ? ProducerState.load(this.#options.state) : undefined;
     const remembered = this.#state?.asset?.id;
     if (remembered !== undefined && this.#options.assetId !== undefined && remembered !== this.#options.assetId) {
-      throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: this.#state!.path, field: 'asset.id', message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset` });
+      throw OctxError.of({
+        code: 'OCTX_STATE_INVALID',
+        path: this.#state!.path,
+        field: 'asset.id',
+        message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset`,
+      });
     }
     this.#ledger = this.#state?.ids ?? new IdLedger({ document: {}, chunk: {}, event: {}, entity: {} });
     this.#assetId = this.#options.assetId ?? remembered ?? newId();
@@ -181,9 +186,17 @@ export class PackageBuilder {
     this.#assertOpen();
     const path = knowledgePath(input?.path);
     if (this.#paths.has(path)) {
-      throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, field: 'path', message: `a document with path ${path} was already added (paths are compared after NFC normalisation)` });
+      throw OctxError.of({
+        code: 'OCTX_FILE_PATH_DUPLICATE',
+        path,
+        field: 'path',
+        message: `a document with path ${path} was already added (paths are compared after NFC normalisation)`,
+      });
     }
-    const doc = prepareDocument(input, { mintId: (p) => this.#state?.documentIdFor(p) ?? newId(), ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}) });
+    const doc = prepareDocument(input, {
+      mintId: (p) => this.#state?.documentIdFor(p) ?? newId(),
+      ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}),
+    });
     let dense: number | undefined;
     if (doc.documentId !== undefined) {
       this.#ids.assertFree(doc.documentId, IdKind.document, 'octx.document_id');
@@ -263,7 +276,12 @@ export class PackageBuilder {
     this.#assertOpen();
     const problem = typeof path === 'string' ? (logicalPathProblem(path) ?? entryNameProblem(path)) : 'path must be a string';
     if (problem || !EXTENSION_PATH_PATTERN.test(path)) {
-      throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: String(path), field: 'path', message: `${problem ?? 'not an extension path'}; extension files live at extensions/<lower-case reverse-DNS namespace>/<major.minor>/<file>, e.g. extensions/com.example.pipeline/0.1/data.jsonl` });
+      throw OctxError.of({
+        code: 'OCTX_PATH_INVALID',
+        path: String(path),
+        field: 'path',
+        message: `${problem ?? 'not an extension path'}; extension files live at extensions/<lower-case reverse-DNS namespace>/<major.minor>/<file>, e.g. extensions/com.example.pipeline/0.1/data.jsonl`,
+      });
     }
     if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
     // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
@@ -286,7 +304,11 @@ export class PackageBuilder {
     const prepared = prepareVectorConfig(config);
     if (this.#vectorConfig) {
       if (this.#vectorConfig.fingerprint === prepared.fingerprint) return this;
-      throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_INVALID', field: 'vectorConfig', message: `a package has one vector config shared by all targets; one with fingerprint ${this.#vectorConfig.fingerprint} is already set` });
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_CONFIG_INVALID',
+        field: 'vectorConfig',
+        message: `a package has one vector config shared by all targets; one with fingerprint ${this.#vectorConfig.fingerprint} is already set`,
+      });
     }
     this.#vectorConfig = prepared;
     return this;
@@ -305,10 +327,13 @@ export class PackageBuilder {
    */
   addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[]): this {
     this.#assertOpen();
-    if (!isVectorTarget(target)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    if (!isVectorTarget(target))
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
     const config = this.#vectorConfig;
-    if (!config) throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_REQUIRED', recordId, message: 'call setVectorConfig() (or embed()) before addVector(): the config fixes the dimensions' });
-    if (!isUuidV7(recordId)) throw OctxError.of({ code: 'OCTX_ID_INVALID', recordId: String(recordId), field: 'record_id', message: 'vector record ids must be canonical lowercase UUIDv7 record ids' });
+    if (!config)
+      throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_REQUIRED', recordId, message: 'call setVectorConfig() (or embed()) before addVector(): the config fixes the dimensions' });
+    if (!isUuidV7(recordId))
+      throw OctxError.of({ code: 'OCTX_ID_INVALID', recordId: String(recordId), field: 'record_id', message: 'vector record ids must be canonical lowercase UUIDv7 record ids' });
     const dense = this.#ids.ref(recordId);
     const kind = this.#ids.kindOf(dense);
     if (kind !== REFERENCED && kind !== TARGET_ID_KIND[target]) {
@@ -332,7 +357,8 @@ export class PackageBuilder {
    */
   async embed(target: VectorTarget, embedder: Embedder, options: EmbedOptions = {}): Promise<this> {
     this.#assertOpen();
-    if (!isVectorTarget(target)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    if (!isVectorTarget(target))
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
     this.setVectorConfig(embedder.config);
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
     const file = this.#structure.spillFile(TARGET_RECORD[target]);
@@ -348,11 +374,11 @@ export class PackageBuilder {
     await embedAll({
       items: items(),
       embedder,
-      ...(options.batchSize !== undefined ? { batchSize: options.batchSize } : {}),
-      ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-      ...(options.retries !== undefined ? { retries: options.retries } : {}),
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      batchSize: options.batchSize,
+      concurrency: options.concurrency,
+      retries: options.retries,
+      signal: options.signal,
+      onProgress: options.onProgress,
       onBatch: (ids, vectors) => {
         for (let i = 0; i < ids.length; i++) this.addVector(target, ids[i]!, vectors[i]!);
       },
@@ -382,7 +408,12 @@ export class PackageBuilder {
     const opts = resolveExportOptions(options);
     const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
     const state = this.#state;
-    const unlock = state ? await state.lock().catch(async (e: unknown) => { await output.discard(); throw e; }) : undefined;
+    const unlock = state
+      ? await state.lock().catch(async (e: unknown) => {
+          await output.discard();
+          throw e;
+        })
+      : undefined;
     const timings: Record<string, number> = {};
     let stateBackup: string | undefined;
     let stateWritten = false;
@@ -419,9 +450,9 @@ export class PackageBuilder {
           workDir: this.#dir,
           compressionLevel: opts.compressionLevel ?? this.#options.compressionLevel,
           verify: opts.verify,
-          ...(opts.customLimits ? { limits: opts.customLimits } : {}),
-          ...(opts.signal ? { signal: opts.signal } : {}),
-          ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+          limits: opts.customLimits,
+          signal: opts.signal,
+          onProgress: opts.onProgress,
           ...(state
             ? {
                 beforeWrite: (m: Manifest) => state.assertPublishable(release.version, m.release.package_digest, computeContentDigest(m)),

@@ -93,7 +93,10 @@ export function parseCommandLine(command: Command, args: readonly string[]): { v
       strict: true,
     });
   } catch (e) {
-    const message = (e as Error).message.replace(/\. To specify a positional argument[^]*$/, '').replace(/\s+/g, ' ').trim();
+    const message = (e as Error).message
+      .replace(/\. To specify a positional argument[^]*$/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
     throw usageError(`${command.name}: ${message}`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
@@ -107,7 +110,10 @@ export function parseCommandLine(command: Command, args: readonly string[]): { v
   const min = command.positionals.filter((p) => !p.optional).length;
   const variadic = command.positionals.some((p) => p.variadic);
   if (positionals.length < min) {
-    const missingNames = command.positionals.slice(positionals.length).filter((p) => !p.optional).map((p) => `<${p.name}>`);
+    const missingNames = command.positionals
+      .slice(positionals.length)
+      .filter((p) => !p.optional)
+      .map((p) => `<${p.name}>`);
     throw usageError(`${command.name}: missing ${missingNames.join(' ')}`);
   }
   if (!variadic && positionals.length > command.positionals.length) {

@@ -124,7 +124,8 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   if (e instanceof OctxError) {
     const issues = e.issues.length > 0 ? e.issues : [{ code: e.code, severity: 'error' as const, message: e.message }];
     const lines = issues.slice(0, MAX_PRINTED).map((i) => formatIssueLine({ ...i, severity: 'error' }));
-    if (issues.length > MAX_PRINTED) lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
+    if (issues.length > MAX_PRINTED)
+      lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
     lines.push(`hint: ${hintFor(e.code)}`);
     if (options.debug && e.stack) lines.push(e.stack);
     io.stderr.write(`${lines.join('\n')}\n`);
@@ -139,7 +140,9 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   else lines.push('(run again with --debug for the stack trace)');
   io.stderr.write(`${lines.join('\n')}\n`);
   if (options.json) {
-    io.stdout.write(`${JSON.stringify({ ok: false, ...(options.command ? { command: options.command } : {}), error: { code: sys ?? 'UNEXPECTED', message: err.message.split('\n')[0] } }, null, 2)}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ ok: false, ...(options.command ? { command: options.command } : {}), error: { code: sys ?? 'UNEXPECTED', message: err.message.split('\n')[0] } }, null, 2)}\n`,
+    );
   }
   return code;
 }

@@ -9,6 +9,7 @@ import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
 import { formatIssueLine } from './errors.js';
 import { ProgressLine } from './progress.js';
+import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
 
 /** Options of `build`, `derive` and the adapter commands. */
 export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -41,8 +42,11 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
 function compressionLevel(values: OptionValues): number | undefined {
   const raw = str(values, 'compression-level');
   if (raw === undefined) return undefined;
-  if (!/^[0-9]$/.test(raw)) throw usageError(`--compression-level must be an integer from 0 to 9 (got ${JSON.stringify(raw)})`, 'compression-level');
-  return Number(raw);
+  const level = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!isCompressionLevel(level)) {
+    throw usageError(`--compression-level must be an integer from ${MIN_COMPRESSION_LEVEL} to ${MAX_COMPRESSION_LEVEL} (got ${JSON.stringify(raw)})`, 'compression-level');
+  }
+  return level;
 }
 
 /** Checks option combinations shared by the exporting commands. */
@@ -94,7 +98,8 @@ export function exportSummary(result: ExportResult): string[] {
     `  documents     ${report.documents.concepts} concept(s), ${report.documents.reserved} reserved`,
   ];
   const s = report.structure;
-  if (s.status === 'written') lines.push(`  structure     written: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`);
+  if (s.status === 'written')
+    lines.push(`  structure     written: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`);
   else lines.push(`  structure     ${s.status}: ${s.reason}`);
   const targets = Object.entries(report.vectors.targets).flatMap(([name, t]) =>
     t.status === 'written' ? [`${name} written (${t.rows} rows)`] : t.status === 'omitted' ? [`${name} omitted (${t.reason})`] : [],

@@ -100,9 +100,23 @@ function entryData(p: ArchivePayload, level: number): ZipEntryData {
     const entry = source.spilled;
     const deflatedSize = deflatable ? entry.spill.deflatedSize(entry, level) : undefined;
     const method = deflatedSize !== undefined && worthDeflating(entry.size, deflatedSize) ? 'deflate' : 'store';
-    return { name: p.path, method, crc32: entry.crc32, size: entry.size, compressedSize: method === 'deflate' ? deflatedSize! : entry.size, segments: entry.spill.segments(entry, method, level) };
+    return {
+      name: p.path,
+      method,
+      crc32: entry.crc32,
+      size: entry.size,
+      compressedSize: method === 'deflate' ? deflatedSize! : entry.size,
+      segments: entry.spill.segments(entry, method, level),
+    };
   }
-  return { name: p.path, method: 'store', crc32: source.crc32, size: p.size, compressedSize: p.size, segments: p.size === 0 ? [] : [{ file: source.file, offset: 0, length: p.size }] };
+  return {
+    name: p.path,
+    method: 'store',
+    crc32: source.crc32,
+    size: p.size,
+    compressedSize: p.size,
+    segments: p.size === 0 ? [] : [{ file: source.file, offset: 0, length: p.size }],
+  };
 }
 
 /** Deflate must save bytes and stay within the ratio consumers accept. */

@@ -122,4 +122,3 @@ async function materialiseArrow(target: PlannedArrowTarget, options: WritePackag
   const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, signal: options.signal });
   return { path: target.path, source: { file: outPath, crc32 }, size, sha256 };
 }
-

@@ -47,7 +47,12 @@ export async function repackPackage(source: string, output: string, options: Rep
   const limits = options.limits ? { limits: options.limits } : {};
   const before = await validatePackage(source, limits);
   if (!before.format.valid || before.packageDigest === undefined) {
-    throw OctxError.aggregate('OCTX_VALIDATION_ERROR', `${source} cannot be re-packaged losslessly: its format layer is invalid`, before.issues.filter((i) => i.severity === 'error'), before);
+    throw OctxError.aggregate(
+      'OCTX_VALIDATION_ERROR',
+      `${source} cannot be re-packaged losslessly: its format layer is invalid`,
+      before.issues.filter((i) => i.severity === 'error'),
+      before,
+    );
   }
   const out = await AtomicOutput.prepare(output, options.overwrite ?? false);
   let pkg;

@@ -25,7 +25,12 @@ export async function verifyArchive(path: string, expectedDigest: string, mode: 
     const report = await validatePackage(path, options);
     if (!report.valid || !report.fullyValidated || report.packageDigest !== expectedDigest) {
       const errors = report.issues.filter((i) => i.severity === 'error');
-      throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the written package failed its own validation; nothing was published:', errors.length > 0 ? errors : report.issues, report);
+      throw OctxError.aggregate(
+        'OCTX_VALIDATION_ERROR',
+        'the written package failed its own validation; nothing was published:',
+        errors.length > 0 ? errors : report.issues,
+        report,
+      );
     }
     return;
   }
@@ -38,7 +43,8 @@ export async function verifyArchive(path: string, expectedDigest: string, mode: 
   }
   try {
     const digest = computePackageDigest(pkg.manifest);
-    if (digest !== expectedDigest) issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
+    if (digest !== expectedDigest)
+      issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
     issues.push(...(await verifyEntries(pkg, pkg.listedFiles(), signal)));
   } finally {
     await pkg.close();

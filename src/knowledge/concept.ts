@@ -43,7 +43,14 @@ export function readConceptDocument(path: string, text: string): ConceptReading 
     const id = (octx as Record<string, unknown>).document_id;
     const id11 = octx11 && typeof octx11 === 'object' ? octx11.document_id : undefined;
     if (!isUuidV7(id) || id11 !== id) {
-      issues.push(issue({ code: 'OCTX_DOCUMENT_ID_INVALID', path, field: 'octx.document_id', message: `octx.document_id must be a canonical lowercase UUIDv7 string (got ${JSON.stringify(id) ?? 'nothing'})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_DOCUMENT_ID_INVALID',
+          path,
+          field: 'octx.document_id',
+          message: `octx.document_id must be a canonical lowercase UUIDv7 string (got ${JSON.stringify(id) ?? 'nothing'})`,
+        }),
+      );
     } else documentId = id;
   }
   return { issues, frontmatter: data, body: split.parts.body, ...(documentId ? { documentId } : {}) };

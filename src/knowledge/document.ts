@@ -50,7 +50,8 @@ export function knowledgePath(input: string): string {
   if (typeof input !== 'string') throw OctxError.of({ code: 'OCTX_PATH_INVALID', field: 'path', message: 'document path must be a string' });
   const nfc = input.normalize('NFC');
   const problem = logicalPathProblem(nfc);
-  if (problem) throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: input, field: 'path', message: `${problem}; use a relative POSIX path under knowledge/ such as "guides/setup.md"` });
+  if (problem)
+    throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: input, field: 'path', message: `${problem}; use a relative POSIX path under knowledge/ such as "guides/setup.md"` });
   if (!nfc.endsWith('.md') || nfc === '.md' || baseName(nfc) === '.md') {
     throw OctxError.of({ code: 'OCTX_PATH_INVALID', path: input, field: 'path', message: 'knowledge documents must be Markdown files ending in lower-case ".md"' });
   }
@@ -178,7 +179,12 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     } else {
       const given11 = (yaml11.octx as Record<string, unknown> | undefined)?.document_id;
       if (!isUuidV7(given) || given11 !== given) {
-        throw OctxError.of({ code: 'OCTX_ID_INVALID', path, field: 'octx.document_id', message: `octx.document_id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(given)})` });
+        throw OctxError.of({
+          code: 'OCTX_ID_INVALID',
+          path,
+          field: 'octx.document_id',
+          message: `octx.document_id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(given)})`,
+        });
       }
       documentId = given;
     }
@@ -204,7 +210,10 @@ function assertReadable(path: string, frontmatter: string, before?: Record<strin
   if (before === undefined) return;
   for (const [key, value] of Object.entries(before)) {
     const now = again.value.data[key];
-    const same = key === 'octx' ? JSON.stringify({ ...(now as object), document_id: undefined }) === JSON.stringify({ ...(value as object), document_id: undefined }) : JSON.stringify(now) === JSON.stringify(value);
+    const same =
+      key === 'octx'
+        ? JSON.stringify({ ...(now as object), document_id: undefined }) === JSON.stringify({ ...(value as object), document_id: undefined })
+        : JSON.stringify(now) === JSON.stringify(value);
     if (!same) fail(path, `completing the frontmatter would change the value of ${key}; add type, title and octx.document_id yourself`);
   }
 }

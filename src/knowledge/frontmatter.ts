@@ -179,4 +179,3 @@ export function parseFrontmatter(source: string): ParseResult {
   const asRecord = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
   return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, yaml11: asRecord(legacy.data) } };
 }
-

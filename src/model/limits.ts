@@ -74,9 +74,7 @@ export function resolveLimits(partial: Partial<ArchiveLimits> | undefined = {}):
     }
     if (value === undefined) continue;
     const ok =
-      key === 'maxCompressionRatio'
-        ? typeof value === 'number' && Number.isFinite(value) && value > 0
-        : typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+      key === 'maxCompressionRatio' ? typeof value === 'number' && Number.isFinite(value) && value > 0 : typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
     if (!ok) {
       const want = key === 'maxCompressionRatio' ? 'a positive finite number' : 'a positive integer';
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `limits.${key}`, message: `limit ${key} must be ${want} (got ${String(value)})` });

@@ -22,15 +22,10 @@ export const VECTOR_TARGET_PATHS = {
   entities: 'vectors/entities.arrow',
 } as const satisfies Readonly<Record<VectorTarget, string>>;
 
-const STANDARD_PATHS: ReadonlySet<string> = new Set<string>([
-  ...STRUCTURE_PATHS,
-  VECTOR_CONFIG_PATH,
-  ...Object.values(VECTOR_TARGET_PATHS),
-]);
+const STANDARD_PATHS: ReadonlySet<string> = new Set<string>([...STRUCTURE_PATHS, VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
 
 /** `extensions/<lower-case reverse-DNS>/<major.minor>/…` exactly as the reference accepts it. */
-export const EXTENSION_PATH_PATTERN =
-  /^extensions\/(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\/(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\/.+/;
+export const EXTENSION_PATH_PATTERN = /^extensions\/(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\/(?:0|[1-9][0-9]*)\.(?:0|[1-9][0-9]*)\/.+/;
 
 /** A reverse-DNS extension namespace such as `com.example.pipeline`. */
 export const EXTENSION_NAMESPACE_PATTERN = /^(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;

@@ -59,8 +59,8 @@ export interface RecordKindSpec {
   readonly references: Readonly<Record<string, IdKindName>>;
   /** The field that names the record in issues (`recordId`). */
   readonly recordIdField: string;
-  /** The key of this kind in the export report's counts. */
-  readonly countKey: 'chunks' | 'events' | 'entities' | 'chunkEvents' | 'eventEntities';
+  /** The key of this kind in the export report's counts (`StructureCounts`). */
+  readonly countKey: string;
   /** The vector target of this kind's records, if it can have one. */
   readonly vectorTarget?: VectorTarget;
   /** The coverage rules (seed §6) that this kind takes part in. */
@@ -151,6 +151,9 @@ export const RECORD_KINDS = {
     coverage: [4, 5],
   },
 } as const satisfies Readonly<Record<RecordKind, RecordKindSpec>>;
+
+/** The keys of the export report's record counts, one per kind. */
+export type RecordCountKey = (typeof RECORD_KINDS)[RecordKind]['countKey'];
 
 /** Every record kind in spec order: records first (chunks, events, entities), then relations. */
 export const RECORD_KIND_ORDER: readonly RecordKind[] = Object.freeze(Object.keys(RECORD_KINDS) as RecordKind[]);

@@ -61,9 +61,10 @@ export interface EventEntityLink {
 export type { RecordKind } from './record-kinds.js';
 
 /** Required then optional known fields per kind, in the order they are written. */
-export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = Object.fromEntries(
-  RECORD_KIND_ORDER.map((kind) => [kind, knownFields(kind)]),
-) as Record<RecordKind, readonly string[]>;
+export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, knownFields(kind)])) as Record<
+  RecordKind,
+  readonly string[]
+>;
 
 /**
  * Field names the builder refuses: the spec's schema-`false` fields (provenance lives only in

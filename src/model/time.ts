@@ -1,6 +1,5 @@
 /** The OCTX UTC time profile for `release.created_at`: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`. */
-export const OCTX_TIME_PATTERN =
-  /^([0-9]{4})-([0-9]{2})-([0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?Z$/;
+export const OCTX_TIME_PATTERN = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]+)?Z$/;
 
 /** True when `value` matches the OCTX time profile and names a real calendar day. */
 export function isOctxTime(value: unknown): value is string {

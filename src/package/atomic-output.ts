@@ -62,7 +62,11 @@ export class AtomicOutput {
     } catch (e) {
       await this.discard();
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw OctxError.of({ code: 'OCTX_OUTPUT_EXISTS', path: this.path, message: `${this.path} appeared while the package was being written; pass overwrite: true to replace it` });
+        throw OctxError.of({
+          code: 'OCTX_OUTPUT_EXISTS',
+          path: this.path,
+          message: `${this.path} appeared while the package was being written; pass overwrite: true to replace it`,
+        });
       }
       throw new OctxError('OCTX_IO_ERROR', `could not publish ${this.path}: ${(e as Error).message}`, { cause: e });
     }

@@ -29,8 +29,10 @@ export function isCompressionLevel(value: unknown): value is number {
 export function resolveCompressionLevel(value: unknown, field = 'compressionLevel'): number {
   const level = value ?? DEFAULT_COMPRESSION_LEVEL;
   if (!isCompressionLevel(level)) {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any caller value; String() shows 12, 1.5, NaN, Infinity, 'x' as written (JSON.stringify would not)
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer from ${MIN_COMPRESSION_LEVEL} to ${MAX_COMPRESSION_LEVEL} (got ${String(level)})` });
+    // Any caller value: String() shows 12, 1.5, NaN, Infinity, x as written (JSON.stringify would not).
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
+    const got = String(level);
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer from ${MIN_COMPRESSION_LEVEL} to ${MAX_COMPRESSION_LEVEL} (got ${got})` });
   }
   return level;
 }

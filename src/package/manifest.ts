@@ -52,7 +52,11 @@ export interface ManifestInput {
 export function buildManifest(input: ManifestInput): Manifest {
   const files = [...input.files].sort((a, b) => compareUtf8(a.path, b.path)).map((f) => ({ path: f.path, sha256: f.sha256 }));
   const asset = input.derivedFrom
-    ? { id: input.assetId, name: input.assetName, derived_from: { asset_id: input.derivedFrom.asset_id, version: input.derivedFrom.version, package_digest: input.derivedFrom.package_digest } }
+    ? {
+        id: input.assetId,
+        name: input.assetName,
+        derived_from: { asset_id: input.derivedFrom.asset_id, version: input.derivedFrom.version, package_digest: input.derivedFrom.package_digest },
+      }
     : { id: input.assetId, name: input.assetName };
   const capabilities: Record<string, { version: '0.1' }> = {};
   if (input.capabilities['sag-structured']) capabilities['sag-structured'] = { version: '0.1' };

@@ -62,7 +62,6 @@ export interface PlanOptions {
 /** Problems listed in one aggregated error before the rest are only counted. */
 export const MAX_LISTED_ISSUES = 1000;
 
-
 /**
  * Decides what the package contains (kysely-style: the builder collects, this plans, the writer
  * writes). Errors in the input — unresolved references, hierarchy faults, vectors for unknown
@@ -73,7 +72,10 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   const { ids, structure } = collected;
   const concepts = collected.documents.filter((d) => d.kind === 'concept');
   if (concepts.length === 0) {
-    throw OctxError.of({ code: 'OCTX_CONCEPT_REQUIRED', message: 'a package needs at least one Concept Document (a knowledge/**.md other than index.md or log.md); add one with addDocument()' });
+    throw OctxError.of({
+      code: 'OCTX_CONCEPT_REQUIRED',
+      message: 'a package needs at least one Concept Document (a knowledge/**.md other than index.md or log.md); add one with addDocument()',
+    });
   }
   const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { spilled: d.entry }, size: d.size, sha256: d.sha256 }));
   for (const x of collected.extensions) files.push({ path: x.path, source: { spilled: x.entry }, size: x.size, sha256: x.sha256 });
@@ -93,8 +95,12 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     const status = options.documentsOnly ? 'not-requested' : 'none';
     const reason = options.documentsOnly ? 'documentsOnly was requested: only the Markdown knowledge layer is exported' : 'no structure records were added';
     const vectors = omitAllVectors(collected, options.documentsOnly ? 'documents-only' : 'structure-omitted', vectorsAdded);
-    if (vectors.status === 'omitted') warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
-    assertLimits(files.map((f) => ({ path: f.path, size: f.size })), options.limits);
+    if (vectors.status === 'omitted')
+      warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
+    assertLimits(
+      files.map((f) => ({ path: f.path, size: f.size })),
+      options.limits,
+    );
     return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings };
   }
 
@@ -120,7 +126,10 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     }
     warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only` }));
     const vectors = omitAllVectors(collected, 'structure-omitted', vectorsAdded);
-    assertLimits(files.map((f) => ({ path: f.path, size: f.size })), options.limits);
+    assertLimits(
+      files.map((f) => ({ path: f.path, size: f.size })),
+      options.limits,
+    );
     return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings };
   }
 
@@ -133,7 +142,12 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   const { vectors, arrowTargets } = planVectors(collected, warnings);
   const capabilities: Capabilities = arrowTargets.length > 0 ? { 'sag-structured': { version: '0.1' }, vectors: { version: '0.1' } } : { 'sag-structured': { version: '0.1' } };
   if (arrowTargets.length > 0 && collected.vectorConfig) {
-    files.push({ path: VECTOR_CONFIG_PATH, source: { bytes: collected.vectorConfig.bytes }, size: collected.vectorConfig.bytes.length, sha256: sha256Hex(collected.vectorConfig.bytes) });
+    files.push({
+      path: VECTOR_CONFIG_PATH,
+      source: { bytes: collected.vectorConfig.bytes },
+      size: collected.vectorConfig.bytes.length,
+      sha256: sha256Hex(collected.vectorConfig.bytes),
+    });
   }
   const sized: SizedFile[] = files.map((f) => {
     const kind = recordKindAt(f.path);
@@ -146,7 +160,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
   const issues = checkExportLimits(files, limits);
-  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', 'the package would exceed the consumers\' resource limits; nothing was written:', issues);
+  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', "the package would exceed the consumers' resource limits; nothing was written:", issues);
 }
 
 function coverageSummary(c: ReturnType<typeof computeCoverage>): string {
@@ -180,7 +194,15 @@ function unknownVectorRecords(collected: Collected): OctxIssue[] {
     if (known === spill.size) continue;
     for (let i = 0; i < collected.ids.size; i++) {
       if (spill.has(i) && collected.ids.kindOf(i) !== kind) {
-        out.push(issue({ code: 'OCTX_REFERENCE_UNKNOWN', path: VECTOR_TARGET_PATHS[target], recordId: collected.ids.idOf(i), field: 'record_id', message: `a ${target} vector was added for ${collected.ids.idOf(i)}, which is not one of the package's ${target}` }));
+        out.push(
+          issue({
+            code: 'OCTX_REFERENCE_UNKNOWN',
+            path: VECTOR_TARGET_PATHS[target],
+            recordId: collected.ids.idOf(i),
+            field: 'record_id',
+            message: `a ${target} vector was added for ${collected.ids.idOf(i)}, which is not one of the package's ${target}`,
+          }),
+        );
       }
     }
   }
@@ -211,12 +233,27 @@ function planVectors(collected: Collected, warnings: OctxIssue[]): { vectors: Ve
     }
     if (missingCount > 0) {
       targets[t] = { status: 'omitted', reason: 'incomplete', records: table.length, vectors: spill.size, missing: missingCount, sample: missing };
-      warnings.push(issue({ code: 'OCTX_VECTOR_COVERAGE', severity: 'warning', path: VECTOR_TARGET_PATHS[t], message: `${t} vectors cover ${spill.size} of ${table.length} records (${missingCount} missing, e.g. ${missing.slice(0, 3).join(', ')}); partial vector sets are not allowed, so this target is omitted` }));
+      warnings.push(
+        issue({
+          code: 'OCTX_VECTOR_COVERAGE',
+          severity: 'warning',
+          path: VECTOR_TARGET_PATHS[t],
+          message: `${t} vectors cover ${spill.size} of ${table.length} records (${missingCount} missing, e.g. ${missing.slice(0, 3).join(', ')}); partial vector sets are not allowed, so this target is omitted`,
+        }),
+      );
       continue;
     }
     const norms = spill.normWarnings;
     if (norms.count > 0) {
-      warnings.push(issue({ code: 'OCTX_VECTOR_NORM', severity: 'warning', path: VECTOR_TARGET_PATHS[t], recordId: norms.sample[0], message: `${norms.count} ${t} vector(s) differ from unit length by more than 1e-3 although the config says normalized: true (e.g. ${norms.sample.slice(0, 3).join(', ')})` }));
+      warnings.push(
+        issue({
+          code: 'OCTX_VECTOR_NORM',
+          severity: 'warning',
+          path: VECTOR_TARGET_PATHS[t],
+          recordId: norms.sample[0],
+          message: `${norms.count} ${t} vector(s) differ from unit length by more than 1e-3 although the config says normalized: true (e.g. ${norms.sample.slice(0, 3).join(', ')})`,
+        }),
+      );
     }
     targets[t] = { status: 'written', rows: table.length };
     arrowTargets.push({ target: t, path: VECTOR_TARGET_PATHS[t], spill, rows: table.view().slice(), ids: (dense) => collected.ids.idOf(dense) });

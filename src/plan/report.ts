@@ -1,3 +1,4 @@
+import type { RecordCountKey } from '../model/record-kinds.js';
 import type { OctxIssue } from '../model/errors.js';
 import type { CoverageReport } from '../structure/coverage.js';
 
@@ -12,14 +13,8 @@ export type StructureStatus =
   /** No structure record was added: a documents-only package by nature. */
   | 'none';
 
-/** Record counts of the structure layer. */
-export interface StructureCounts {
-  readonly chunks: number;
-  readonly events: number;
-  readonly entities: number;
-  readonly chunkEvents: number;
-  readonly eventEntities: number;
-}
+/** Record counts of the structure layer, one per record kind (`chunks`, `events`, `entities`, `chunkEvents`, `eventEntities`). */
+export type StructureCounts = Readonly<Record<RecordCountKey, number>>;
 
 /** What happened to the structure layer. */
 export interface StructureReport {

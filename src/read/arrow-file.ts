@@ -533,7 +533,11 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
       }
       const footer = parseFooterBlocks(footerBytes.subarray(0, footerLength), path);
       if (!sameBlocks(footer.recordBatches, recordBlocks)) {
-        throw problem('OCTX_VECTOR_ARROW_INVALID', path, `the Arrow footer lists ${footer.recordBatches.length} record batches that differ from the ${recordBlocks.length} in the file`);
+        throw problem(
+          'OCTX_VECTOR_ARROW_INVALID',
+          path,
+          `the Arrow footer lists ${footer.recordBatches.length} record batches that differ from the ${recordBlocks.length} in the file`,
+        );
       }
       if (!sameBlocks(footer.dictionaries, dictBlocks)) {
         throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow footer dictionary batches differ from those in the file');

@@ -11,17 +11,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import {
-  SizeBudget,
-  VerifyStream,
-  assertSafeName,
-  collect,
-  deferredVerified,
-  missing,
-  safeForMessage,
-  tooLarge,
-  type PackageSource,
-} from './source.js';
+import { SizeBudget, VerifyStream, assertSafeName, collect, deferredVerified, missing, safeForMessage, tooLarge, type PackageSource } from './source.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -16,7 +16,6 @@
 import type { IdKind } from '../model/id-kind.js';
 import { hashUuidWords, uuidBytesToWords, uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
-
 /** Growable store of 128-bit ids, four uint32 words each. */
 class WordStore {
   data = new Uint32Array(4 * 1024);

@@ -140,10 +140,7 @@ export class JsonlSplitter {
  * @throws OctxError `OCTX_RESOURCE_LIMIT` (with `path` and `line`) for an oversized line or too
  *   many lines; stream errors propagate unchanged.
  */
-export async function* readJsonlLines(
-  stream: AsyncIterable<Uint8Array | string>,
-  options: JsonlSplitOptions = {},
-): AsyncGenerator<JsonlLine, void, undefined> {
+export async function* readJsonlLines(stream: AsyncIterable<Uint8Array | string>, options: JsonlSplitOptions = {}): AsyncGenerator<JsonlLine, void, undefined> {
   const splitter = new JsonlSplitter(options);
   const pending: JsonlLine[] = [];
   // Each line is copied so a caller may keep it after the next chunk arrives.

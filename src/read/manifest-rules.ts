@@ -65,7 +65,14 @@ export function checkManifest(m: Record<string, unknown>): ManifestCheck {
       out.push(issue({ code: 'OCTX_FORMAT_VERSION_UNSUPPORTED', path: M, field: 'format', message: `format must be "octx" (got ${describe(m.format)})` }));
     }
     if (m.format_version !== '0.1') {
-      out.push(issue({ code: 'OCTX_FORMAT_VERSION_UNSUPPORTED', path: M, field: 'format_version', message: `format_version ${describe(m.format_version)} is not supported; this reader supports exactly "0.1"` }));
+      out.push(
+        issue({
+          code: 'OCTX_FORMAT_VERSION_UNSUPPORTED',
+          path: M,
+          field: 'format_version',
+          message: `format_version ${describe(m.format_version)} is not supported; this reader supports exactly "0.1"`,
+        }),
+      );
     }
     return { formatIssues: out, versionUnsupported: true, declarations: [] };
   }
@@ -86,7 +93,14 @@ export function checkManifest(m: Record<string, unknown>): ManifestCheck {
           schema('asset.derived_from.package_digest', `asset.derived_from.package_digest must be "sha256:" + 64 lowercase hex (got ${describe(d.package_digest)})`);
         }
         if (typeof d.asset_id === 'string' && d.asset_id === asset.id) {
-          out.push(issue({ code: 'OCTX_ASSET_DERIVED_FROM_SELF', path: M, field: 'asset.derived_from.asset_id', message: 'a derived asset needs its own asset.id, different from derived_from.asset_id' }));
+          out.push(
+            issue({
+              code: 'OCTX_ASSET_DERIVED_FROM_SELF',
+              path: M,
+              field: 'asset.derived_from.asset_id',
+              message: 'a derived asset needs its own asset.id, different from derived_from.asset_id',
+            }),
+          );
         }
       }
     }
@@ -103,13 +117,25 @@ export function checkManifest(m: Record<string, unknown>): ManifestCheck {
     if (at === undefined) schema('release.created_at', 'release.created_at is required');
     else if (typeof at !== 'string' || !OCTX_TIME_PATTERN.test(at)) {
       schema('release.created_at', `release.created_at must match YYYY-MM-DDTHH:MM:SS[.fraction]Z (got ${describe(at)})`);
-      out.push(issue({ code: 'OCTX_RELEASE_CREATED_AT_INVALID', path: M, field: 'release.created_at', message: `release.created_at ${describe(at)} is not a UTC time in the OCTX profile (…Z, no offset)` }));
+      out.push(
+        issue({
+          code: 'OCTX_RELEASE_CREATED_AT_INVALID',
+          path: M,
+          field: 'release.created_at',
+          message: `release.created_at ${describe(at)} is not a UTC time in the OCTX profile (…Z, no offset)`,
+        }),
+      );
     } else if (!isOctxTime(at)) {
-      out.push(issue({ code: 'OCTX_RELEASE_CREATED_AT_INVALID', path: M, field: 'release.created_at', message: `release.created_at ${describe(at)} is not a real calendar instant` }));
+      out.push(
+        issue({ code: 'OCTX_RELEASE_CREATED_AT_INVALID', path: M, field: 'release.created_at', message: `release.created_at ${describe(at)} is not a real calendar instant` }),
+      );
     }
     const pd = release.package_digest;
     if (typeof pd !== 'string' || !DIGEST_PATTERN.test(pd)) {
-      schema('release.package_digest', pd === undefined ? 'release.package_digest is required' : `release.package_digest must be "sha256:" + 64 lowercase hex (got ${describe(pd)})`);
+      schema(
+        'release.package_digest',
+        pd === undefined ? 'release.package_digest is required' : `release.package_digest must be "sha256:" + 64 lowercase hex (got ${describe(pd)})`,
+      );
     }
   }
 
@@ -124,7 +150,9 @@ export function checkManifest(m: Record<string, unknown>): ManifestCheck {
         const field = `capabilities.${name}`;
         const version = isObject(decl) ? decl.version : undefined;
         if (!isObject(decl) || typeof version !== 'string' || !DECLARATION_VERSION.test(version)) {
-          const why = !isObject(decl) ? `must be an object {"version": "major.minor"} (got ${describe(decl)})` : `version must be "major.minor" such as "0.1" (got ${describe(version)})`;
+          const why = !isObject(decl)
+            ? `must be an object {"version": "major.minor"} (got ${describe(decl)})`
+            : `version must be "major.minor" such as "0.1" (got ${describe(version)})`;
           declarations.push({
             name,
             status: 'invalid',

@@ -339,7 +339,8 @@ class Package implements OctxPackage {
       if (failure) return;
       const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
       if (!p.ok) failure = OctxError.of({ code: p.code, path, line, message: p.message });
-      else if (p.nonFinite !== undefined) failure = OctxError.of({ code: 'OCTX_JSON_INVALID', path, line, message: `line ${line}: a number overflows to infinity at ${p.nonFinite}` });
+      else if (p.nonFinite !== undefined)
+        failure = OctxError.of({ code: 'OCTX_JSON_INVALID', path, line, message: `line ${line}: a number overflows to infinity at ${p.nonFinite}` });
       else pending.push({ line, record: p.record as T });
     };
     const split = (step: () => void): void => {

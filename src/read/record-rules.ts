@@ -10,14 +10,12 @@ import type { OctxCode } from '../model/codes.js';
 import { RECORD_KINDS, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { uuidToWords } from '../model/uuid-words.js';
 
-
 /** One schema problem of one record. */
 export interface RecordProblem {
   readonly code: OctxCode;
   readonly field?: string;
   readonly message: string;
 }
-
 
 /** A compile-time check that every record kind has its case. */
 function unreachable(kind: never): never {
@@ -59,7 +57,11 @@ function text(p: Problems, r: Record<string, unknown>, field: string, required: 
 
 function forbidden(p: Problems, r: Record<string, unknown>, kind: RecordKind): void {
   for (const f of (RECORD_KINDS[kind] as RecordKindSpec).forbidden) {
-    if (has(r, f)) p.add(f, `${f} is not allowed in a ${kind} record${kind === 'event' ? ' (provenance lives only in relations/chunk-events.jsonl)' : ' (local index fields never enter OCTX)'}`);
+    if (has(r, f))
+      p.add(
+        f,
+        `${f} is not allowed in a ${kind} record${kind === 'event' ? ' (provenance lives only in relations/chunk-events.jsonl)' : ' (local index fields never enter OCTX)'}`,
+      );
   }
 }
 

@@ -206,7 +206,11 @@ export function assertNoCollisions(entries: readonly RawEntryName[]): void {
 }
 
 function collision(name: string): OctxError {
-  return OctxError.of({ code: 'OCTX_SECURITY_ERROR', path: safeForMessage(name), message: `duplicate entry name "${safeForMessage(name)}" (a name may appear once, as a file or as a directory)` });
+  return OctxError.of({
+    code: 'OCTX_SECURITY_ERROR',
+    path: safeForMessage(name),
+    message: `duplicate entry name "${safeForMessage(name)}" (a name may appear once, as a file or as a directory)`,
+  });
 }
 
 /** A name made printable for messages (control characters escaped). */
@@ -232,11 +236,19 @@ export class SizeBudget {
   /** Counts one file's size against `maxFileSize` and `maxTotalUncompressed`. */
   file(name: string, size: number): void {
     if (size > this.limits.maxFileSize) {
-      throw OctxError.of({ code: 'OCTX_RESOURCE_LIMIT', path: safeForMessage(name), message: `${safeForMessage(name)} is ${size} bytes, above maxFileSize ${this.limits.maxFileSize}` });
+      throw OctxError.of({
+        code: 'OCTX_RESOURCE_LIMIT',
+        path: safeForMessage(name),
+        message: `${safeForMessage(name)} is ${size} bytes, above maxFileSize ${this.limits.maxFileSize}`,
+      });
     }
     this.total += size;
     if (this.total > this.limits.maxTotalUncompressed) {
-      throw OctxError.of({ code: 'OCTX_RESOURCE_LIMIT', path: safeForMessage(name), message: `total uncompressed size exceeds maxTotalUncompressed ${this.limits.maxTotalUncompressed}` });
+      throw OctxError.of({
+        code: 'OCTX_RESOURCE_LIMIT',
+        path: safeForMessage(name),
+        message: `total uncompressed size exceeds maxTotalUncompressed ${this.limits.maxTotalUncompressed}`,
+      });
     }
   }
 }

@@ -287,9 +287,17 @@ export class StructureChecker {
     const split = (key: number, base: number): [number, number] => [Math.floor(key / base), key % base];
     for (const d of this.ordinals.duplicates()) {
       const [doc, ordinal] = split(d.key, ORDINAL_BASE);
-      this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `ordinal ${ordinal} is used twice in document ${this.ids.idOf(IdKind.document, doc)}`, undefined, 'ordinal');
+      this.fail(
+        'OCTX_CHUNK_ORDINAL_DUPLICATE',
+        this.chunks.path,
+        d.line,
+        `ordinal ${ordinal} is used twice in document ${this.ids.idOf(IdKind.document, doc)}`,
+        undefined,
+        'ordinal',
+      );
     }
-    for (const d of this.ordinals.wideDuplicates) this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
+    for (const d of this.ordinals.wideDuplicates)
+      this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
     const pairs = (collector: KeyCollector, code: OctxCode, path: string, ka: IdKind, kb: IdKind): void => {
       for (const d of collector.duplicates()) {
         const [a, b] = split(d.key, PAIR_BASE);

@@ -221,7 +221,11 @@ class Validator {
   private checkDigest(m: Record<string, unknown>): void {
     const unsafe = findUnsafeIntegerLiteral(this.pkg.manifestBytes.toString('utf8'));
     if (unsafe !== undefined) {
-      this.format('OCTX_PACKAGE_DIGEST_INVALID', `the manifest holds the integer ${unsafe}, outside ±(2^53−1): its JCS form, and so the package digest, cannot be computed`, 'manifest.json');
+      this.format(
+        'OCTX_PACKAGE_DIGEST_INVALID',
+        `the manifest holds the integer ${unsafe}, outside ±(2^53−1): its JCS form, and so the package digest, cannot be computed`,
+        'manifest.json',
+      );
       return;
     }
     try {
@@ -232,7 +236,12 @@ class Validator {
     }
     const declared = (m.release as Record<string, unknown> | undefined)?.package_digest;
     if (typeof declared === 'string' && DIGEST_PATTERN.test(declared) && declared !== this.packageDigest) {
-      this.format('OCTX_PACKAGE_DIGEST_MISMATCH', `release.package_digest is ${declared}, but the manifest's digest is ${this.packageDigest}`, 'manifest.json', 'release.package_digest');
+      this.format(
+        'OCTX_PACKAGE_DIGEST_MISMATCH',
+        `release.package_digest is ${declared}, but the manifest's digest is ${this.packageDigest}`,
+        'manifest.json',
+        'release.package_digest',
+      );
     }
   }
 
@@ -285,7 +294,8 @@ class Validator {
         this.state.set(path, 'missing');
       } else if (sha === undefined) this.state.set(path, 'unverifiable');
     });
-    if (concepts === 0) this.format('OCTX_CONCEPT_REQUIRED', 'files must list at least one Concept Document (knowledge/**.md other than index.md and log.md)', 'manifest.json', 'files');
+    if (concepts === 0)
+      this.format('OCTX_CONCEPT_REQUIRED', 'files must list at least one Concept Document (knowledge/**.md other than index.md and log.md)', 'manifest.json', 'files');
   }
 
   /** Compares a computed digest with the listed one; records and reports a mismatch. */
@@ -335,7 +345,13 @@ class Validator {
         const holder = IdSpace.kindOf(-1 - index);
         this.add(
           FORMAT,
-          issue({ code: 'OCTX_ID_DUPLICATE', path, field: 'octx.document_id', recordId: doc.documentId, message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records` }),
+          issue({
+            code: 'OCTX_ID_DUPLICATE',
+            path,
+            field: 'octx.document_id',
+            recordId: doc.documentId,
+            message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`,
+          }),
         );
         continue;
       }
@@ -389,7 +405,10 @@ class Validator {
     if (sag) {
       for (const p of STRUCTURE_PATHS) {
         if (!this.listed.has(p)) {
-          this.listing(SAG, issue({ code: 'OCTX_CAPABILITY_FILE_REQUIRED', path: p, message: `sag-structured/0.1 requires ${p} to be listed in files (all five structure files form one unit)` }));
+          this.listing(
+            SAG,
+            issue({ code: 'OCTX_CAPABILITY_FILE_REQUIRED', path: p, message: `sag-structured/0.1 requires ${p} to be listed in files (all five structure files form one unit)` }),
+          );
         }
       }
     }
@@ -492,7 +511,10 @@ class Validator {
     }
     const targets = TARGETS.filter((t) => this.listed.has(t.path));
     if (targets.length === 0) {
-      this.listing(VECTORS, issue({ code: 'OCTX_VECTOR_TARGET_REQUIRED', message: 'vectors/0.1 is declared but none of vectors/chunks.arrow, vectors/events.arrow, vectors/entities.arrow is listed' }));
+      this.listing(
+        VECTORS,
+        issue({ code: 'OCTX_VECTOR_TARGET_REQUIRED', message: 'vectors/0.1 is declared but none of vectors/chunks.arrow, vectors/events.arrow, vectors/entities.arrow is listed' }),
+      );
     }
     const formatValid = this.issues.errors(FORMAT) === 0;
     const sagValid = this.supported(SAG) && this.structure !== undefined && this.issues.errors(SAG) === 0;
@@ -501,7 +523,9 @@ class Validator {
         VECTORS,
         issue({
           code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID',
-          message: this.declarations.has(SAG) ? 'vectors/0.1 was not checked: it needs a valid sag-structured/0.1, and that capability is invalid or unsupported' : 'vectors/0.1 was not checked: it needs sag-structured/0.1, which is not declared',
+          message: this.declarations.has(SAG)
+            ? 'vectors/0.1 was not checked: it needs a valid sag-structured/0.1, and that capability is invalid or unsupported'
+            : 'vectors/0.1 was not checked: it needs sag-structured/0.1, which is not declared',
         }),
       );
     }

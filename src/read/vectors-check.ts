@@ -66,7 +66,11 @@ export class VectorTargetChecker {
           const v = values[k]!;
           if (v - v !== 0) {
             const id = b.recordId(r) ?? undefined;
-            this.fail('OCTX_VECTOR_VALUE_INVALID', `row ${rowNo}: the vector of ${id} holds ${Number.isNaN(v) ? 'NaN' : v > 0 ? '+Infinity' : '-Infinity'} at position ${k - r * dim}`, id);
+            this.fail(
+              'OCTX_VECTOR_VALUE_INVALID',
+              `row ${rowNo}: the vector of ${id} holds ${Number.isNaN(v) ? 'NaN' : v > 0 ? '+Infinity' : '-Infinity'} at position ${k - r * dim}`,
+              id,
+            );
             break;
           }
         }

@@ -254,7 +254,11 @@ function checkCentralEntry(e: yauzl.Entry, limits: ArchiveLimits, budget: SizeBu
     if (e.compressionMethod === 8 && e.uncompressedSize > 0) {
       const ratio = e.compressedSize === 0 ? Infinity : e.uncompressedSize / e.compressedSize;
       if (ratio > limits.maxCompressionRatio) {
-        throw fail('OCTX_RESOURCE_LIMIT', `entry "${name}" expands ${ratio === Infinity ? 'from nothing' : `${ratio.toFixed(1)}:1`}, above maxCompressionRatio ${limits.maxCompressionRatio}`, name);
+        throw fail(
+          'OCTX_RESOURCE_LIMIT',
+          `entry "${name}" expands ${ratio === Infinity ? 'from nothing' : `${ratio.toFixed(1)}:1`}, above maxCompressionRatio ${limits.maxCompressionRatio}`,
+          name,
+        );
       }
     }
   }
@@ -272,7 +276,11 @@ async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSi
   const nameLength = head.readUInt16LE(26);
   const extraLength = head.readUInt16LE(28);
   if (flags !== e.generalPurposeBitFlag) {
-    throw fail('OCTX_SECURITY_ERROR', `entry "${name}": local header flags 0x${flags.toString(16)} differ from the central directory 0x${e.generalPurposeBitFlag.toString(16)}`, name);
+    throw fail(
+      'OCTX_SECURITY_ERROR',
+      `entry "${name}": local header flags 0x${flags.toString(16)} differ from the central directory 0x${e.generalPurposeBitFlag.toString(16)}`,
+      name,
+    );
   }
   if (method !== e.compressionMethod) {
     throw fail('OCTX_SECURITY_ERROR', `entry "${name}": local header method ${method} differs from the central directory ${e.compressionMethod}`, name);

@@ -145,7 +145,11 @@ export class ProducerState {
       await fh.close();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw OctxError.of({ code: 'OCTX_STATE_LOCKED', path: lockPath, message: `another export holds the producer state lock ${lockPath}; wait for it, or delete the file if no export is running` });
+        throw OctxError.of({
+          code: 'OCTX_STATE_LOCKED',
+          path: lockPath,
+          message: `another export holds the producer state lock ${lockPath}; wait for it, or delete the file if no export is running`,
+        });
       }
       throw new OctxError('OCTX_IO_ERROR', `cannot lock producer state ${this.path}: ${(e as Error).message}`, { cause: e });
     }
@@ -265,7 +269,11 @@ export class ProducerState {
   /** Records a successful release and the ids used, and writes the state file atomically. */
   async recordRelease(input: { assetId: string; assetName: string; version: string; release: ReleaseRecord; documents: Readonly<Record<string, string>> }): Promise<void> {
     const releases = { ...this.#data.releases, [input.version]: input.release };
-    const sortedReleases = Object.fromEntries(Object.keys(releases).sort(compareSemVer).map((v) => [v, releases[v]!]));
+    const sortedReleases = Object.fromEntries(
+      Object.keys(releases)
+        .sort(compareSemVer)
+        .map((v) => [v, releases[v]!]),
+    );
     const documents = { ...this.#data.documents, ...input.documents };
     this.#data = {
       format: 'octx-export/producer-state',
@@ -302,4 +310,3 @@ async function writeFileAtomic(path: string, text: string): Promise<void> {
     throw new OctxError('OCTX_IO_ERROR', `could not write producer state ${path}: ${(e as Error).message}`, { cause: e });
   }
 }
-

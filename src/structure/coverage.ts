@@ -124,11 +124,25 @@ export function computeCoverage(ids: IdRegistry, s: StructureStore, documents: r
 export function coverageIssues(report: CoverageReport, severity: 'error' | 'warning' = 'error'): OctxIssue[] {
   const out: OctxIssue[] = [];
   report.documentsWithoutChunks.ids.forEach((id, i) =>
-    out.push(issue({ code: 'OCTX_SAG_DOCUMENT_WITHOUT_CHUNK', severity, path: report.documentsWithoutChunks.paths[i], recordId: id, message: 'Concept Document has no chunk (coverage rule 1)' })),
+    out.push(
+      issue({
+        code: 'OCTX_SAG_DOCUMENT_WITHOUT_CHUNK',
+        severity,
+        path: report.documentsWithoutChunks.paths[i],
+        recordId: id,
+        message: 'Concept Document has no chunk (coverage rule 1)',
+      }),
+    ),
   );
-  for (const id of report.chunksWithoutEvents.ids) out.push(issue({ code: 'OCTX_SAG_CHUNK_WITHOUT_EVENT', severity, path: RECORD_KINDS.chunk.path, recordId: id, message: 'chunk is in no chunk-event link (coverage rule 2)' }));
-  for (const id of report.eventsWithoutChunks.ids) out.push(issue({ code: 'OCTX_EVENT_WITHOUT_CHUNK', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no chunk-event link (coverage rule 3)' }));
-  for (const id of report.eventsWithoutEntities.ids) out.push(issue({ code: 'OCTX_SAG_EVENT_WITHOUT_ENTITY', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no event-entity link (coverage rule 4)' }));
-  for (const id of report.entitiesWithoutEvents.ids) out.push(issue({ code: 'OCTX_ENTITY_WITHOUT_EVENT', severity, path: RECORD_KINDS.entity.path, recordId: id, message: 'entity is in no event-entity link (coverage rule 5)' }));
+  for (const id of report.chunksWithoutEvents.ids)
+    out.push(issue({ code: 'OCTX_SAG_CHUNK_WITHOUT_EVENT', severity, path: RECORD_KINDS.chunk.path, recordId: id, message: 'chunk is in no chunk-event link (coverage rule 2)' }));
+  for (const id of report.eventsWithoutChunks.ids)
+    out.push(issue({ code: 'OCTX_EVENT_WITHOUT_CHUNK', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no chunk-event link (coverage rule 3)' }));
+  for (const id of report.eventsWithoutEntities.ids)
+    out.push(
+      issue({ code: 'OCTX_SAG_EVENT_WITHOUT_ENTITY', severity, path: RECORD_KINDS.event.path, recordId: id, message: 'event is in no event-entity link (coverage rule 4)' }),
+    );
+  for (const id of report.entitiesWithoutEvents.ids)
+    out.push(issue({ code: 'OCTX_ENTITY_WITHOUT_EVENT', severity, path: RECORD_KINDS.entity.path, recordId: id, message: 'entity is in no event-entity link (coverage rule 5)' }));
   return out;
 }

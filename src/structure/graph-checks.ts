@@ -20,7 +20,15 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   for (let c = 0; c < s.chunkId.length; c++) {
     const doc = s.chunkDocument.get(c);
     if (ids.kindOf(doc) !== IdKind.document) {
-      issues.push(issue({ code: 'OCTX_CHUNK_DOCUMENT_MISSING', path: RECORD_KINDS.chunk.path, recordId: ids.idOf(s.chunkId.get(c)), field: 'document_id', message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_CHUNK_DOCUMENT_MISSING',
+          path: RECORD_KINDS.chunk.path,
+          recordId: ids.idOf(s.chunkId.get(c)),
+          field: 'document_id',
+          message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})`,
+        }),
+      );
     }
   }
 
@@ -28,7 +36,15 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   for (let e = 0; e < eventCount; e++) {
     const p = s.eventParent.get(e);
     if (p >= 0 && ids.kindOf(p) !== IdKind.event) {
-      issues.push(issue({ code: 'OCTX_EVENT_PARENT_MISSING', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(e)), field: 'parent_id', message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_EVENT_PARENT_MISSING',
+          path: RECORD_KINDS.event.path,
+          recordId: ids.idOf(s.eventId.get(e)),
+          field: 'parent_id',
+          message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})`,
+        }),
+      );
     }
   }
   issues.push(...checkHierarchy(ids, s));
@@ -37,20 +53,56 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
     const c = s.linkChunk.get(i);
     const e = s.linkEvent.get(i);
     if (ids.kindOf(c) !== IdKind.chunk) {
-      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_CHUNK_MISSING', path: RECORD_KINDS['chunk-event'].path, line: i + 1, recordId: ids.idOf(c), field: 'chunk_id', message: `chunk-event link names chunk ${ids.idOf(c)} (${wrongKind(c)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_CHUNK_EVENT_CHUNK_MISSING',
+          path: RECORD_KINDS['chunk-event'].path,
+          line: i + 1,
+          recordId: ids.idOf(c),
+          field: 'chunk_id',
+          message: `chunk-event link names chunk ${ids.idOf(c)} (${wrongKind(c)})`,
+        }),
+      );
     }
     if (ids.kindOf(e) !== IdKind.event) {
-      issues.push(issue({ code: 'OCTX_CHUNK_EVENT_EVENT_MISSING', path: RECORD_KINDS['chunk-event'].path, line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `chunk-event link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_CHUNK_EVENT_EVENT_MISSING',
+          path: RECORD_KINDS['chunk-event'].path,
+          line: i + 1,
+          recordId: ids.idOf(e),
+          field: 'event_id',
+          message: `chunk-event link names event ${ids.idOf(e)} (${wrongKind(e)})`,
+        }),
+      );
     }
   }
   for (let i = 0; i < s.mentionEvent.length; i++) {
     const e = s.mentionEvent.get(i);
     const n = s.mentionEntity.get(i);
     if (ids.kindOf(e) !== IdKind.event) {
-      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_EVENT_MISSING', path: RECORD_KINDS['event-entity'].path, line: i + 1, recordId: ids.idOf(e), field: 'event_id', message: `event-entity link names event ${ids.idOf(e)} (${wrongKind(e)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_EVENT_ENTITY_EVENT_MISSING',
+          path: RECORD_KINDS['event-entity'].path,
+          line: i + 1,
+          recordId: ids.idOf(e),
+          field: 'event_id',
+          message: `event-entity link names event ${ids.idOf(e)} (${wrongKind(e)})`,
+        }),
+      );
     }
     if (ids.kindOf(n) !== IdKind.entity) {
-      issues.push(issue({ code: 'OCTX_EVENT_ENTITY_ENTITY_MISSING', path: RECORD_KINDS['event-entity'].path, line: i + 1, recordId: ids.idOf(n), field: 'entity_id', message: `event-entity link names entity ${ids.idOf(n)} (${wrongKind(n)})` }));
+      issues.push(
+        issue({
+          code: 'OCTX_EVENT_ENTITY_ENTITY_MISSING',
+          path: RECORD_KINDS['event-entity'].path,
+          line: i + 1,
+          recordId: ids.idOf(n),
+          field: 'entity_id',
+          message: `event-entity link names entity ${ids.idOf(n)} (${wrongKind(n)})`,
+        }),
+      );
     }
   }
   return issues;
@@ -83,7 +135,15 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
       for (const m of members) state[m] = 3;
       const names = members.map((m) => ids.idOf(s.eventId.get(m)));
       for (const m of members) {
-        issues.push(issue({ code: 'OCTX_EVENT_HIERARCHY_CYCLE', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(m)), field: 'parent_id', message: `the parent chain loops: ${names.join(' → ')} → ${names[0]!}` }));
+        issues.push(
+          issue({
+            code: 'OCTX_EVENT_HIERARCHY_CYCLE',
+            path: RECORD_KINDS.event.path,
+            recordId: ids.idOf(s.eventId.get(m)),
+            field: 'parent_id',
+            message: `the parent chain loops: ${names.join(' → ')} → ${names[0]!}`,
+          }),
+        );
       }
       path.length = from;
     }
@@ -96,7 +156,15 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
     const expected = s.eventLevel.get(p) + 1;
     const declared = s.eventLevel.get(e);
     if (declared !== expected) {
-      issues.push(issue({ code: 'OCTX_EVENT_LEVEL_INVALID', path: RECORD_KINDS.event.path, recordId: ids.idOf(s.eventId.get(e)), field: 'level', message: `level is ${declared} but its parent ${ids.idOf(s.eventId.get(p))} has level ${s.eventLevel.get(p)}, so it must be ${expected}` }));
+      issues.push(
+        issue({
+          code: 'OCTX_EVENT_LEVEL_INVALID',
+          path: RECORD_KINDS.event.path,
+          recordId: ids.idOf(s.eventId.get(e)),
+          field: 'level',
+          message: `level is ${declared} but its parent ${ids.idOf(s.eventId.get(p))} has level ${s.eventLevel.get(p)}, so it must be ${expected}`,
+        }),
+      );
     }
   }
   return issues;

@@ -6,9 +6,10 @@ import { FORBIDDEN_RECORD_FIELDS, RECORD_FIELDS } from '../model/records.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
 
-const KNOWN: Readonly<Record<RecordKind, ReadonlySet<string>>> = Object.fromEntries(
-  Object.entries(RECORD_FIELDS).map(([k, v]) => [k, new Set(v)]),
-) as unknown as Record<RecordKind, ReadonlySet<string>>;
+const KNOWN: Readonly<Record<RecordKind, ReadonlySet<string>>> = Object.fromEntries(Object.entries(RECORD_FIELDS).map(([k, v]) => [k, new Set(v)])) as unknown as Record<
+  RecordKind,
+  ReadonlySet<string>
+>;
 
 /** Every UUIDv7 field of any kind: a bad value there is `OCTX_ID_INVALID`. */
 const UUID_FIELDS: ReadonlySet<string> = new Set(RECORD_KIND_ORDER.flatMap((kind) => RECORD_KINDS[kind].idFields));
@@ -111,9 +112,7 @@ export function assertRecord(kind: RecordKind, value: unknown): asserts value is
   const r = value as Record<string, unknown>;
   if (quickCheck(kind, r)) return;
   const parsed = RECORD_SCHEMAS[kind].safeParse(r);
-  const issues = parsed.success
-    ? [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })]
-    : toIssues(kind, r, parsed.error);
+  const issues = parsed.success ? [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })] : toIssues(kind, r, parsed.error);
   if (issues.length === 1) throw new OctxError(issues[0]!.code, formatOne(issues[0]!), { issues });
   throw OctxError.aggregate(issues[0]!.code, `${kind} record ${recordIdOf(kind, r) ?? ''} is invalid:`, issues);
 }

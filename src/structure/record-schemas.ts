@@ -33,7 +33,11 @@ export const ChunkRecordSchema = z
   .looseObject({
     id: uuidV7,
     document_id: uuidV7,
-    ordinal: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).min(0, { error: 'must be ≥ 0' }).max(Number.MAX_SAFE_INTEGER, { error: 'must be a safe integer' }),
+    ordinal: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be an integer' })
+      .min(0, { error: 'must be ≥ 0' })
+      .max(Number.MAX_SAFE_INTEGER, { error: 'must be a safe integer' }),
     text,
   })
   .superRefine(extras('chunk'));
@@ -47,21 +51,25 @@ export const EventRecordSchema = z
     summary: optionalText,
     category: optionalText,
     parent_id: uuidV7.optional(),
-    level: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).min(1, { error: 'must be a positive integer (top-level events omit level)' }).max(Number.MAX_SAFE_INTEGER).optional(),
+    level: z
+      .number({ error: 'must be a number' })
+      .int({ error: 'must be an integer' })
+      .min(1, { error: 'must be a positive integer (top-level events omit level)' })
+      .max(Number.MAX_SAFE_INTEGER)
+      .optional(),
   })
   .superRefine((value, ctx) => {
     const hasParent = value.parent_id !== undefined;
     const hasLevel = value.level !== undefined;
     if (hasParent && !hasLevel) ctx.addIssue({ code: 'custom', path: ['level'], message: 'a child event needs level together with parent_id' });
-    if (hasLevel && !hasParent) ctx.addIssue({ code: 'custom', path: ['parent_id'], message: 'level is only for child events: give parent_id too, or omit level for a top-level event' });
+    if (hasLevel && !hasParent)
+      ctx.addIssue({ code: 'custom', path: ['parent_id'], message: 'level is only for child events: give parent_id too, or omit level for a top-level event' });
     if (hasParent && value.parent_id === value.id) ctx.addIssue({ code: 'custom', path: ['parent_id'], message: 'an event cannot be its own parent' });
   })
   .superRefine(extras('event'));
 
 /** zod schema of an entity record. */
-export const EntityRecordSchema = z
-  .looseObject({ id: uuidV7, name: text, type: text, description: optionalText })
-  .superRefine(extras('entity'));
+export const EntityRecordSchema = z.looseObject({ id: uuidV7, name: text, type: text, description: optionalText }).superRefine(extras('entity'));
 
 /** zod schema of a chunk → event link. */
 export const ChunkEventLinkSchema = z.looseObject({ chunk_id: uuidV7, event_id: uuidV7 }).superRefine(extras('chunk-event'));

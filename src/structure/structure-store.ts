@@ -106,7 +106,12 @@ export class StructureStore {
     const ordinal = record.ordinal as number;
     const wide = ordinal > MAX_COLUMN_ORDINAL ? `${doc}:${ordinal}` : undefined;
     if (wide === undefined ? this.#ordinals.has(doc, ordinal) : this.#wideOrdinals.has(wide)) {
-      throw OctxError.of({ code: 'OCTX_CHUNK_ORDINAL_DUPLICATE', recordId: id, field: 'ordinal', message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}` });
+      throw OctxError.of({
+        code: 'OCTX_CHUNK_ORDINAL_DUPLICATE',
+        recordId: id,
+        field: 'ordinal',
+        message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}`,
+      });
     }
     const line = serializeRecord('chunk', record);
     const dense = this.#ids.define(id, IdKind.chunk, this.chunkId.length);
@@ -149,7 +154,12 @@ export class StructureStore {
     const chunk = this.#ids.ref(link.chunk_id as string);
     const event = this.#ids.ref(link.event_id as string);
     if (this.#chunkEventPairs.has(chunk, event)) {
-      throw OctxError.of({ code: 'OCTX_CHUNK_EVENT_DUPLICATE', recordId: link.chunk_id as string, field: 'event_id', message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}` });
+      throw OctxError.of({
+        code: 'OCTX_CHUNK_EVENT_DUPLICATE',
+        recordId: link.chunk_id as string,
+        field: 'event_id',
+        message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}`,
+      });
     }
     const line = serializeRecord('chunk-event', link);
     assertRoom(this.linkChunk, 'chunk-event');
@@ -165,7 +175,12 @@ export class StructureStore {
     const event = this.#ids.ref(link.event_id as string);
     const entity = this.#ids.ref(link.entity_id as string);
     if (this.#eventEntityPairs.has(event, entity)) {
-      throw OctxError.of({ code: 'OCTX_EVENT_ENTITY_DUPLICATE', recordId: link.event_id as string, field: 'entity_id', message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}` });
+      throw OctxError.of({
+        code: 'OCTX_EVENT_ENTITY_DUPLICATE',
+        recordId: link.event_id as string,
+        field: 'entity_id',
+        message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}`,
+      });
     }
     const line = serializeRecord('event-entity', link);
     assertRoom(this.mentionEvent, 'event-entity');

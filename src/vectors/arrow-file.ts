@@ -7,19 +7,7 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open, rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import {
-  AsyncByteQueue,
-  Field,
-  FixedSizeList,
-  Float32,
-  Message,
-  RecordBatch,
-  RecordBatchFileWriter,
-  Schema,
-  Struct,
-  Utf8,
-  makeData,
-} from 'apache-arrow';
+import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData } from 'apache-arrow';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { throwIfAborted } from './abort.js';

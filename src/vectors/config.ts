@@ -80,8 +80,7 @@ export interface ForbiddenVectorConfigEntry {
  * are never stored.
  */
 export const RECOMMENDED_VECTOR_CONFIG_KEYS: Readonly<Record<RecommendedVectorConfigKey, string>> = Object.freeze({
-  input_template:
-    'text fed to the model per record: a {field} template string, or an object keyed by target (chunks, events, entities)',
+  input_template: 'text fed to the model per record: a {field} template string, or an object keyed by target (chunks, events, entities)',
   pooling: 'how token states become one vector: mean, cls, last, max, ...',
   truncation: 'what happens to over-long input, e.g. {"max_tokens": 512, "side": "right"}',
   max_tokens: 'input length limit in model tokens',
@@ -93,16 +92,7 @@ export const RECOMMENDED_VECTOR_CONFIG_KEYS: Readonly<Record<RecommendedVectorCo
 });
 
 /** A key of {@link RECOMMENDED_VECTOR_CONFIG_KEYS}. */
-export type RecommendedVectorConfigKey =
-  | 'input_template'
-  | 'pooling'
-  | 'truncation'
-  | 'max_tokens'
-  | 'prompt'
-  | 'query_prefix'
-  | 'document_prefix'
-  | 'tokenizer'
-  | 'precision';
+export type RecommendedVectorConfigKey = 'input_template' | 'pooling' | 'truncation' | 'max_tokens' | 'prompt' | 'query_prefix' | 'document_prefix' | 'tokenizer' | 'precision';
 
 // ── fingerprint ──────────────────────────────────────────────────────────────────────────
 
@@ -133,8 +123,24 @@ export function computeVectorFingerprint(config: object): string {
 // ── forbidden keys (reference validator heuristic) ──────────────────────────────────────────
 
 const FORBIDDEN_TOKENS: ReadonlySet<string> = new Set([
-  'api', 'auth', 'authorization', 'credential', 'credentials', 'distance', 'endpoint', 'header', 'headers',
-  'host', 'key', 'metric', 'normalization', 'normalize', 'password', 'secret', 'token', 'url',
+  'api',
+  'auth',
+  'authorization',
+  'credential',
+  'credentials',
+  'distance',
+  'endpoint',
+  'header',
+  'headers',
+  'host',
+  'key',
+  'metric',
+  'normalization',
+  'normalize',
+  'password',
+  'secret',
+  'token',
+  'url',
 ]);
 const FORBIDDEN_COMPACT: ReadonlySet<string> = new Set(['accesskey', 'accesstoken', 'apikey', 'apiurl', 'baseurl', 'serviceurl']);
 const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
@@ -146,8 +152,22 @@ const NON_ALNUM = /[^A-Za-z0-9]+/;
 // Python's casefold over every code point): ß ẞ ŉ ſ ǰ ẖ ẗ ẘ ẙ ẚ and the Latin ligatures.
 // (İ and the Kelvin sign fold to ASCII under both.)
 const CASEFOLD_EXTRA: Readonly<Record<string, string>> = {
-  'ß': 'ss', 'ŉ': 'ʼn', 'ſ': 's', 'ǰ': 'ǰ', 'ẖ': 'ẖ', 'ẗ': 'ẗ', 'ẘ': 'ẘ', 'ẙ': 'ẙ', 'ẚ': 'aʾ',
-  'ﬀ': 'ff', 'ﬁ': 'fi', 'ﬂ': 'fl', 'ﬃ': 'ffi', 'ﬄ': 'ffl', 'ﬅ': 'st', 'ﬆ': 'st',
+  ß: 'ss',
+  ŉ: 'ʼn',
+  ſ: 's',
+  ǰ: 'ǰ',
+  ẖ: 'ẖ',
+  ẗ: 'ẗ',
+  ẘ: 'ẘ',
+  ẙ: 'ẙ',
+  ẚ: 'aʾ',
+  ﬀ: 'ff',
+  ﬁ: 'fi',
+  ﬂ: 'fl',
+  ﬃ: 'ffi',
+  ﬄ: 'ffl',
+  ﬅ: 'st',
+  ﬆ: 'st',
 };
 const CASEFOLD_EXTRA_RE = /[ßŉſǰẖẗẘẙẚ\uFB00-\uFB06]/g;
 /** Deeper than any config could legitimately be; also stops a cyclic producer object. */
@@ -159,7 +179,10 @@ const MAX_SCAN_DEPTH = 100;
  * are not ASCII letters or digits.
  */
 function keyTokens(key: string): string[] {
-  const folded = key.replace(CAMEL_BOUNDARY, '_').toLowerCase().replace(CASEFOLD_EXTRA_RE, (c) => CASEFOLD_EXTRA[c] ?? c);
+  const folded = key
+    .replace(CAMEL_BOUNDARY, '_')
+    .toLowerCase()
+    .replace(CASEFOLD_EXTRA_RE, (c) => CASEFOLD_EXTRA[c] ?? c);
   return folded.split(NON_ALNUM).filter((t) => t !== '');
 }
 

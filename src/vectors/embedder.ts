@@ -138,22 +138,18 @@ export async function embedAll(options: EmbedAllOptions): Promise<EmbedAllResult
   };
   const launch = (ids: string[], texts: string[]): void => {
     const index = launched++;
-    limit(() => embedBatch(embedder, texts, ids, retries, retryDelayMs, stop.signal, signal)).then(
-      (vectors) => {
-        if (failed) return;
-        results.set(index, { ids, vectors });
-        deliver();
-        notify();
-      },
-      fail,
-    );
+    limit(() => embedBatch(embedder, texts, ids, retries, retryDelayMs, stop.signal, signal)).then((vectors) => {
+      if (failed) return;
+      results.set(index, { ids, vectors });
+      deliver();
+      notify();
+    }, fail);
   };
   const room = async (): Promise<void> => {
     while (!failed && launched - delivered >= maxPending) await changed();
   };
 
-  const iterator: Iterator<EmbedItem> | AsyncIterator<EmbedItem> =
-    Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
+  const iterator: Iterator<EmbedItem> | AsyncIterator<EmbedItem> = Symbol.asyncIterator in items ? items[Symbol.asyncIterator]() : items[Symbol.iterator]();
   let exhausted = false;
   try {
     let ids: string[] = [];
@@ -242,8 +238,7 @@ async function embedBatch(
 }
 
 function checkResult(out: unknown, expected: number, ids: readonly string[]): EmbeddedVector[] {
-  const bad = (message: string, recordId?: string): OctxError =>
-    OctxError.of({ code: 'OCTX_EMBEDDER_FAILED', ...(recordId !== undefined ? { recordId } : {}), message });
+  const bad = (message: string, recordId?: string): OctxError => OctxError.of({ code: 'OCTX_EMBEDDER_FAILED', ...(recordId !== undefined ? { recordId } : {}), message });
   if (!Array.isArray(out)) throw bad('the embedder did not return an array of vectors', ids[0]);
   if (out.length !== expected) throw bad(`the embedder returned ${out.length} vectors for ${expected} texts`, ids[0]);
   for (let i = 0; i < out.length; i++) {

@@ -126,7 +126,11 @@ export class HashingTextEmbedder implements Embedder {
     const maxN = options.maxN ?? 4;
     const seed = options.seed ?? 0;
     if (!Number.isInteger(dimensions) || dimensions < 1 || dimensions > MAX_VECTOR_DIMENSIONS) {
-      throw OctxError.of({ code: 'OCTX_VECTOR_DIMENSION_INVALID', field: 'dimensions', message: `dimensions must be an integer in 1…${MAX_VECTOR_DIMENSIONS}, got ${String(dimensions)}` });
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_DIMENSION_INVALID',
+        field: 'dimensions',
+        message: `dimensions must be an integer in 1…${MAX_VECTOR_DIMENSIONS}, got ${String(dimensions)}`,
+      });
     }
     if (!Number.isInteger(minN) || !Number.isInteger(maxN) || minN < 1 || maxN < minN || maxN > MAX_N) {
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'minN', message: `need integers 1 ≤ minN ≤ maxN ≤ ${MAX_N}, got ${String(minN)}…${String(maxN)}` });
@@ -180,7 +184,7 @@ export class HashingTextEmbedder implements Embedder {
     if (this.#cps.length < s.length) this.#cps = new Int32Array(Math.max(s.length, this.#cps.length * 2));
     const cps = this.#cps;
     let len = 0;
-    for (let i = 0; i < s.length; ) {
+    for (let i = 0; i < s.length;) {
       const cp = s.codePointAt(i) as number;
       cps[len++] = cp;
       i += cp > 0xffff ? 2 : 1;
@@ -244,7 +248,7 @@ export class HashingTextEmbedder implements Embedder {
     for (let m = WORD.exec(s); m !== null; m = WORD.exec(s)) {
       let h = this.#wordStart;
       const end = m.index + m[0].length;
-      for (let i = m.index; i < end; ) {
+      for (let i = m.index; i < end;) {
         const cp = s.codePointAt(i) as number;
         h = fnvCodePoint(h, cp);
         i += cp > 0xffff ? 2 : 1;

@@ -5,13 +5,7 @@
 export type { VectorTarget } from './targets.js';
 export { VECTOR_TARGETS, isVectorTarget } from './targets.js';
 export type { VectorConfigInput, PreparedVectorConfig, ForbiddenVectorConfigEntry, RecommendedVectorConfigKey } from './config.js';
-export {
-  computeVectorFingerprint,
-  prepareVectorConfig,
-  vectorConfigIssues,
-  forbiddenVectorConfigEntries,
-  RECOMMENDED_VECTOR_CONFIG_KEYS,
-} from './config.js';
+export { computeVectorFingerprint, prepareVectorConfig, vectorConfigIssues, forbiddenVectorConfigEntries, RECOMMENDED_VECTOR_CONFIG_KEYS } from './config.js';
 export type { Embedder, EmbedItem, EmbeddedVector, EmbedAllOptions, EmbedAllResult } from './embedder.js';
 export { embedAll } from './embedder.js';
 export type { HashingTextEmbedderOptions } from './hashing-embedder.js';

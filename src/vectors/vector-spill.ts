@@ -132,7 +132,12 @@ export class VectorSpill {
   add(recordIndex: number, recordId: string, vector: Float32Array | readonly number[]): void {
     this.#ensureOpen();
     if (!Number.isInteger(recordIndex) || recordIndex < 0 || recordIndex > MAX_RECORD_INDEX) {
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path: this.#path, recordId, message: `recordIndex must be an integer in 0…${MAX_RECORD_INDEX}, got ${String(recordIndex)}` });
+      throw OctxError.of({
+        code: 'OCTX_OPTIONS_INVALID',
+        path: this.#path,
+        recordId,
+        message: `recordIndex must be an integer in 0…${MAX_RECORD_INDEX}, got ${String(recordIndex)}`,
+      });
     }
     const dims = this.dimensions;
     if (vector.length !== dims) {

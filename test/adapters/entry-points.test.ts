@@ -97,7 +97,11 @@ async function runProbes(mode: Mode): Promise<Probes> {
   writeFileSync(emptyDb, '');
   const subpath = (sub: keyof typeof SUBPATHS) => probe(mode, sub, `const m = await import('octx-export/adapters/${sub}'); return typeof m.${SUBPATHS[sub]};`);
   const [root, rag, ingest, sag, sagCall] = await Promise.all([
-    probe(mode, 'root', `const m = await import('octx-export'); return { builder: typeof m.PackageBuilder, loadWorkdir: typeof m.loadWorkdir, adapterExports: ${JSON.stringify(ADAPTER_FUNCTIONS)}.filter((n) => n in m) };`),
+    probe(
+      mode,
+      'root',
+      `const m = await import('octx-export'); return { builder: typeof m.PackageBuilder, loadWorkdir: typeof m.loadWorkdir, adapterExports: ${JSON.stringify(ADAPTER_FUNCTIONS)}.filter((n) => n in m) };`,
+    ),
     subpath('rag'),
     subpath('ingest'),
     subpath('sag'),
@@ -163,12 +167,17 @@ let distProbes: Probes;
 function buildPackage(dir: string): Promise<void> {
   return new Promise((resolve, reject) => {
     const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    execFile(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')], { cwd: ROOT, timeout: 110_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error) return reject(new Error(`tsc -p tsconfig.build.json failed: ${error.message}\n${stdout}${stderr}`));
-      writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
-      symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-      resolve();
-    });
+    execFile(
+      process.execPath,
+      [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
+      { cwd: ROOT, timeout: 110_000, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error) return reject(new Error(`tsc -p tsconfig.build.json failed: ${error.message}\n${stdout}${stderr}`));
+        writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
+        symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+        resolve();
+      },
+    );
   });
 }
 
@@ -185,8 +194,16 @@ beforeAll(async () => {
 }, 150_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-entryPointTests('entry points of the sources (tsx, tsconfig paths)', () => SRC, () => srcProbes);
-entryPointTests('entry points of the built package (package.json exports)', () => dist, () => distProbes);
+entryPointTests(
+  'entry points of the sources (tsx, tsconfig paths)',
+  () => SRC,
+  () => srcProbes,
+);
+entryPointTests(
+  'entry points of the built package (package.json exports)',
+  () => dist,
+  () => distProbes,
+);
 
 it('every target of the package.json exports map is built', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };

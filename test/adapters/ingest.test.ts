@@ -31,17 +31,21 @@ const GRAPH_URI = 'github:uncle6me-web/LLM-Wiki-for-n8n@.claude/wiki/graph-rag.m
 const NVIDIA_URI = 'github:uncle6me-web/LLM-Wiki-for-n8n@.claude/wiki/nvidia.md';
 
 const clone = <T>(v: T): T => structuredClone(v);
-const builder = (state?: string) => new PackageBuilder({ asset: { name: 'LLM wiki' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' }, ...(state ? { state } : {}) });
+const builder = (state?: string) =>
+  new PackageBuilder({ asset: { name: 'LLM wiki' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' }, ...(state ? { state } : {}) });
 
 async function lines(pkg: string, path: string): Promise<Record<string, unknown>[]> {
   const p = await openPackage(pkg);
   try {
-    return (await p.readFile(path)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    return (await p.readFile(path))
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
   } finally {
     await p.close();
   }
 }
-
 
 describe('seed 004 schema, rule for rule', () => {
   it('the zod schema is the seed JSON Schema without its annotations', () => {
@@ -105,7 +109,13 @@ describe('seed 004 schema, rule for rule', () => {
     ['nodes not an array', (e) => (e.nodes = { name: 'x' }), 'type', '/nodes', '#/properties/nodes/type'],
     ['aliases not strings', (e) => (e.nodes[0].aliases = ['GraphRAG', 7]), 'type', '/nodes/0/aliases/1', '#/properties/nodes/items/properties/aliases/items/type'],
     ['embed not a boolean', (e) => (e.nodes[0].embed = 'yes'), 'type', '/nodes/0/embed', '#/properties/nodes/items/properties/embed/type'],
-    ['predicate_embed not a boolean', (e) => (e.triplets[0].predicate_embed = 1), 'type', '/triplets/0/predicate_embed', '#/properties/triplets/items/properties/predicate_embed/type'],
+    [
+      'predicate_embed not a boolean',
+      (e) => (e.triplets[0].predicate_embed = 1),
+      'type',
+      '/triplets/0/predicate_embed',
+      '#/properties/triplets/items/properties/predicate_embed/type',
+    ],
     ['confidence a string', (e) => (e.triplets[0].confidence = '0.9'), 'type', '/triplets/0/confidence', '#/properties/triplets/items/properties/confidence/type'],
     ['anchor not a string', (e) => (e.source.anchor = 3), 'type', '/source/anchor', '#/properties/source/properties/anchor/type'],
   ];
@@ -135,7 +145,11 @@ describe('seed 004 schema, rule for rule', () => {
     e.extractor.tier = 'medium';
     e.triplets[0].confidence = 2;
     e.extra = true;
-    expect(envelopeViolations(e).map((v) => v.rule).sort()).toEqual(['additionalProperties', 'enum', 'maximum']);
+    expect(
+      envelopeViolations(e)
+        .map((v) => v.rule)
+        .sort(),
+    ).toEqual(['additionalProperties', 'enum', 'maximum']);
   });
 });
 

@@ -20,10 +20,9 @@ const DOC_A = '7e3c2c09-4a12-4d8e-9b3f-5c1d2e3f4a5b';
 const DOC_B = 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e';
 const DOC_C = 'e6f7a8b9-2a3b-4c4d-95e6-f7a8b9c0d1e2';
 
-const builder = (state?: string) => new PackageBuilder({ asset: { name: 'Company docs' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' }, ...(state ? { state } : {}) });
+const builder = (state?: string) =>
+  new PackageBuilder({ asset: { name: 'Company docs' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' }, ...(state ? { state } : {}) });
 const clone = <T>(v: T): T => structuredClone(v);
-
-
 
 /** What a caller's real extraction run would add: one event per chunk, one entity, linked. */
 function addExtraction(b: PackageBuilder, report: RagAdapterReport): void {
@@ -41,7 +40,14 @@ describe('fromRag', () => {
   it('maps chunks under x-rag, documents from originals or rebuilt, and fresh vectors as the chunks target', async () => {
     const out = join(tempDir(), 'rag.octx');
     const b = builder();
-    const report = await fromRag(b, { chunks: CHUNKS, vectors: VECTORS, documents: await ragDocumentsFolder(join(FIX, 'documents')), normalized: true, vectorConfig: { revision: '2026-06-01' }, rebuildDocuments: true });
+    const report = await fromRag(b, {
+      chunks: CHUNKS,
+      vectors: VECTORS,
+      documents: await ragDocumentsFolder(join(FIX, 'documents')),
+      normalized: true,
+      vectorConfig: { revision: '2026-06-01' },
+      rebuildDocuments: true,
+    });
     expect(report.kbIds).toEqual(['kb_company_docs']);
     expect(report.documents).toMatchObject({ count: 3, fromOriginals: 2, rebuilt: 1 });
     expect(report.structure.status).toBe('documents-only');
@@ -56,7 +62,10 @@ describe('fromRag', () => {
     const v = await validatePackage(out);
     expect(v.valid && v.fullyValidated).toBe(true);
 
-    const chunks = (await read(out, 'data/chunks.jsonl')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const chunks = (await read(out, 'data/chunks.jsonl'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const first = chunks.find((c) => c['x-rag'].chunk_id === CHUNKS[0]!.chunk_id)!;
     expect(first.id).toBe(report.chunkIds[CHUNKS[0]!.chunk_id]);
     expect(first.document_id).toBe(report.documents.byDocId[DOC_A]!.documentId);
@@ -86,12 +95,22 @@ describe('fromRag', () => {
     const rebuilt = await read(out, report.documents.byDocId[DOC_C]!.path);
     expect(report.documents.byDocId[DOC_C]!.path).toBe('knowledge/产品常见问题.md');
     expect(rebuilt).toContain('  body: "rebuilt-from-chunks"\n  rebuilt_from_chunks:\n    chunks: 3\n    order: "chunk_index"\n    separator: "\\n\\n"');
-    expect(rebuilt).toContain(`---\n\n${CHUNKS.slice(5).map((c) => c.chunk_text).join('\n\n')}\n`);
+    expect(rebuilt).toContain(
+      `---\n\n${CHUNKS.slice(5)
+        .map((c) => c.chunk_text)
+        .join('\n\n')}\n`,
+    );
     expect(rebuilt).toContain('title: "产品常见问题"');
   });
 
   it('omits stale, inactive or missing vectors as a whole target and says which', async () => {
-    const report = await fromRag(builder(), { chunks: CHUNKS, vectors: STALE, documents: await ragDocumentsFolder(join(FIX, 'documents')), normalized: false, rebuildDocuments: true });
+    const report = await fromRag(builder(), {
+      chunks: CHUNKS,
+      vectors: STALE,
+      documents: await ragDocumentsFolder(join(FIX, 'documents')),
+      normalized: false,
+      rebuildDocuments: true,
+    });
     expect(report.vectors).toMatchObject({
       status: 'omitted',
       reason: 'incomplete',
@@ -101,7 +120,13 @@ describe('fromRag', () => {
       inactive: { count: 1, sample: [CHUNKS[4]!.chunk_id] },
       missing: { count: 0 },
     });
-    const partial = await fromRag(builder(), { chunks: CHUNKS, vectors: VECTORS.slice(1), documents: await ragDocumentsFolder(join(FIX, 'documents')), normalized: true, rebuildDocuments: true });
+    const partial = await fromRag(builder(), {
+      chunks: CHUNKS,
+      vectors: VECTORS.slice(1),
+      documents: await ragDocumentsFolder(join(FIX, 'documents')),
+      normalized: true,
+      rebuildDocuments: true,
+    });
     expect(partial.vectors).toMatchObject({ status: 'omitted', missing: { count: 1, sample: [CHUNKS[0]!.chunk_id] } });
     const mixed = clone(VECTORS);
     mixed[2]!.vector_meta.embedding_model = 'text-embedding-3-small';

@@ -109,7 +109,20 @@ export function createSagDatabase(path: string, gen: SagGeneration = 1): void {
     article(SAG.articles.other, SAG.otherSource, 'Unrelated', 'Another team’s notes.');
 
     const chunk = (id: string, source: string, articleId: string | null, rank: number, content: string, heading?: string) =>
-      insert('source_chunk', { id, [p]: source, source_type: articleId ? 'ARTICLE' : 'CHAT', article_id: articleId, content, raw_content: content, heading: heading ?? null, rank, chunk_length: content.length, extra_data: '{}', created_time: now, ...genCol });
+      insert('source_chunk', {
+        id,
+        [p]: source,
+        source_type: articleId ? 'ARTICLE' : 'CHAT',
+        article_id: articleId,
+        content,
+        raw_content: content,
+        heading: heading ?? null,
+        rank,
+        chunk_length: content.length,
+        extra_data: '{}',
+        created_time: now,
+        ...genCol,
+      });
     chunk(SAG.chunks.t0, SAG.source, SAG.articles.taoyuan, 0, T0);
     chunk(SAG.chunks.t1, SAG.source, SAG.articles.taoyuan, 1, T1);
     chunk(SAG.chunks.c0, SAG.source, SAG.articles.chibi, 0, C0, 'The Battle of Red Cliffs');
@@ -117,7 +130,21 @@ export function createSagDatabase(path: string, gen: SagGeneration = 1): void {
     chunk(SAG.chunks.unbound, SAG.source, null, 0, '用户：赤壁之战发生在哪一年？助手：公元208年。');
     chunk(SAG.chunks.other, SAG.otherSource, SAG.articles.other, 0, 'Another team’s notes.');
 
-    const event = (row: { id: string; source?: string; article: string; title: string; content: string | null; summary?: string; chunk: string | null; parent?: string; level?: number; status?: string; extra?: unknown; category?: string; start?: string }) =>
+    const event = (row: {
+      id: string;
+      source?: string;
+      article: string;
+      title: string;
+      content: string | null;
+      summary?: string;
+      chunk: string | null;
+      parent?: string;
+      level?: number;
+      status?: string;
+      extra?: unknown;
+      category?: string;
+      start?: string;
+    }) =>
       insert('source_event', {
         id: row.id,
         [p]: row.source ?? SAG.source,
@@ -136,13 +163,62 @@ export function createSagDatabase(path: string, gen: SagGeneration = 1): void {
         created_time: now,
         ...genCol,
       });
-    event({ id: SAG.events.oath, article: SAG.articles.taoyuan, title: '桃园三结义', content: '刘备、关羽、张飞在桃园焚香结拜为异姓兄弟，立誓同生共死、报国安民。', summary: '刘关张结为兄弟。', chunk: SAG.chunks.t1, category: 'alliance', start: '0184-03-01 00:00:00' });
-    event({ id: SAG.events.vow, article: SAG.articles.taoyuan, title: '三人立下誓言', content: '三人立誓：不求同年同月同日生，只愿同年同月同日死。', chunk: SAG.chunks.t1, parent: SAG.events.oath, level: 5 });
+    event({
+      id: SAG.events.oath,
+      article: SAG.articles.taoyuan,
+      title: '桃园三结义',
+      content: '刘备、关羽、张飞在桃园焚香结拜为异姓兄弟，立誓同生共死、报国安民。',
+      summary: '刘关张结为兄弟。',
+      chunk: SAG.chunks.t1,
+      category: 'alliance',
+      start: '0184-03-01 00:00:00',
+    });
+    event({
+      id: SAG.events.vow,
+      article: SAG.articles.taoyuan,
+      title: '三人立下誓言',
+      content: '三人立誓：不求同年同月同日生，只愿同年同月同日死。',
+      chunk: SAG.chunks.t1,
+      parent: SAG.events.oath,
+      level: 5,
+    });
     event({ id: SAG.events.deleted, article: SAG.articles.taoyuan, title: '（已删除）招兵榜文', content: '朝廷张贴招兵榜文。', chunk: SAG.chunks.t0, status: 'DELETED' });
-    event({ id: SAG.events.orphan, article: SAG.articles.taoyuan, title: '刘备看榜结识张飞', content: '刘备在涿郡看招兵榜文时长叹，被张飞喝问，二人由此结识。', chunk: SAG.chunks.t0, parent: SAG.events.deleted, level: 1 });
-    event({ id: SAG.events.fire, article: SAG.articles.chibi, title: 'Zhou Yu plans the fire attack', content: '', summary: 'Zhou Yu, commander of the Wu army, planned to destroy Cao Cao’s fleet at Red Cliffs with fire.', chunk: SAG.chunks.c0, extra: { octx: { record_id: SAG.firePreserved, original_title: 'Zhou Yu plans the fire attack on Cao Cao’s fleet at Red Cliffs' } } });
-    event({ id: SAG.events.wind, article: SAG.articles.chibi, title: 'The fire ships sail on the south-east wind', content: 'When the south-east wind rose, the fire ships sailed into Cao Cao’s chained fleet and set it ablaze.', chunk: SAG.chunks.c2, parent: SAG.events.fire, level: 1 });
-    event({ id: SAG.events.retreat, article: SAG.articles.chibi, title: 'Cao Cao retreats through Huarong', content: 'Having lost most of his army, Cao Cao retreated north through Huarong.', chunk: SAG.chunks.c2, parent: SAG.events.wind, level: 1 });
+    event({
+      id: SAG.events.orphan,
+      article: SAG.articles.taoyuan,
+      title: '刘备看榜结识张飞',
+      content: '刘备在涿郡看招兵榜文时长叹，被张飞喝问，二人由此结识。',
+      chunk: SAG.chunks.t0,
+      parent: SAG.events.deleted,
+      level: 1,
+    });
+    event({
+      id: SAG.events.fire,
+      article: SAG.articles.chibi,
+      title: 'Zhou Yu plans the fire attack',
+      content: '',
+      summary: 'Zhou Yu, commander of the Wu army, planned to destroy Cao Cao’s fleet at Red Cliffs with fire.',
+      chunk: SAG.chunks.c0,
+      extra: { octx: { record_id: SAG.firePreserved, original_title: 'Zhou Yu plans the fire attack on Cao Cao’s fleet at Red Cliffs' } },
+    });
+    event({
+      id: SAG.events.wind,
+      article: SAG.articles.chibi,
+      title: 'The fire ships sail on the south-east wind',
+      content: 'When the south-east wind rose, the fire ships sailed into Cao Cao’s chained fleet and set it ablaze.',
+      chunk: SAG.chunks.c2,
+      parent: SAG.events.fire,
+      level: 1,
+    });
+    event({
+      id: SAG.events.retreat,
+      article: SAG.articles.chibi,
+      title: 'Cao Cao retreats through Huarong',
+      content: 'Having lost most of his army, Cao Cao retreated north through Huarong.',
+      chunk: SAG.chunks.c2,
+      parent: SAG.events.wind,
+      level: 1,
+    });
     event({ id: SAG.events.other, source: SAG.otherSource, article: SAG.articles.other, title: 'Unrelated event', content: 'Something else happened.', chunk: SAG.chunks.other });
 
     const entity = (id: string, type: string, name: string, description: string, extra: unknown = {}, source: string = SAG.source) =>
@@ -157,7 +233,14 @@ export function createSagDatabase(path: string, gen: SagGeneration = 1): void {
 
     let n = 0;
     const link = (eventId: string, entityId: string, weight: number | null, description?: string) =>
-      insert('event_entity', { id: `ee000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, event_id: eventId, entity_id: entityId, weight, description: description ?? null, created_time: now });
+      insert('event_entity', {
+        id: `ee000000-0000-4000-8000-${String(++n).padStart(12, '0')}`,
+        event_id: eventId,
+        entity_id: entityId,
+        weight,
+        description: description ?? null,
+        created_time: now,
+      });
     link(SAG.events.oath, SAG.entities.liubei, 1.0, '结义长兄');
     link(SAG.events.oath, SAG.entities.guanyu, 0.9, '结义二弟');
     link(SAG.events.oath, SAG.entities.zhangfei, 0.9, '结义三弟');

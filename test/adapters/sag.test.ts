@@ -26,7 +26,6 @@ async function records(pkg: string, path: string): Promise<Record<string, any>[]
   }
 }
 
-
 describe('SAG ids', () => {
   it('reproduces SAG’s own mapping: v7 kept, v4 with its version nibble set to 7, anything else refused', () => {
     expect(sagCompatibleId('a1591305-4d99-4e27-97ee-85bd23ba8ef5')).toBe('a1591305-4d99-7e27-97ee-85bd23ba8ef5'); // SAG's golden value
@@ -70,7 +69,10 @@ describe.each([1, 2] as const)('fromSagDatabase, schema generation %i', (gen) =>
       await p.close();
     }
     const taoyuan = flip(SAG.articles.taoyuan);
-    expect(Object.keys(docs).sort()).toEqual([`knowledge/documents/document-${taoyuan.slice(-8)}.md`, `knowledge/documents/the-battle-of-red-cliffs-${flip(SAG.articles.chibi).slice(-8)}.md`]);
+    expect(Object.keys(docs).sort()).toEqual([
+      `knowledge/documents/document-${taoyuan.slice(-8)}.md`,
+      `knowledge/documents/the-battle-of-red-cliffs-${flip(SAG.articles.chibi).slice(-8)}.md`,
+    ]);
     const t = docs[`knowledge/documents/document-${taoyuan.slice(-8)}.md`]!;
     expect(t).toContain(`octx:\n  document_id: "${taoyuan}"`);
     expect(t).toContain('\n# 桃园结义\n\n东汉末年');
@@ -133,7 +135,9 @@ describe('fromSagDatabase: ids, selection and refusals', () => {
   it('duplicate chunk ranks are an error that names them', async () => {
     const db = database();
     const w = new Database(db);
-    w.prepare("INSERT INTO source_chunk (id, source_config_id, source_type, article_id, content, rank) VALUES ('e1000000-0000-4000-8000-0000000000ff', ?, 'ARTICLE', ?, '重复的段落。', 1)").run(SAG.source, SAG.articles.taoyuan);
+    w.prepare(
+      "INSERT INTO source_chunk (id, source_config_id, source_type, article_id, content, rank) VALUES ('e1000000-0000-4000-8000-0000000000ff', ?, 'ARTICLE', ?, '重复的段落。', 1)",
+    ).run(SAG.source, SAG.articles.taoyuan);
     w.close();
     const e = await rejects(fromSagDatabase(builder(), db, { sourceId: SAG.source }));
     expect(e.code).toBe('OCTX_ADAPTER_INPUT_INVALID');

@@ -47,7 +47,21 @@ describe('octx-export build (real CLI)', () => {
     writeFileSync(join(dir, 'vectors/chunks.jsonl'), ids.map((id, i) => JSON.stringify({ record_id: id, vector: [Math.cos(i), Math.sin(i), 0, 0] })).join('\n') + '\n');
     const tmp = tempDir();
     const state = join(tmp, 'state.json');
-    const first = await runCli(['build', dir, '-o', join(tmp, 'v1.octx'), '--name', 'Three Kingdoms', '--version', '2.0.0', '--created-at', '2026-07-14T09:00:00Z', '--state', state, '--json']);
+    const first = await runCli([
+      'build',
+      dir,
+      '-o',
+      join(tmp, 'v1.octx'),
+      '--name',
+      'Three Kingdoms',
+      '--version',
+      '2.0.0',
+      '--created-at',
+      '2026-07-14T09:00:00Z',
+      '--state',
+      state,
+      '--json',
+    ]);
     expect(first.code).toBe(0);
     expect(first.stderr).toBe('');
     const doc = jsonOf(first);
@@ -131,10 +145,7 @@ describe('octx-export build (real CLI)', () => {
     const tmp = tempDir();
     const existing = join(tmp, 'exists.octx');
     writeFileSync(existing, 'not a package');
-    const [bad, exists] = await Promise.all([
-      runCli(['build', dir, '-o', join(tmp, 'bad.octx'), '--name', 'TK']),
-      runCli(['build', FIXTURE, '-o', existing, '--name', 'TK']),
-    ]);
+    const [bad, exists] = await Promise.all([runCli(['build', dir, '-o', join(tmp, 'bad.octx'), '--name', 'TK']), runCli(['build', FIXTURE, '-o', existing, '--name', 'TK'])]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^error OCTX_RECORD_INVALID at data\/chunks\.jsonl:3, record 019[0-9a-f-]+, field ordinal: /);
     expect(bad.stderr).toMatch(/\nhint: fix the field named above/);

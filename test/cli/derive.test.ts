@@ -15,7 +15,10 @@ function additions(dir: string): void {
   const text = '第一回用一场结拜交代了三位主角的性格：刘备仁厚，关羽重义，张飞刚烈。';
   writeFileSync(join(dir, 'knowledge/notes/reading-notes.md'), `---\ntype: "Note"\noctx:\n  document_id: "${doc}"\n---\n\n# 读书笔记：桃园结义\n\n${text}\n`);
   writeFileSync(join(dir, 'data/chunks.jsonl'), `${JSON.stringify({ id: chunk, document_id: doc, ordinal: 0, text })}\n`);
-  writeFileSync(join(dir, 'data/events.jsonl'), `${JSON.stringify({ id: event, title: '读者总结三兄弟的性格', content: '读者认为第一回通过桃园结拜交代了刘备仁厚、关羽重义、张飞刚烈的性格。' })}\n`);
+  writeFileSync(
+    join(dir, 'data/events.jsonl'),
+    `${JSON.stringify({ id: event, title: '读者总结三兄弟的性格', content: '读者认为第一回通过桃园结拜交代了刘备仁厚、关羽重义、张飞刚烈的性格。' })}\n`,
+  );
   writeFileSync(join(dir, 'relations/chunk-events.jsonl'), `${JSON.stringify({ chunk_id: chunk, event_id: event })}\n`);
   writeFileSync(join(dir, 'relations/event-entities.jsonl'), `${JSON.stringify({ event_id: event, entity_id: LIU_BEI, weight: 1 })}\n`);
 }
@@ -34,7 +37,11 @@ describe('octx-export derive (real CLI)', () => {
     expect(r.code).toBe(0);
     const doc = jsonOf(r);
     expect(doc.assetId).not.toBe(src.assetId);
-    expect((doc.manifest as { asset: unknown }).asset).toEqual({ id: doc.assetId, name: 'Three Kingdoms, with reading notes', derived_from: { asset_id: src.assetId, version: '1.2.0', package_digest: src.packageDigest } });
+    expect((doc.manifest as { asset: unknown }).asset).toEqual({
+      id: doc.assetId,
+      name: 'Three Kingdoms, with reading notes',
+      derived_from: { asset_id: src.assetId, version: '1.2.0', package_digest: src.packageDigest },
+    });
     const report = doc.report as { documents: { concepts: number }; structure: { status: string; counts: { chunks: number; events: number } } };
     expect(report.documents.concepts).toBe(8);
     expect(report.structure).toMatchObject({ status: 'written', counts: { chunks: 28, events: 20 } });

@@ -12,7 +12,9 @@ describe('export options of the exporting commands', () => {
 
   it('refuses a level that is not an integer from 0 to 9 as a usage error naming the option', () => {
     for (const bad of ['10', '-1', '6.5', 'fast', '']) {
-      expect(() => builderOptions({ ...base, 'compression-level': bad })).toThrow(expect.objectContaining({ code: 'OCTX_USAGE_ERROR', issues: [expect.objectContaining({ field: 'compression-level' })] }));
+      expect(() => builderOptions({ ...base, 'compression-level': bad })).toThrow(
+        expect.objectContaining({ code: 'OCTX_USAGE_ERROR', issues: [expect.objectContaining({ field: 'compression-level' })] }),
+      );
     }
   });
 });

@@ -10,7 +10,20 @@ const FIX = join(ROOT, 'fixtures/ingest');
 describe('octx-export from-ingest (real CLI)', () => {
   it('accepts the example envelopes and exports documents, full-text chunks, extracted events and the triplet extension', async () => {
     const out = join(tempDir(), 'wiki.octx');
-    const r = await runCli(['from-ingest', join(FIX, 'envelopes.jsonl'), '--source-root', join(FIX, 'sources'), '--events', join(FIX, 'events.jsonl'), '--require-structure', '-o', out, '--name', 'LLM wiki', '--json']);
+    const r = await runCli([
+      'from-ingest',
+      join(FIX, 'envelopes.jsonl'),
+      '--source-root',
+      join(FIX, 'sources'),
+      '--events',
+      join(FIX, 'events.jsonl'),
+      '--require-structure',
+      '-o',
+      out,
+      '--name',
+      'LLM wiki',
+      '--json',
+    ]);
     expect(r.code).toBe(0);
     const doc = jsonOf(r);
     expect(doc.capabilities).toEqual({ 'sag-structured': { version: '0.1' } });
@@ -42,7 +55,18 @@ describe('octx-export from-ingest (real CLI)', () => {
     broken.clusters = ['c1'];
     writeFileSync(bad, `${first}\n${JSON.stringify(broken)}\n`);
     const [docsOnly, refused] = await Promise.all([
-      runCli(['from-ingest', join(FIX, 'envelopes.jsonl'), '--source-root', join(FIX, 'sources'), '--namespace', 'com.example.wiki', '-o', join(tmp, 'docs.octx'), '--name', 'LLM wiki']),
+      runCli([
+        'from-ingest',
+        join(FIX, 'envelopes.jsonl'),
+        '--source-root',
+        join(FIX, 'sources'),
+        '--namespace',
+        'com.example.wiki',
+        '-o',
+        join(tmp, 'docs.octx'),
+        '--name',
+        'LLM wiki',
+      ]),
       runCli(['from-ingest', bad, '--source-root', join(FIX, 'sources'), '-o', join(tmp, 'bad.octx'), '--name', 'LLM wiki']),
     ]);
     expect(docsOnly.code).toBe(0);

@@ -14,9 +14,21 @@ describe('octx-export from-rag (real CLI)', () => {
     const config = join(tmp, 'vector-config.json');
     writeFileSync(config, JSON.stringify({ revision: '2026-06-01', pooling: 'cls' }));
     const r = await runCli([
-      'from-rag', join(FIX, 'chunks.jsonl'), join(FIX, 'vectors.jsonl'),
-      '--documents', join(FIX, 'documents'), '--rebuild-documents', '--normalized', 'true', '--vector-config', config,
-      '-o', out, '--name', 'Company docs', '--json',
+      'from-rag',
+      join(FIX, 'chunks.jsonl'),
+      join(FIX, 'vectors.jsonl'),
+      '--documents',
+      join(FIX, 'documents'),
+      '--rebuild-documents',
+      '--normalized',
+      'true',
+      '--vector-config',
+      config,
+      '-o',
+      out,
+      '--name',
+      'Company docs',
+      '--json',
     ]);
     expect(r.code).toBe(0);
     const doc = jsonOf(r);
@@ -45,7 +57,20 @@ describe('octx-export from-rag (real CLI)', () => {
     const [retrieval, normalized, stale] = await Promise.all([
       runCli(['from-rag', join(FIX, 'chunks.jsonl'), join(FIX, 'retrieval-result.json'), '--rebuild-documents', '-o', join(tmp, 'a.octx'), '--name', 'X']),
       runCli(['from-rag', join(FIX, 'chunks.jsonl'), join(FIX, 'vectors.jsonl'), '--rebuild-documents', '-o', join(tmp, 'b.octx'), '--name', 'X']),
-      runCli(['from-rag', join(FIX, 'chunks.jsonl'), join(FIX, 'vectors-stale.jsonl'), '--documents', join(FIX, 'documents'), '--rebuild-documents', '--normalized', 'false', '-o', join(tmp, 'c.octx'), '--name', 'X']),
+      runCli([
+        'from-rag',
+        join(FIX, 'chunks.jsonl'),
+        join(FIX, 'vectors-stale.jsonl'),
+        '--documents',
+        join(FIX, 'documents'),
+        '--rebuild-documents',
+        '--normalized',
+        'false',
+        '-o',
+        join(tmp, 'c.octx'),
+        '--name',
+        'X',
+      ]),
     ]);
     expect(retrieval.code).toBe(1);
     expect(retrieval.stderr).toContain(`error OCTX_ADAPTER_INPUT_INVALID at ${join(FIX, 'retrieval-result.json')}:1, field retrieval_id: this is a seed 002 Retrieval Result`);

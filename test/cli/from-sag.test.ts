@@ -48,14 +48,18 @@ describe('octx-export from-sag (real CLI)', () => {
     const db = join(tmp, 'dup.db');
     createSagDatabase(db, 1);
     const w = new Database(db);
-    w.prepare("INSERT INTO source_chunk (id, source_config_id, source_type, article_id, content, rank) VALUES ('e1000000-0000-4000-8000-0000000000ff', ?, 'ARTICLE', ?, '重复的段落。', 0)").run(SAG.source, SAG.articles.chibi);
+    w.prepare(
+      "INSERT INTO source_chunk (id, source_config_id, source_type, article_id, content, rank) VALUES ('e1000000-0000-4000-8000-0000000000ff', ?, 'ARTICLE', ?, '重复的段落。', 0)",
+    ).run(SAG.source, SAG.articles.chibi);
     w.close();
     const [dup, unknown] = await Promise.all([
       runCli(['from-sag', db, '--source', SAG.source, '-o', join(tmp, 'x.octx'), '--name', 'X']),
       runCli(['from-sag', db, '--source', 'src_nope', '-o', join(tmp, 'y.octx'), '--name', 'X']),
     ]);
     expect(dup.code).toBe(1);
-    expect(dup.stderr).toContain(`error OCTX_ADAPTER_INPUT_INVALID at ${db}, field source_chunk.rank: duplicate chunk ranks (OCTX ordinals are unique per document): article ${SAG.articles.chibi} rank 0: chunks ${SAG.chunks.c0} and e1000000-0000-4000-8000-0000000000ff`);
+    expect(dup.stderr).toContain(
+      `error OCTX_ADAPTER_INPUT_INVALID at ${db}, field source_chunk.rank: duplicate chunk ranks (OCTX ordinals are unique per document): article ${SAG.articles.chibi} rank 0: chunks ${SAG.chunks.c0} and e1000000-0000-4000-8000-0000000000ff`,
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`source src_nope has no (non-deleted) article in this database; sources with articles: ${SAG.otherSource}, ${SAG.source}`);
   });

@@ -61,7 +61,14 @@ describe('error reporting', () => {
     const err: string[] = [];
     const io = { stdout: { write: (s: string) => (out.push(s), true) }, stderr: { write: (s: string) => (err.push(s), true) } } as never;
     const e = OctxError.aggregate('OCTX_STRUCTURE_INVALID', 'bad', [
-      issue({ code: 'OCTX_REFERENCE_UNKNOWN', path: 'data/chunks.jsonl', line: 3, recordId: '019c2222-2222-7222-8222-222222222222', field: 'document_id', message: 'unknown document\nsecond line' }),
+      issue({
+        code: 'OCTX_REFERENCE_UNKNOWN',
+        path: 'data/chunks.jsonl',
+        line: 3,
+        recordId: '019c2222-2222-7222-8222-222222222222',
+        field: 'document_id',
+        message: 'unknown document\nsecond line',
+      }),
       issue({ code: 'OCTX_CHUNK_ORDINAL_DUPLICATE', message: 'ordinal 0 twice' }),
     ]);
     expect(reportError(e, io, { json: false, debug: false })).toBe(1);

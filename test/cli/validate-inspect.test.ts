@@ -63,7 +63,16 @@ describe('octx-export inspect (real CLI)', () => {
       kind: 'zip',
       release: { version: '1.2.0', createdAt: '2026-07-14T09:00:00Z' },
       capabilities: { 'sag-structured': '0.1', vectors: '0.1' },
-      counts: { documents: 7, reservedDocuments: 2, chunks: 27, events: 19, entities: 22, chunkEvents: 44, eventEntities: 72, vectors: { chunks: 27, events: null, entities: null } },
+      counts: {
+        documents: 7,
+        reservedDocuments: 2,
+        chunks: 27,
+        events: 19,
+        entities: 22,
+        chunkEvents: 44,
+        eventEntities: 72,
+        vectors: { chunks: 27, events: null, entities: null },
+      },
       vectorConfig: { model: 'octx-export/hashing-text-embedder', dimensions: 32, normalized: true },
     });
     expect((doc.release as { packageDigest: string }).packageDigest).toMatch(/^sha256:[0-9a-f]{64}$/);

@@ -133,9 +133,12 @@ describe('document paths', () => {
     expect(prep('e\u0301.md', '# T\n').path).toBe('knowledge/\u00e9.md');
   });
 
-  it.each([['../x.md'], ['/abs.md'], ['a//b.md'], ['./a.md'], ['a/./b.md'], ['a\\b.md'], ['a\0.md'], ['C:/x.md'], [''], ['a.MD'], ['a.txt'], ['.md'], ['a/.md']])('refuses %j', (p) => {
-    expect(codeOf(() => prep(p, '# T\n'))).toBe('OCTX_PATH_INVALID');
-  });
+  it.each([['../x.md'], ['/abs.md'], ['a//b.md'], ['./a.md'], ['a/./b.md'], ['a\\b.md'], ['a\0.md'], ['C:/x.md'], [''], ['a.MD'], ['a.txt'], ['.md'], ['a/.md']])(
+    'refuses %j',
+    (p) => {
+      expect(codeOf(() => prep(p, '# T\n'))).toBe('OCTX_PATH_INVALID');
+    },
+  );
 
   it('refuses a path that cannot be a ZIP entry name (over 65,535 UTF-8 bytes with knowledge/) when it is added', () => {
     const fits = `${'a'.repeat(0xffff - 'knowledge/'.length - 3)}.md`;

@@ -185,7 +185,7 @@ describe('export: atomic output', () => {
 });
 
 describe('export: resource limits', () => {
-  it('refuses a package over the consumers\' limits before writing, and keeps the builder usable', async () => {
+  it("refuses a package over the consumers' limits before writing, and keeps the builder usable", async () => {
     const dir = tempDir();
     const b = handbook();
     const e = await expectCode(b.export({ output: join(dir, 'l.octx'), limits: { maxEntries: 3 } }), 'OCTX_RESOURCE_LIMIT');
@@ -241,7 +241,7 @@ describe('options at the API boundary', () => {
 });
 
 describe('export: verification modes', () => {
-  it("integrity mode (the default) writes the same bytes as full mode and still re-reads and re-hashes every entry", async () => {
+  it('integrity mode (the default) writes the same bytes as full mode and still re-reads and re-hashes every entry', async () => {
     const dir = tempDir();
     await handbook().export({ output: join(dir, 'full.octx'), verify: 'full' });
     const r = await handbook().export({ output: join(dir, 'fast.octx'), verify: 'integrity' });

@@ -140,7 +140,11 @@ describe('the bytes written for every fixture workflow are unchanged', () => {
       }
     };
     const dir = tempDir();
-    const builder = new PackageBuilder({ asset: { id: '019f2000-0000-7000-8000-000000000300', name: 'Company documents' }, release: RELEASE, state: await stateWithFixedIds(dir, load) });
+    const builder = new PackageBuilder({
+      asset: { id: '019f2000-0000-7000-8000-000000000300', name: 'Company documents' },
+      release: RELEASE,
+      state: await stateWithFixedIds(dir, load),
+    });
     await load(builder);
     const result = await builder.export({ output: join(dir, 'rag.octx'), structure: 'require' });
     expect(result.report.capabilities).toEqual(['sag-structured', 'vectors']);

@@ -19,7 +19,10 @@ const GOLDEN_DOC = '---\ntype: Reference\ntitle: Guide\noctx:\n  document_id: 01
 const ASSET_ID = '019c0000-0000-7000-8000-000000000001';
 
 function goldenBuilder(): PackageBuilder {
-  return new PackageBuilder({ asset: { id: ASSET_ID, name: 'Guide' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } }).addDocument({ path: 'guide.md', markdown: GOLDEN_DOC });
+  return new PackageBuilder({ asset: { id: ASSET_ID, name: 'Guide' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } }).addDocument({
+    path: 'guide.md',
+    markdown: GOLDEN_DOC,
+  });
 }
 
 describe('golden digests (spec §17)', () => {
@@ -90,7 +93,12 @@ describe('the builder reproduces the golden packages', () => {
       .addEvent({ id: '019c4444-4444-7444-8444-444444444444', title: 'Created', content: 'OCTX was created.' })
       .addEntity({ id: '019c5555-5555-7555-8555-555555555555', name: 'OCTX', type: 'format' })
       .linkChunkEvent({ chunk_id: '019c2222-2222-7222-8222-222222222222', event_id: '019c4444-4444-7444-8444-444444444444' })
-      .linkEventEntity({ event_id: '019c4444-4444-7444-8444-444444444444', entity_id: '019c5555-5555-7555-8555-555555555555', weight: 1.0, description: 'The subject of the event' })
+      .linkEventEntity({
+        event_id: '019c4444-4444-7444-8444-444444444444',
+        entity_id: '019c5555-5555-7555-8555-555555555555',
+        weight: 1.0,
+        description: 'The subject of the event',
+      })
       .export({ output: out });
     expect(result.packageDigest).toBe('sha256:0ec131b2ee7a1c15625f9f98a1dc15643ef8368bb08699fcbf4ae920a3365930');
     expect(result.report.structure.status).toBe('written');

@@ -61,7 +61,15 @@ describe('SemVer 2.0.0', () => {
 describe('OCTX UTC time profile', () => {
   it('accepts Z times with optional fractions and refuses offsets, lower case and impossible dates', () => {
     for (const ok of ['2026-07-12T10:00:00Z', '2026-07-12T10:00:00.123456Z', '2024-02-29T23:59:59Z']) expect(isOctxTime(ok)).toBe(true);
-    for (const bad of ['2026-07-12T10:00:00+00:00', '2026-07-12t10:00:00z', '2026-02-30T00:00:00Z', '2025-02-29T00:00:00Z', '2026-07-12T24:00:00Z', '2026-07-12T10:00:60Z', '2026-07-12 10:00:00Z'])
+    for (const bad of [
+      '2026-07-12T10:00:00+00:00',
+      '2026-07-12t10:00:00z',
+      '2026-02-30T00:00:00Z',
+      '2025-02-29T00:00:00Z',
+      '2026-07-12T24:00:00Z',
+      '2026-07-12T10:00:60Z',
+      '2026-07-12 10:00:00Z',
+    ])
       expect(isOctxTime(bad)).toBe(false);
   });
 

@@ -14,7 +14,10 @@ afterEach(() => {
 
 // Sizes out of path order, so the largest-first reading order differs from the manifest order.
 const SIZES = [40_000, 3_000_000, 10, 700_000, 0, 2_500_000, 5_000, 1_200_000, 90, 64 * 1024];
-const FILES: FileMap = Object.fromEntries([['knowledge/guide.md', GUIDE_MD], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1)] as const)]);
+const FILES: FileMap = Object.fromEntries([
+  ['knowledge/guide.md', GUIDE_MD],
+  ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1)] as const),
+]);
 const LISTED = Object.keys(FILES).sort();
 
 async function packageFile(files: FileMap = FILES, store = false): Promise<{ path: string; digest: string }> {

@@ -62,9 +62,18 @@ export function inspectZip(pathOrBytes: string | Buffer): RawZipEntry[] {
       const len = buf.readUInt16LE(e + 2);
       if (id === 1) {
         let q = e + 4;
-        if (size === 0xffffffff) { size = Number(buf.readBigUInt64LE(q)); q += 8; }
-        if (compressedSize === 0xffffffff) { compressedSize = Number(buf.readBigUInt64LE(q)); q += 8; }
-        if (localHeaderOffset === 0xffffffff) { localHeaderOffset = Number(buf.readBigUInt64LE(q)); q += 8; }
+        if (size === 0xffffffff) {
+          size = Number(buf.readBigUInt64LE(q));
+          q += 8;
+        }
+        if (compressedSize === 0xffffffff) {
+          compressedSize = Number(buf.readBigUInt64LE(q));
+          q += 8;
+        }
+        if (localHeaderOffset === 0xffffffff) {
+          localHeaderOffset = Number(buf.readBigUInt64LE(q));
+          q += 8;
+        }
       }
       e += 4 + len;
     }

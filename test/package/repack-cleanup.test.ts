@@ -35,7 +35,10 @@ describe('repackPackage cleanup', () => {
 
   it('refuses a compression level outside 0–9 before doing anything', async () => {
     const dir = tempDir();
-    await expect(repackPackage(join(dir, 'missing.octx'), join(dir, 'out.octx'), { compressionLevel: 10 })).rejects.toMatchObject({ code: 'OCTX_OPTIONS_INVALID', issues: [expect.objectContaining({ field: 'compressionLevel' })] });
+    await expect(repackPackage(join(dir, 'missing.octx'), join(dir, 'out.octx'), { compressionLevel: 10 })).rejects.toMatchObject({
+      code: 'OCTX_OPTIONS_INVALID',
+      issues: [expect.objectContaining({ field: 'compressionLevel' })],
+    });
     expect(readdirSync(dir)).toEqual([]);
   });
 });

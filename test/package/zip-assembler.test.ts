@@ -20,7 +20,9 @@ function deflated(name: string, content: string | Buffer): ZipEntryData {
 
 /** Reads every entry with yauzl (an independent reader), checking its CRC-32 against the data. */
 async function readWithYauzl(path: string): Promise<Map<string, Buffer>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) => yauzl.open(path, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z))));
+  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
+    yauzl.open(path, { lazyEntries: true, strictFileNames: true, validateEntrySizes: true }, (e, z) => (e ? reject(e) : resolve(z))),
+  );
   const out = new Map<string, Buffer>();
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
@@ -31,7 +33,7 @@ async function readWithYauzl(path: string): Promise<Map<string, Buffer>> {
         stream.on('error', reject);
         stream.on('end', () => {
           const data = Buffer.concat(parts);
-          if ((crc32(data) >>> 0) !== entry.crc32) reject(new Error(`CRC mismatch in ${entry.fileName}`));
+          if (crc32(data) >>> 0 !== entry.crc32) reject(new Error(`CRC mismatch in ${entry.fileName}`));
           out.set(entry.fileName, data);
           zip.readEntry();
         });
@@ -79,7 +81,19 @@ describe('assembleZip', () => {
     writeFileSync(file, content);
     const data = Buffer.concat([content.subarray(3, 8), content.subarray(10, 20)]);
     const out = join(dir, 'b.zip');
-    await assembleZip(out, [{ name: 'x', method: 'store', crc32: crc32(data), size: data.length, compressedSize: data.length, segments: [{ file, offset: 3, length: 5 }, { file, offset: 10, length: 10 }] }]);
+    await assembleZip(out, [
+      {
+        name: 'x',
+        method: 'store',
+        crc32: crc32(data),
+        size: data.length,
+        compressedSize: data.length,
+        segments: [
+          { file, offset: 3, length: 5 },
+          { file, offset: 10, length: 10 },
+        ],
+      },
+    ]);
     expect(inspectZip(out)[0]!.data.equals(data)).toBe(true);
   });
 
@@ -136,15 +150,22 @@ describe('assembleZip', () => {
     const dir = tempDir();
     const file = join(dir, 'short');
     writeFileSync(file, 'abc');
-    await expect(assembleZip(join(dir, 'x.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 10, compressedSize: 10, segments: [{ file, offset: 0, length: 10 }] }])).rejects.toMatchObject({
+    await expect(
+      assembleZip(join(dir, 'x.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 10, compressedSize: 10, segments: [{ file, offset: 0, length: 10 }] }]),
+    ).rejects.toMatchObject({
       code: 'OCTX_IO_ERROR',
       message: expect.stringMatching(/a changed while it was archived/),
     });
-    await expect(assembleZip(join(dir, 'y.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 1, compressedSize: 1, segments: [{ file: join(dir, 'missing'), offset: 0, length: 1 }] }])).rejects.toMatchObject({
+    await expect(
+      assembleZip(join(dir, 'y.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 1, compressedSize: 1, segments: [{ file: join(dir, 'missing'), offset: 0, length: 1 }] }]),
+    ).rejects.toMatchObject({
       code: 'OCTX_IO_ERROR',
       cause: { code: 'ENOENT' },
     });
-    await expect(assembleZip(join(dir, 'z.zip'), [{ ...stored('a', 'abc'), compressedSize: 4 }])).rejects.toMatchObject({ code: 'OCTX_IO_ERROR', message: expect.stringMatching(/declared compressed size of 4/) });
+    await expect(assembleZip(join(dir, 'z.zip'), [{ ...stored('a', 'abc'), compressedSize: 4 }])).rejects.toMatchObject({
+      code: 'OCTX_IO_ERROR',
+      message: expect.stringMatching(/declared compressed size of 4/),
+    });
   });
 
   it("passes the caller's onEntry exception through unchanged", async () => {

@@ -11,7 +11,10 @@ import { GUIDE_MD, entriesOf, writeDir, writeZip } from './helpers.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
 
 const SIZES = [0, 1, 700, 64 * 1024, 1024 * 1024 - 1, 1024 * 1024 + 1, 3 * 1024 * 1024, 2 * 1024 * 1024 + 17, 5000, 12, 300_000, 2_500_000];
-const FILES: Record<string, Buffer> = Object.fromEntries([['knowledge/guide.md', Buffer.from(GUIDE_MD)], ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1, { textLike: true })] as const)]);
+const FILES: Record<string, Buffer> = Object.fromEntries([
+  ['knowledge/guide.md', Buffer.from(GUIDE_MD)],
+  ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1, { textLike: true })] as const),
+]);
 
 const fdDir = '/proc/self/fd';
 const openFds = (): number => readdirSync(fdDir).length;

@@ -26,7 +26,8 @@ function wholeTextReading(path: string, bytes: Buffer): { text: string; issues: 
 }
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
-const b = (...parts: (string | Buffer | number[])[]): Buffer => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.isBuffer(p) ? p : Buffer.from(p))));
+const b = (...parts: (string | Buffer | number[])[]): Buffer =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'utf8') : Buffer.isBuffer(p) ? p : Buffer.from(p))));
 const fm = `type: Reference\ntitle: "标题"\noctx:\n  document_id: ${ID}\n`;
 
 const CONCEPTS: [string, Buffer][] = [

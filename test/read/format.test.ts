@@ -23,11 +23,7 @@ const FORMAT_INVALID: [string, PackageSpec, OctxCode[]][] = [
   ['empty asset name', { files: docs(), edit: (m) => (m.asset.name = '') }, ['OCTX_SCHEMA_VALIDATION']],
   ['missing asset', { files: docs(), edit: (m) => delete m.asset }, ['OCTX_SCHEMA_VALIDATION']],
   ['asset id equal to a document id', { files: docs(), edit: (m) => (m.asset.id = DOC_ID) }, ['OCTX_ID_DUPLICATE']],
-  [
-    'derived_from without package_digest',
-    { files: docs(), edit: (m) => (m.asset.derived_from = { asset_id: tid(), version: '1.0.0' }) },
-    ['OCTX_SCHEMA_VALIDATION'],
-  ],
+  ['derived_from without package_digest', { files: docs(), edit: (m) => (m.asset.derived_from = { asset_id: tid(), version: '1.0.0' }) }, ['OCTX_SCHEMA_VALIDATION']],
   [
     'derived_from naming itself',
     { files: docs(), edit: (m) => (m.asset.derived_from = { asset_id: ASSET_ID, version: '1.0.0', package_digest: `sha256:${'a'.repeat(64)}` }) },
@@ -35,7 +31,11 @@ const FORMAT_INVALID: [string, PackageSpec, OctxCode[]][] = [
   ],
   ['version v1.0.0', { files: docs(), edit: (m) => (m.release.version = 'v1.0.0') }, ['OCTX_SCHEMA_VALIDATION']],
   ['created_at with +00:00', { files: docs(), edit: (m) => (m.release.created_at = '2026-07-12T10:00:00+00:00') }, ['OCTX_RELEASE_CREATED_AT_INVALID', 'OCTX_SCHEMA_VALIDATION']],
-  ['created_at with lower-case t and z', { files: docs(), edit: (m) => (m.release.created_at = '2026-07-12t10:00:00z') }, ['OCTX_RELEASE_CREATED_AT_INVALID', 'OCTX_SCHEMA_VALIDATION']],
+  [
+    'created_at with lower-case t and z',
+    { files: docs(), edit: (m) => (m.release.created_at = '2026-07-12t10:00:00z') },
+    ['OCTX_RELEASE_CREATED_AT_INVALID', 'OCTX_SCHEMA_VALIDATION'],
+  ],
   ['created_at on February 30', { files: docs(), edit: (m) => (m.release.created_at = '2026-02-30T10:00:00Z') }, ['OCTX_RELEASE_CREATED_AT_INVALID']],
   ['missing created_at', { files: docs(), edit: (m) => delete m.release.created_at }, ['OCTX_SCHEMA_VALIDATION']],
   ['package_digest without prefix', { files: docs(), tamper: (m) => (m.release.package_digest = 'a'.repeat(64)) }, ['OCTX_SCHEMA_VALIDATION']],
@@ -71,7 +71,11 @@ const FORMAT_INVALID: [string, PackageSpec, OctxCode[]][] = [
   ['type: 1.0', { files: docs({ 'knowledge/t.md': `---\ntype: 1.0\noctx:\n  document_id: ${tid()}\n---\n# T\n` }) }, ['OCTX_DOCUMENT_TYPE_REQUIRED']],
   ['a concept without octx.document_id', { files: docs({ 'knowledge/n.md': '---\ntype: Reference\n---\n# N\n' }) }, ['OCTX_DOCUMENT_ID_INVALID']],
   ['two documents with one id', { files: docs({ 'knowledge/copy.md': conceptMd(DOC_ID, 'Copy') }) }, ['OCTX_ID_DUPLICATE']],
-  ['nested index.md with frontmatter', { files: docs({ 'knowledge/sub/index.md': '---\nokf_version: "0.1"\n---\n# Sub\n\n* [Guide](../guide.md) - g\n' }) }, ['OCTX_OKF_RESERVED_INVALID']],
+  [
+    'nested index.md with frontmatter',
+    { files: docs({ 'knowledge/sub/index.md': '---\nokf_version: "0.1"\n---\n# Sub\n\n* [Guide](../guide.md) - g\n' }) },
+    ['OCTX_OKF_RESERVED_INVALID'],
+  ],
   ['root index.md with another key', { files: docs({ 'knowledge/index.md': '---\ntitle: x\n---\n# Index\n\n* [Guide](guide.md) - g\n' }) }, ['OCTX_OKF_RESERVED_INVALID']],
   ['index.md without a link list', { files: docs({ 'knowledge/index.md': '# Index\n\nJust text.\n' }) }, ['OCTX_OKF_RESERVED_INVALID']],
   ['log.md oldest first', { files: docs({ 'knowledge/log.md': '# Log\n\n## 2026-01-01\n\n* **Update** a\n\n## 2026-02-01\n\n* **Update** b\n' }) }, ['OCTX_OKF_RESERVED_INVALID']],
@@ -85,14 +89,20 @@ const ACCEPTED: [string, PackageSpec][] = [
   ['a valid derived_from', { files: docs(), edit: (m) => (m.asset.derived_from = { asset_id: tid(), version: '2.1.0', package_digest: `sha256:${'a'.repeat(64)}` }) }],
   ['unknown manifest fields and profiles', { files: docs(), edit: (m) => Object.assign(m, { 'x-producer': { a: [1, 2.5, null] }, profiles: {} }) }],
   ['a valid extension file', { files: docs({ 'extensions/com.example.pipeline/1.0/data.jsonl': '{"a":1}\n' }) }],
-  ['root index.md with okf_version and * links, log.md newest first', {
-    files: docs({
-      'knowledge/index.md': '---\nokf_version: "0.1"\n---\n# Index\n\n* [Guide](guide.md) - the guide\n',
-      'knowledge/log.md': '# Log\n\n## 2026-02-01\n\n* **Update** b\n\n## 2026-01-01\n\n* a\n',
-      'knowledge/sub/index.md': '# Sub\n\n- [Guide](/guide.md) - g\n',
-    }),
-  }],
-  ['Markdown with BOM and CRLF, quoted YAML scalars', { files: docs({ 'knowledge/crlf.md': `\ufeff---\r\ntype: "Reference"\r\ntitle: 'CRLF'\r\noctx:\r\n  document_id: "${tid()}"\r\n---\r\n# CRLF\r\n` }) }],
+  [
+    'root index.md with okf_version and * links, log.md newest first',
+    {
+      files: docs({
+        'knowledge/index.md': '---\nokf_version: "0.1"\n---\n# Index\n\n* [Guide](guide.md) - the guide\n',
+        'knowledge/log.md': '# Log\n\n## 2026-02-01\n\n* **Update** b\n\n## 2026-01-01\n\n* a\n',
+        'knowledge/sub/index.md': '# Sub\n\n- [Guide](/guide.md) - g\n',
+      }),
+    },
+  ],
+  [
+    'Markdown with BOM and CRLF, quoted YAML scalars',
+    { files: docs({ 'knowledge/crlf.md': `\ufeff---\r\ntype: "Reference"\r\ntitle: 'CRLF'\r\noctx:\r\n  document_id: "${tid()}"\r\n---\r\n# CRLF\r\n` }) },
+  ],
   ['nested concepts at any depth', { files: docs({ 'knowledge/a/b/c/deep.md': conceptMd(tid(), 'Deep') }) }],
 ];
 
@@ -179,7 +189,10 @@ describe('manifest.json strictness (open errors)', () => {
   it('refuses more listed files than maxEntries allows', async () => {
     const m = base();
     m.files.push({ path: 'knowledge/a.md', sha256: 'a'.repeat(64) }, { path: 'knowledge/b.md', sha256: 'a'.repeat(64) });
-    const bytes = rawZip([{ name: 'manifest.json', data: JSON.stringify(m) }, { name: 'knowledge/guide.md', data: GUIDE_MD }]);
+    const bytes = rawZip([
+      { name: 'manifest.json', data: JSON.stringify(m) },
+      { name: 'knowledge/guide.md', data: GUIDE_MD },
+    ]);
     one(await validatePackage(await writeBytes(bytes), { limits: { maxEntries: 3 } }), 'OCTX_RESOURCE_LIMIT');
   });
 });

@@ -57,7 +57,13 @@ describe('golden packages', () => {
     const pkg = await openPackage(B);
     try {
       expect(pkg.kind).toBe('directory');
-      expect(pkg.info).toMatchObject({ format: 'octx', formatVersion: '0.1', assetId: '019c0000-0000-7000-8000-000000000001', version: '1.0.0', capabilities: { 'sag-structured': '0.1' } });
+      expect(pkg.info).toMatchObject({
+        format: 'octx',
+        formatVersion: '0.1',
+        assetId: '019c0000-0000-7000-8000-000000000001',
+        version: '1.0.0',
+        capabilities: { 'sag-structured': '0.1' },
+      });
       expect(pkg.listedFiles()).toHaveLength(6);
       const docs = [];
       for await (const d of pkg.documents()) docs.push(d);
@@ -66,7 +72,9 @@ describe('golden packages', () => {
       expect(docs[0]!.frontmatter).toMatchObject({ type: 'Reference', title: 'Guide' });
       const chunks = [];
       for await (const c of pkg.chunks()) chunks.push(c);
-      expect(chunks).toEqual([{ line: 1, record: { id: '019c2222-2222-7222-8222-222222222222', document_id: '019c1234-5678-7abc-8def-0123456789ab', ordinal: 0, text: 'Portable context.' } }]);
+      expect(chunks).toEqual([
+        { line: 1, record: { id: '019c2222-2222-7222-8222-222222222222', document_id: '019c1234-5678-7abc-8def-0123456789ab', ordinal: 0, text: 'Portable context.' } },
+      ]);
       const rels = [];
       for await (const r of pkg.eventEntities()) rels.push(r.record);
       expect(rels[0]).toMatchObject({ weight: 1, description: 'The subject of the event' });

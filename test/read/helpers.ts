@@ -163,7 +163,7 @@ export async function writeZip(files: ZipInput, options: { store?: boolean; path
           name: e.name,
           date: new Date('1980-01-01T00:00:00Z'),
           mode: 'type' in e && e.type === 'directory' ? 0o755 : 0o644,
-          store: 'store' in e && e.store !== undefined ? e.store : options.store ?? false,
+          store: 'store' in e && e.store !== undefined ? e.store : (options.store ?? false),
           ...('type' in e && e.type ? { type: e.type } : {}),
           ...('linkname' in e && e.linkname ? { linkname: e.linkname } : {}),
         },
@@ -253,7 +253,7 @@ export function rawZip(entries: readonly RawEntry[], options: RawZipOptions = {}
     ch.writeUInt16LE(0, 32);
     ch.writeUInt16LE(0, 34);
     ch.writeUInt16LE(0, 36);
-    ch.writeUInt32LE((e.externalAttributes ?? (0o100644 << 16)) >>> 0, 38);
+    ch.writeUInt32LE((e.externalAttributes ?? 0o100644 << 16) >>> 0, 38);
     ch.writeUInt32LE(e.offset ?? offset, 42);
     centrals.push(Buffer.concat([ch, name, extra]));
     locals.push(local);
@@ -403,7 +403,7 @@ function makeBatch(schema: Schema, rows: readonly ArrowRow[], o: ArrowOptions): 
   const floatType = o.float64 ? new Float64() : new Float32();
   const flat = o.float64 ? new Float64Array(n * o.dim) : new Float32Array(n * o.dim);
   rows.forEach((r, i) => (r.vector ?? []).forEach((v, k) => (flat[i * o.dim + k] = v)));
-  const vecType = (schema.fields[1]!.type as FixedSizeList);
+  const vecType = schema.fields[1]!.type as FixedSizeList;
   const child = makeData({ type: floatType as Float32, length: n * o.dim, nullCount: 0, data: flat as Float32Array });
   const vecNulls = rows.filter((r) => r.vector === null).length;
   const vec = makeData({
@@ -480,9 +480,27 @@ export function vectorPackage(
   const files: FileMap = structureFiles(s);
   files['vectors/config.json'] = options.config ?? vectorConfig({ model: 'example/embedding-model', dimensions: dim, normalized: false });
   const defaults = {
-    chunks: arrowFile(rowsFor(s.chunks.map((c) => c.id), dim), { dim }),
-    events: arrowFile(rowsFor(s.events.map((c) => c.id), dim), { dim }),
-    entities: arrowFile(rowsFor(s.entities.map((c) => c.id), dim), { dim }),
+    chunks: arrowFile(
+      rowsFor(
+        s.chunks.map((c) => c.id),
+        dim,
+      ),
+      { dim },
+    ),
+    events: arrowFile(
+      rowsFor(
+        s.events.map((c) => c.id),
+        dim,
+      ),
+      { dim },
+    ),
+    entities: arrowFile(
+      rowsFor(
+        s.entities.map((c) => c.id),
+        dim,
+      ),
+      { dim },
+    ),
   };
   for (const t of ['chunks', 'events', 'entities'] as const) {
     const given = options.arrow?.[t];

@@ -28,7 +28,16 @@ describe('ArchiveLimits', () => {
   });
 
   it('refuses non-positive, fractional, non-finite and unknown limits with OCTX_OPTIONS_INVALID', () => {
-    for (const bad of [{ maxEntries: 0 }, { maxEntries: -1 }, { maxEntries: 1.5 }, { maxFileSize: Infinity }, { maxCompressionRatio: 0 }, { maxCompressionRatio: NaN }, { maxIssues: '10' }, { maxEntry: 5 }]) {
+    for (const bad of [
+      { maxEntries: 0 },
+      { maxEntries: -1 },
+      { maxEntries: 1.5 },
+      { maxFileSize: Infinity },
+      { maxCompressionRatio: 0 },
+      { maxCompressionRatio: NaN },
+      { maxIssues: '10' },
+      { maxEntry: 5 },
+    ]) {
       expect(() => resolveLimits(bad as never), JSON.stringify(bad)).toThrow(expect.objectContaining({ code: 'OCTX_OPTIONS_INVALID' }));
     }
   });

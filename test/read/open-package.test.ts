@@ -9,7 +9,10 @@ afterEach(() => {
 
 describe('openPackage', () => {
   it('exposes the manifest, its bytes and a typed view', async () => {
-    const entries = entriesOf({ files: { 'knowledge/guide.md': GUIDE_MD }, edit: (m) => (m.asset.derived_from = { asset_id: tid(), version: '1.0.0', package_digest: `sha256:${'a'.repeat(64)}` }) });
+    const entries = entriesOf({
+      files: { 'knowledge/guide.md': GUIDE_MD },
+      edit: (m) => (m.asset.derived_from = { asset_id: tid(), version: '1.0.0', package_digest: `sha256:${'a'.repeat(64)}` }),
+    });
     const pkg = await openPackage(await writeZip(entries));
     try {
       expect(pkg.manifestBytes.toString()).toBe(entries['manifest.json']);
@@ -29,7 +32,10 @@ describe('openPackage', () => {
     entries['knowledge/guide.md'] = GUIDE_MD.replace('Portable', 'Portably');
     const pkg = await openPackage(await writeDir(entries));
     try {
-      await expect(pkg.readFile('knowledge/guide.md')).rejects.toMatchObject({ code: 'OCTX_FILE_DIGEST_MISMATCH', issues: [expect.objectContaining({ path: 'knowledge/guide.md' })] });
+      await expect(pkg.readFile('knowledge/guide.md')).rejects.toMatchObject({
+        code: 'OCTX_FILE_DIGEST_MISMATCH',
+        issues: [expect.objectContaining({ path: 'knowledge/guide.md' })],
+      });
       await expect(pkg.readFile('knowledge/none.md')).rejects.toMatchObject({ code: 'OCTX_FILE_MISSING' });
       const chunks: Buffer[] = [];
       await expect(
@@ -112,7 +118,17 @@ describe('openPackage', () => {
 
   it('streams vector rows batch by batch', async () => {
     const s = genStructure({ docs: 1, chunksPerDoc: 40 });
-    const spec = vectorPackage(s, { arrow: { chunks: arrowFile(rowsFor(s.chunks.map((c) => c.id), 4), { dim: 4, batchSize: 8 }) } });
+    const spec = vectorPackage(s, {
+      arrow: {
+        chunks: arrowFile(
+          rowsFor(
+            s.chunks.map((c) => c.id),
+            4,
+          ),
+          { dim: 4, batchSize: 8 },
+        ),
+      },
+    });
     const pkg = await openPackage(await writeDir(entriesOf(spec)));
     const it = pkg.vectors('chunks');
     const first = await it.next();

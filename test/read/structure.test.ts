@@ -57,7 +57,10 @@ describe('sag-structured/0.1', () => {
   });
 
   it('requires all five files to be listed (OCTX_CAPABILITY_FILE_REQUIRED)', async () => {
-    const r = await edited(() => undefined, (files) => delete files['relations/event-entities.jsonl']);
+    const r = await edited(
+      () => undefined,
+      (files) => delete files['relations/event-entities.jsonl'],
+    );
     invalidWith(r, ['OCTX_CAPABILITY_FILE_REQUIRED']);
     expect(r.capabilities['sag-structured']!.issues[0]!.path).toBe('relations/event-entities.jsonl');
   });
@@ -73,7 +76,10 @@ describe('sag-structured/0.1', () => {
   });
 
   it('is not checked when the format layer is invalid (OCTX_CAPABILITY_DEPENDENCY_INVALID)', async () => {
-    const r = await edited(() => undefined, (files) => (files['README.md'] = 'x'));
+    const r = await edited(
+      () => undefined,
+      (files) => (files['README.md'] = 'x'),
+    );
     expect(r.format.issues.map((i) => i.code)).toEqual(['OCTX_PAYLOAD_PATH_UNSUPPORTED']);
     expect(sagCodes(r)).toEqual(['OCTX_CAPABILITY_DEPENDENCY_INVALID']);
     expect(r.capabilities['sag-structured']!.valid).toBe(false);
@@ -93,7 +99,10 @@ describe('sag-structured/0.1', () => {
     ];
     for (const [name, edit, code] of lineCases) {
       it(`reports ${name} in data/chunks.jsonl as ${code}`, async () => {
-        const r = await edited(() => undefined, (files) => (files['data/chunks.jsonl'] = edit(String(files['data/chunks.jsonl']))));
+        const r = await edited(
+          () => undefined,
+          (files) => (files['data/chunks.jsonl'] = edit(String(files['data/chunks.jsonl']))),
+        );
         expect(sagCodes(r)).toContain(code);
         const first = r.capabilities['sag-structured']!.issues.find((i) => i.code === code)!;
         expect(first).toMatchObject({ path: 'data/chunks.jsonl' });
@@ -103,17 +112,31 @@ describe('sag-structured/0.1', () => {
     }
 
     it('reports a file holding only a newline, and invalid UTF-8', async () => {
-      const r = await edited(() => undefined, (files) => (files['data/entities.jsonl'] = '\n'));
+      const r = await edited(
+        () => undefined,
+        (files) => (files['data/entities.jsonl'] = '\n'),
+      );
       expect(sagCodes(r)).toContain('OCTX_JSONL_EMPTY_LINE');
-      const u = await edited(() => undefined, (files) => (files['data/entities.jsonl'] = Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')])));
+      const u = await edited(
+        () => undefined,
+        (files) => (files['data/entities.jsonl'] = Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')])),
+      );
       expect(sagCodes(u)).toContain('OCTX_JSON_INVALID');
     });
 
     it('stops parsing an over-long line with OCTX_RESOURCE_LIMIT but keeps the format valid', async () => {
-      const r = await edited((s) => (s.chunks[0].text = 'y'.repeat(5000)), () => undefined, { maxJsonlLineSize: 1000 });
+      const r = await edited(
+        (s) => (s.chunks[0].text = 'y'.repeat(5000)),
+        () => undefined,
+        { maxJsonlLineSize: 1000 },
+      );
       expect(r.format.valid).toBe(true);
       expect(sagCodes(r)).toEqual(['OCTX_RESOURCE_LIMIT']);
-      const many = await edited(() => undefined, () => undefined, { maxJsonlRecords: 2 });
+      const many = await edited(
+        () => undefined,
+        () => undefined,
+        { maxJsonlRecords: 2 },
+      );
       expect(sagCodes(many)).toEqual(['OCTX_RESOURCE_LIMIT']);
     });
   });
@@ -125,15 +148,43 @@ describe('sag-structured/0.1', () => {
       ['a fractional ordinal', (s) => (s.chunks[1].ordinal = 1.5), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_CHUNK_MISSING', 'OCTX_EVENT_WITHOUT_CHUNK']],
       ['empty chunk text', (s) => (s.chunks[1].text = ''), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_CHUNK_MISSING', 'OCTX_EVENT_WITHOUT_CHUNK']],
       ['an upper-case chunk id', (s) => (s.chunks[1].id = s.chunks[1].id.toUpperCase()), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_CHUNK_MISSING', 'OCTX_EVENT_WITHOUT_CHUNK']],
-      ['a missing event title', (s) => delete s.events[1].title, ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']],
-      ['an event chunk_id', (s) => (s.events[0].chunk_id = s.chunks[0].id), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']],
-      ['event references and rank', (s) => Object.assign(s.events[0], { references: [], rank: 1 }), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']],
-      ['parent_id without level', (s) => (s.events[1].parent_id = s.events[0].id), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']],
-      ['level 0', (s) => Object.assign(s.events[1], { parent_id: s.events[0].id, level: 0 }), ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']],
+      [
+        'a missing event title',
+        (s) => delete s.events[1].title,
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT'],
+      ],
+      [
+        'an event chunk_id',
+        (s) => (s.events[0].chunk_id = s.chunks[0].id),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT'],
+      ],
+      [
+        'event references and rank',
+        (s) => Object.assign(s.events[0], { references: [], rank: 1 }),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT'],
+      ],
+      [
+        'parent_id without level',
+        (s) => (s.events[1].parent_id = s.events[0].id),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT'],
+      ],
+      [
+        'level 0',
+        (s) => Object.assign(s.events[1], { parent_id: s.events[0].id, level: 0 }),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_CHUNK_EVENT_EVENT_MISSING', 'OCTX_EVENT_ENTITY_EVENT_MISSING', 'OCTX_ENTITY_WITHOUT_EVENT', 'OCTX_SAG_CHUNK_WITHOUT_EVENT'],
+      ],
       ['entity normalized_name', (s) => (s.entities[0].normalized_name = 'x'), ['OCTX_SCHEMA_VALIDATION', 'OCTX_EVENT_ENTITY_ENTITY_MISSING', 'OCTX_SAG_EVENT_WITHOUT_ENTITY']],
-      ['entity embedding, vector, index_status', (s) => Object.assign(s.entities[0], { embedding: [1], vector: [1], index_status: 'ready' }), ['OCTX_SCHEMA_VALIDATION', 'OCTX_EVENT_ENTITY_ENTITY_MISSING', 'OCTX_SAG_EVENT_WITHOUT_ENTITY']],
+      [
+        'entity embedding, vector, index_status',
+        (s) => Object.assign(s.entities[0], { embedding: [1], vector: [1], index_status: 'ready' }),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_EVENT_ENTITY_ENTITY_MISSING', 'OCTX_SAG_EVENT_WITHOUT_ENTITY'],
+      ],
       ['an empty entity type', (s) => (s.entities[0].type = ''), ['OCTX_SCHEMA_VALIDATION', 'OCTX_EVENT_ENTITY_ENTITY_MISSING', 'OCTX_SAG_EVENT_WITHOUT_ENTITY']],
-      ['weight: null (cascades into coverage)', (s) => (s.eventEntities[0].weight = null), ['OCTX_SCHEMA_VALIDATION', 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'OCTX_ENTITY_WITHOUT_EVENT']],
+      [
+        'weight: null (cascades into coverage)',
+        (s) => (s.eventEntities[0].weight = null),
+        ['OCTX_SCHEMA_VALIDATION', 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'OCTX_ENTITY_WITHOUT_EVENT'],
+      ],
       ['weight as a string', (s) => (s.eventEntities[0].weight = '1'), ['OCTX_SCHEMA_VALIDATION', 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'OCTX_ENTITY_WITHOUT_EVENT']],
       ['a relation without event_id', (s) => delete s.chunkEvents[0].event_id, ['OCTX_SCHEMA_VALIDATION', 'OCTX_SAG_CHUNK_WITHOUT_EVENT', 'OCTX_EVENT_WITHOUT_CHUNK']],
     ];
@@ -144,7 +195,10 @@ describe('sag-structured/0.1', () => {
     }
 
     it('reports a weight overflowing to Infinity as OCTX_EVENT_ENTITY_WEIGHT_INVALID', async () => {
-      const r = await edited(() => undefined, (files) => (files['relations/event-entities.jsonl'] = String(files['relations/event-entities.jsonl']).replace('"weight":0.5', '"weight":1e999')));
+      const r = await edited(
+        () => undefined,
+        (files) => (files['relations/event-entities.jsonl'] = String(files['relations/event-entities.jsonl']).replace('"weight":0.5', '"weight":1e999')),
+      );
       expect(sagCodes(r)).toContain('OCTX_EVENT_ENTITY_WEIGHT_INVALID');
     });
 
@@ -194,7 +248,10 @@ describe('sag-structured/0.1', () => {
   describe('complete coverage (SEED §6)', () => {
     it('1. every Concept Document has a chunk', async () => {
       const extra = tid();
-      const r = await edited(() => undefined, (files) => (files['knowledge/orphan.md'] = conceptMd(extra, 'Orphan')));
+      const r = await edited(
+        () => undefined,
+        (files) => (files['knowledge/orphan.md'] = conceptMd(extra, 'Orphan')),
+      );
       invalidWith(r, ['OCTX_SAG_DOCUMENT_WITHOUT_CHUNK']);
       expect(r.issues[0]).toMatchObject({ path: 'knowledge/orphan.md', recordId: extra });
     });
@@ -229,5 +286,4 @@ describe('sag-structured/0.1', () => {
       invalidWith(r, ['OCTX_SAG_DOCUMENT_WITHOUT_CHUNK']);
     });
   });
-
 });

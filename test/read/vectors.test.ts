@@ -54,7 +54,19 @@ describe('vectors/0.1', () => {
 
   it('accepts one target, several batches and extra columns', async () => {
     const s = genStructure({ docs: 2, chunksPerDoc: 5 });
-    const spec = vectorPackage(s, { arrow: { chunks: arrowFile(rowsFor(s.chunks.map((c) => c.id), DIM), { dim: DIM, batchSize: 3, extraColumn: true }), events: null, entities: null } });
+    const spec = vectorPackage(s, {
+      arrow: {
+        chunks: arrowFile(
+          rowsFor(
+            s.chunks.map((c) => c.id),
+            DIM,
+          ),
+          { dim: DIM, batchSize: 3, extraColumn: true },
+        ),
+        events: null,
+        entities: null,
+      },
+    });
     const r = await run(spec);
     expect(r.issues).toEqual([]);
     expect(r.fullyValidated).toBe(true);
@@ -62,7 +74,17 @@ describe('vectors/0.1', () => {
 
   it('streams rows through OctxPackage.vectors()', async () => {
     const s = genStructure({ docs: 1, chunksPerDoc: 7 });
-    const spec = vectorPackage(s, { arrow: { chunks: arrowFile(rowsFor(s.chunks.map((c) => c.id), DIM), { dim: DIM, batchSize: 2 }) } });
+    const spec = vectorPackage(s, {
+      arrow: {
+        chunks: arrowFile(
+          rowsFor(
+            s.chunks.map((c) => c.id),
+            DIM,
+          ),
+          { dim: DIM, batchSize: 2 },
+        ),
+      },
+    });
     const pkg = await openPackage(await writeZip(entriesOf(spec)));
     try {
       const rows = [];
@@ -177,7 +199,12 @@ describe('vectors/0.1', () => {
 
     it('reports truncated, padded and non-Arrow bytes as OCTX_VECTOR_ARROW_INVALID', async () => {
       const bytes = arrowFile(good(s.chunks.map((c) => c.id)), { dim: DIM });
-      for (const broken of [bytes.subarray(0, bytes.length - 7), Buffer.concat([bytes, Buffer.from('junk')]), Buffer.from('not arrow at all, just text'), Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(64, 0x41), bytes.subarray(bytes.length - 10)])]) {
+      for (const broken of [
+        bytes.subarray(0, bytes.length - 7),
+        Buffer.concat([bytes, Buffer.from('junk')]),
+        Buffer.from('not arrow at all, just text'),
+        Buffer.concat([bytes.subarray(0, 8), Buffer.alloc(64, 0x41), bytes.subarray(bytes.length - 10)]),
+      ]) {
         vectorsInvalid(await run(vectorPackage(s, { arrow: { chunks: broken } })), ['OCTX_VECTOR_ARROW_INVALID']);
       }
     });

@@ -150,7 +150,10 @@ describe('ZIP container safety', () => {
   });
 
   it('refuses a zip bomb by declared size, before reading anything', async () => {
-    refused(await validateBytes(rawPackage([{ name: 'huge.bin', data: 'x', method: 8, uncompressedSize: 0xfffffff0, payload: Buffer.alloc(30_000_000 / 1000) }])), 'OCTX_RESOURCE_LIMIT');
+    refused(
+      await validateBytes(rawPackage([{ name: 'huge.bin', data: 'x', method: 8, uncompressedSize: 0xfffffff0, payload: Buffer.alloc(30_000_000 / 1000) }])),
+      'OCTX_RESOURCE_LIMIT',
+    );
   });
 
   it('refuses archives above maxEntries and maxTotalUncompressed', async () => {

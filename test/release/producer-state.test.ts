@@ -21,7 +21,6 @@ async function runPipeline(stateFile: string, out: string, opts: { version?: str
   return b.export({ output: out, overwrite: opts.overwrite ?? true });
 }
 
-
 describe('producer state', () => {
   it('keeps the asset id, document and record ids, and makes an unchanged rebuild byte-identical', async () => {
     const dir = tempDir();
@@ -114,7 +113,10 @@ describe('producer state', () => {
   it('refuses a state file of another asset and a corrupt state file', () => {
     const dir = tempDir();
     const state = join(dir, 'state.json');
-    writeFileSync(state, '{"format":"octx-export/producer-state","version":1,"asset":{"id":"019c0000-0000-7000-8000-000000000001","name":"x"},"releases":{},"documents":{},"ids":{"document":{},"chunk":{},"event":{},"entity":{}}}');
+    writeFileSync(
+      state,
+      '{"format":"octx-export/producer-state","version":1,"asset":{"id":"019c0000-0000-7000-8000-000000000001","name":"x"},"releases":{},"documents":{},"ids":{"document":{},"chunk":{},"event":{},"entity":{}}}',
+    );
     try {
       new PackageBuilder({ asset: { name: 'x', id: '019c0000-0000-7000-8000-000000000002' }, state });
       throw new Error('accepted');

@@ -30,7 +30,6 @@ function complete(): PackageBuilder {
     .linkEventEntity({ event_id: id(0x22), entity_id: id(0x32), description: 'where' });
 }
 
-
 describe('structured export', () => {
   it('writes the five files with fixed key order and declares sag-structured/0.1', async () => {
     const out = join(tempDir(), 's.octx');
@@ -120,7 +119,7 @@ describe('coverage gate', () => {
       .linkEventEntity({ event_id: id(0x29), entity_id: id(0x31) })
       .addDocument({ path: 'c.md', markdown: `---\noctx:\n  document_id: ${id(0xc1)}\n---\n# C\n` });
 
-  it("auto: omits the whole layer, declares nothing, names every orphan and warns", async () => {
+  it('auto: omits the whole layer, declares nothing, names every orphan and warns', async () => {
     const out = join(tempDir(), 'o.octx');
     const events: ProgressEvent[] = [];
     const result = await incomplete().export({ output: out, onProgress: (e) => events.push(e) });
@@ -141,7 +140,7 @@ describe('coverage gate', () => {
     expect((await validatePackage(out)).valid).toBe(true);
   });
 
-  it("require: throws OCTX_STRUCTURE_INCOMPLETE with the same report and writes nothing", async () => {
+  it('require: throws OCTX_STRUCTURE_INCOMPLETE with the same report and writes nothing', async () => {
     const dir = tempDir();
     const e = await failure(incomplete().export({ output: join(dir, 'r.octx'), structure: 'require' }));
     expect(e.code).toBe('OCTX_STRUCTURE_INCOMPLETE');

@@ -35,14 +35,16 @@ describe('the three-kingdoms fixture', () => {
       const dir = join(tempDir(), 'kb');
       cpSync(FIXTURE, dir, { recursive: true });
       const file = join(dir, 'relations/event-entities.jsonl');
-      const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+      const lines = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l !== '');
       const kept = lines.filter((l) => !l.includes(`"event_id":"${SINGLE_LINK_EVENT}"`));
       expect(kept).toHaveLength(lines.length - 1);
       writeFileSync(file, `${kept.join('\n')}\n`);
       return dir;
     }
 
-    it("auto: exports documents only, naming exactly that event and the entity it orphans", async () => {
+    it('auto: exports documents only, naming exactly that event and the entity it orphans', async () => {
       const b = new PackageBuilder(options);
       await loadWorkdir(b, brokenFixture());
       const out = join(tempDir(), 'docs.octx');
@@ -62,7 +64,7 @@ describe('the three-kingdoms fixture', () => {
       expect((await validatePackage(out)).valid).toBe(true);
     });
 
-    it("require: throws OCTX_STRUCTURE_INCOMPLETE with the same two orphans", async () => {
+    it('require: throws OCTX_STRUCTURE_INCOMPLETE with the same two orphans', async () => {
       const b = new PackageBuilder(options);
       await loadWorkdir(b, brokenFixture());
       try {

@@ -87,7 +87,8 @@ describe('IdRegistry', () => {
     }
     // Oracle: the plain toString(16)/padStart formatting, on words with zero and full nibbles.
     const hex = (n: number, len: number): string => n.toString(16).padStart(len, '0');
-    const plain = (a: number, b: number, c: number, d: number): string => `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(b & 0xffff, 4)}-${hex(c >>> 16, 4)}-${hex(c & 0xffff, 4)}${hex(d, 8)}`;
+    const plain = (a: number, b: number, c: number, d: number): string =>
+      `${hex(a, 8)}-${hex(b >>> 16, 4)}-${hex(b & 0xffff, 4)}-${hex(c >>> 16, 4)}-${hex(c & 0xffff, 4)}${hex(d, 8)}`;
     const edge = new Uint32Array([0, 0xffffffff, 0x0000ffff, 0xffff0000, 0x01020304, 0x0a0b0c0d, 0x7fffffff, 0x80000000]);
     expect(wordsToUuid(edge, 0)).toBe(plain(0, 0xffffffff, 0x0000ffff, 0xffff0000));
     expect(wordsToUuid(edge, 4)).toBe(plain(0x01020304, 0x0a0b0c0d, 0x7fffffff, 0x80000000));
@@ -127,7 +128,10 @@ describe('PairIndex', () => {
     const index = new PairIndex(a, b);
     expect(index.has(1, 2)).toBe(false);
     expect(index.has(3, 4)).toBe(false);
-    for (const [x, y] of [[1, 2], [3, 4]] as const) {
+    for (const [x, y] of [
+      [1, 2],
+      [3, 4],
+    ] as const) {
       const row = a.push(x);
       b.push(y);
       index.add(row);
@@ -158,7 +162,12 @@ describe('StructureStore duplicate detection at the call', () => {
     s.addChunk({ id: newId(), document_id: doc, ordinal: big, text: 't' });
     s.addChunk({ id: newId(), document_id: other, ordinal: 4999, text: 't' });
     s.addChunk({ id: newId(), document_id: other, ordinal: big, text: 't' });
-    for (const [d, o] of [[doc, 0], [doc, 4999], [doc, big], [other, big]] as const) {
+    for (const [d, o] of [
+      [doc, 0],
+      [doc, 4999],
+      [doc, big],
+      [other, big],
+    ] as const) {
       const e = failure(() => s.addChunk({ id: newId(), document_id: d, ordinal: o, text: 't' }));
       expect(e.code).toBe('OCTX_CHUNK_ORDINAL_DUPLICATE');
       expect(e.message).toContain(`document ${d} already has a chunk with ordinal ${o}`);

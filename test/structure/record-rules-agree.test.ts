@@ -68,7 +68,12 @@ function corpus(): Case[] {
     cases.push({ name: `${kind}: an unknown field is kept`, kind, record: withField(kind, 'x_pipeline', { run: 7 }), expected: 'valid' });
     for (const f of spec.required) cases.push({ name: `${kind}: ${f} missing`, kind, record: without(kind, f), expected: { field: f } });
     for (const f of spec.idFields) {
-      cases.push({ name: `${kind}: ${f} upper-case`, kind, record: withField(kind, f, (spec.required.includes(f) ? String(VALID[kind][f]) : C).toUpperCase()), expected: { field: f } });
+      cases.push({
+        name: `${kind}: ${f} upper-case`,
+        kind,
+        record: withField(kind, f, (spec.required.includes(f) ? String(VALID[kind][f]) : C).toUpperCase()),
+        expected: { field: f },
+      });
       cases.push({ name: `${kind}: ${f} a UUIDv4`, kind, record: withField(kind, f, '019c2222-2222-4222-8222-222222222222'), expected: { field: f } });
       cases.push({ name: `${kind}: ${f} a number`, kind, record: withField(kind, f, 42), expected: { field: f } });
     }
@@ -121,11 +126,23 @@ const DELIBERATE_DIFFERENCES: Readonly<Record<string, { readonly checkers: reado
     why: 'seed 001 §4 forbids chunk_id/references/rank by schema; chunk_ids is only excluded by its prose ("all provenance is expressed exclusively by chunk-events.jsonl"), so a consumer accepts it and our producer refuses it',
   },
   'chunk: ordinal beyond 2^53': { checkers: ['validator'], verdict: 'valid', why: 'the schema says integer; the producer refuses integers JSON readers cannot round-trip exactly' },
-  'chunk: white-space text': { checkers: ['validator'], verdict: 'valid', why: 'the schema says minLength 1; the producer refuses text with nothing to read (seed: "complete chunk text")' },
+  'chunk: white-space text': {
+    checkers: ['validator'],
+    verdict: 'valid',
+    why: 'the schema says minLength 1; the producer refuses text with nothing to read (seed: "complete chunk text")',
+  },
   'entity: white-space type': { checkers: ['validator'], verdict: 'valid', why: 'the schema says minLength 1; the producer refuses a blank type' },
-  'chunk: text with a lone surrogate': { checkers: ['validator'], verdict: 'valid', why: 'a JSON string may hold an escaped lone surrogate; the producer refuses text that is not valid Unicode' },
+  'chunk: text with a lone surrogate': {
+    checkers: ['validator'],
+    verdict: 'valid',
+    why: 'a JSON string may hold an escaped lone surrogate; the producer refuses text that is not valid Unicode',
+  },
   'entity: unknown field name with a lone surrogate': { checkers: ['validator'], verdict: 'valid', why: 'as above, for a field name' },
-  'event: its own parent': { checkers: ['validator'], verdict: 'valid', why: 'the validator reports a self-parent with the hierarchy, as OCTX_EVENT_HIERARCHY_CYCLE, after every event is read' },
+  'event: its own parent': {
+    checkers: ['validator'],
+    verdict: 'valid',
+    why: 'the validator reports a self-parent with the hierarchy, as OCTX_EVENT_HIERARCHY_CYCLE, after every event is read',
+  },
 };
 
 /** The codes each checker may give a bad record (producer codes and the reference's codes). */
@@ -169,10 +186,17 @@ describe('record rules: the builder, the zod schemas and the validator agree', (
     for (const kind of RECORD_KIND_ORDER) {
       const spec: RecordKindSpec = RECORD_KINDS[kind];
       for (const f of [...spec.required, ...spec.forbidden, ...spec.refusedByProducer]) {
-        expect(cases.some((c) => c.kind === kind && c.expected !== 'valid' && c.expected.field === f), `${kind}.${f}`).toBe(true);
+        expect(
+          cases.some((c) => c.kind === kind && c.expected !== 'valid' && c.expected.field === f),
+          `${kind}.${f}`,
+        ).toBe(true);
       }
     }
-    for (const name of Object.keys(DELIBERATE_DIFFERENCES)) expect(cases.some((c) => c.name === name), name).toBe(true);
+    for (const name of Object.keys(DELIBERATE_DIFFERENCES))
+      expect(
+        cases.some((c) => c.name === name),
+        name,
+      ).toBe(true);
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {

@@ -8,7 +8,6 @@ function builder(): PackageBuilder {
   return new PackageBuilder({ asset: { name: 'T' } }).addDocument({ path: 'a.md', markdown: `---\noctx:\n  document_id: ${DOC}\n---\n# A\n` });
 }
 
-
 const chunk = (over: Record<string, unknown> = {}) => ({ id: newId(), document_id: DOC, ordinal: 0, text: 'Some text.', ...over });
 const event = (over: Record<string, unknown> = {}) => ({ id: newId(), title: 'T', content: 'Something happened.', ...over });
 const entity = (over: Record<string, unknown> = {}) => ({ id: newId(), name: 'N', type: 'person', ...over });

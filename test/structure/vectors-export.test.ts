@@ -25,16 +25,19 @@ function graph(): PackageBuilder {
 
 const unit = (i: number): number[] => [0, 0, 0, 0].map((_, k) => (k === i % 4 ? 1 : 0));
 
-
-
 describe('vectors in a package', () => {
   it('writes complete targets as stored Arrow IPC files with the config, and declares vectors/0.1', async () => {
     const b = graph().setVectorConfig(CONFIG);
-    b.addVector('chunks', id(0x12), new Float32Array(unit(1))).addVector('chunks', id(0x11), unit(0)).addVector('entities', id(0x31), unit(3));
+    b.addVector('chunks', id(0x12), new Float32Array(unit(1)))
+      .addVector('chunks', id(0x11), unit(0))
+      .addVector('entities', id(0x31), unit(3));
     const out = join(tempDir(), 'v.octx');
     const result = await b.export({ output: out });
     expect(result.manifest.capabilities).toEqual({ 'sag-structured': { version: '0.1' }, vectors: { version: '0.1' } });
-    expect(result.report.vectors).toMatchObject({ status: 'written', targets: { chunks: { status: 'written', rows: 2 }, events: { status: 'none' }, entities: { status: 'written', rows: 1 } } });
+    expect(result.report.vectors).toMatchObject({
+      status: 'written',
+      targets: { chunks: { status: 'written', rows: 2 }, events: { status: 'none' }, entities: { status: 'written', rows: 1 } },
+    });
     const entries = inspectZip(out);
     expect(entries.map((e) => e.name)).toContain('vectors/config.json');
     expect(entries.map((e) => e.name)).not.toContain('vectors/events.arrow');
@@ -58,7 +61,11 @@ describe('vectors in a package', () => {
     expect(result.report.vectors.targets.chunks).toEqual({ status: 'omitted', reason: 'incomplete', records: 2, vectors: 1, missing: 1, sample: [id(0x12)] });
     expect(result.report.vectors.targets.events).toEqual({ status: 'written', rows: 1 });
     expect(result.report.warnings.map((w) => w.code)).toContain('OCTX_VECTOR_COVERAGE');
-    expect(inspectZip(out).map((e) => e.name).filter((n) => n.startsWith('vectors/'))).toEqual(['vectors/config.json', 'vectors/events.arrow']);
+    expect(
+      inspectZip(out)
+        .map((e) => e.name)
+        .filter((n) => n.startsWith('vectors/')),
+    ).toEqual(['vectors/config.json', 'vectors/events.arrow']);
   });
 
   it('declares no vectors and writes no config when no target is complete', async () => {
@@ -70,17 +77,27 @@ describe('vectors in a package', () => {
   });
 
   it('leaves all vectors out when the structure is omitted or documentsOnly is set', async () => {
-    const incomplete = graph().addEntity({ id: id(0x32), name: 'Idle', type: 'person' }).setVectorConfig(CONFIG).addVector('entities', id(0x31), unit(0)).addVector('entities', id(0x32), unit(1));
+    const incomplete = graph()
+      .addEntity({ id: id(0x32), name: 'Idle', type: 'person' })
+      .setVectorConfig(CONFIG)
+      .addVector('entities', id(0x31), unit(0))
+      .addVector('entities', id(0x32), unit(1));
     const r1 = await incomplete.export({ output: join(tempDir(), 'o.octx') });
     expect(r1.report.structure.status).toBe('omitted');
     expect(r1.report.vectors.targets.entities).toEqual({ status: 'omitted', reason: 'structure-omitted', vectors: 2 });
-    const r2 = await graph().setVectorConfig(CONFIG).addVector('entities', id(0x31), unit(0)).export({ output: join(tempDir(), 'd.octx'), documentsOnly: true });
+    const r2 = await graph()
+      .setVectorConfig(CONFIG)
+      .addVector('entities', id(0x31), unit(0))
+      .export({ output: join(tempDir(), 'd.octx'), documentsOnly: true });
     expect(r2.report.vectors.targets.entities).toEqual({ status: 'omitted', reason: 'documents-only', vectors: 1 });
     expect(r2.manifest.capabilities).toBeUndefined();
   });
 
   it('warns about non-unit vectors under normalized: true', async () => {
-    const result = await graph().setVectorConfig(CONFIG).addVector('entities', id(0x31), [0.5, 0.5, 0.5, 0.6]).export({ output: join(tempDir(), 'w.octx') });
+    const result = await graph()
+      .setVectorConfig(CONFIG)
+      .addVector('entities', id(0x31), [0.5, 0.5, 0.5, 0.6])
+      .export({ output: join(tempDir(), 'w.octx') });
     const warning = result.report.warnings.find((w) => w.code === 'OCTX_VECTOR_NORM');
     expect(warning?.recordId).toBe(id(0x31));
     expect(result.report.vectors.targets.entities.status).toBe('written');
@@ -143,4 +160,3 @@ describe('builder.embed', () => {
     expect(other.code).toBe('OCTX_VECTOR_CONFIG_INVALID');
   });
 });
-

@@ -240,13 +240,43 @@ describe('writeArrowTarget', () => {
     spill.add(0, 'a', [1, 2]);
     spill.add(1, 'b', [3, 4]);
     const outPath = path.join(dir, 'bad.arrow');
-    const missing = await expectOctxError(writeArrowTarget({ spill, rows: [{ recordIndex: 0, id: 'a' }, { recordIndex: 2, id: 'c' }], outPath }), 'OCTX_VECTOR_COVERAGE');
+    const missing = await expectOctxError(
+      writeArrowTarget({
+        spill,
+        rows: [
+          { recordIndex: 0, id: 'a' },
+          { recordIndex: 2, id: 'c' },
+        ],
+        outPath,
+      }),
+      'OCTX_VECTOR_COVERAGE',
+    );
     expect(missing.issues[0]?.recordId).toBe('c');
     expect(existsSync(outPath)).toBe(false);
-    const dup = await expectOctxError(writeArrowTarget({ spill, rows: [{ recordIndex: 0, id: 'a' }, { recordIndex: 0, id: 'a' }], outPath }), 'OCTX_VECTOR_RECORD_ID_DUPLICATE');
+    const dup = await expectOctxError(
+      writeArrowTarget({
+        spill,
+        rows: [
+          { recordIndex: 0, id: 'a' },
+          { recordIndex: 0, id: 'a' },
+        ],
+        outPath,
+      }),
+      'OCTX_VECTOR_RECORD_ID_DUPLICATE',
+    );
     expect(dup.issues[0]?.recordId).toBe('a');
     await expectOctxError(writeArrowTarget({ spill, rows: [{ recordIndex: 0, id: 'a' }], outPath }), 'OCTX_VECTOR_COVERAGE');
-    await expectOctxError(writeArrowTarget({ spill, rows: [{ recordIndex: 0, id: '\ud800' }, { recordIndex: 1, id: 'b' }], outPath }), 'OCTX_VECTOR_RECORD_ID_SCHEMA');
+    await expectOctxError(
+      writeArrowTarget({
+        spill,
+        rows: [
+          { recordIndex: 0, id: '\ud800' },
+          { recordIndex: 1, id: 'b' },
+        ],
+        outPath,
+      }),
+      'OCTX_VECTOR_RECORD_ID_SCHEMA',
+    );
     await expectOctxError(writeArrowTarget({ spill, rows: [], outPath, batchRows: 0 }), 'OCTX_OPTIONS_INVALID');
     expect(existsSync(outPath)).toBe(false);
   });

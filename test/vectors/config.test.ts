@@ -5,13 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';
 import type { VectorConfigInput } from '../../src/vectors/config.js';
-import {
-  RECOMMENDED_VECTOR_CONFIG_KEYS,
-  computeVectorFingerprint,
-  forbiddenVectorConfigEntries,
-  prepareVectorConfig,
-  vectorConfigIssues,
-} from '../../src/vectors/config.js';
+import { RECOMMENDED_VECTOR_CONFIG_KEYS, computeVectorFingerprint, forbiddenVectorConfigEntries, prepareVectorConfig, vectorConfigIssues } from '../../src/vectors/config.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const GOLDEN = path.resolve(here, '../../../shared/spec/golden');
@@ -75,8 +69,23 @@ describe('computeVectorFingerprint', () => {
 
 describe('forbiddenVectorConfigEntries (reference heuristic)', () => {
   const passing = [
-    'normalized', 'max_tokens', 'tokenizer', 'pooling', 'prompt_template', 'hostname', 'input_template', 'truncation',
-    'max_input_length', 'query_prefix', 'document_prefix', 'precision', 'keywords', 'tokens', 'apis', 'urls', 'monkey',
+    'normalized',
+    'max_tokens',
+    'tokenizer',
+    'pooling',
+    'prompt_template',
+    'hostname',
+    'input_template',
+    'truncation',
+    'max_input_length',
+    'query_prefix',
+    'document_prefix',
+    'precision',
+    'keywords',
+    'tokens',
+    'apis',
+    'urls',
+    'monkey',
   ];
   const failing: [string, string][] = [
     ['api_key', 'api'],
@@ -118,7 +127,7 @@ describe('forbiddenVectorConfigEntries (reference heuristic)', () => {
   it('treats non-ASCII letters as separators, like the reference', () => {
     // "ı" (dotless i) does not fold to ASCII, so "apı" is the token "ap".
     expect(forbiddenVectorConfigEntries({ apı_x: 1 })).toEqual([]);
-    expect(forbiddenVectorConfigEntries({ 'clé': 1 })).toEqual([]);
+    expect(forbiddenVectorConfigEntries({ clé: 1 })).toEqual([]);
   });
 
   it('searches nested objects and arrays', () => {

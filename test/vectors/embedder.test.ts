@@ -227,8 +227,7 @@ describe('embedAll', () => {
 
   it('validates its options and items', async () => {
     const embedder = new FakeEmbedder(async (texts) => texts.map(vec));
-    const bad = async (extra: Record<string, unknown>): Promise<string> =>
-      (await rejection(embedAll({ items: items(1), embedder, onBatch: () => undefined, ...extra }))).code;
+    const bad = async (extra: Record<string, unknown>): Promise<string> => (await rejection(embedAll({ items: items(1), embedder, onBatch: () => undefined, ...extra }))).code;
     expect(await bad({ batchSize: 0 })).toBe('OCTX_OPTIONS_INVALID');
     expect(await bad({ concurrency: 1.5 })).toBe('OCTX_OPTIONS_INVALID');
     expect(await bad({ retries: -1 })).toBe('OCTX_OPTIONS_INVALID');

@@ -9,7 +9,9 @@ function bitsHex(v: Float32Array, count: number): string[] {
   return Array.from(new Uint32Array(v.buffer, v.byteOffset, count), (x) => x.toString(16).padStart(8, '0'));
 }
 function sha(v: Float32Array): string {
-  return createHash('sha256').update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength)).digest('hex');
+  return createHash('sha256')
+    .update(new Uint8Array(v.buffer, v.byteOffset, v.byteLength))
+    .digest('hex');
 }
 function norm(v: Float32Array): number {
   let s = 0;
@@ -31,8 +33,7 @@ function caught(fn: () => unknown): OctxError {
   throw new Error('expected an OctxError');
 }
 
-const TEXT =
-  'Open Context packages carry knowledge, structure and vectors in one verifiable archive: documents, chunks, events and entities, each with a stable identity.';
+const TEXT = 'Open Context packages carry knowledge, structure and vectors in one verifiable archive: documents, chunks, events and entities, each with a stable identity.';
 
 describe('HashingTextEmbedder', () => {
   // Goldens: float32 bits (little-endian words as hex) and the SHA-256 of the whole vector.

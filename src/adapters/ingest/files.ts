@@ -64,7 +64,15 @@ export async function eventsFromFile(file: string): Promise<IngestEventExtractor
     const parsed = eventLineSchema.safeParse(o.value);
     if (!parsed.success) {
       for (const i of parsed.error.issues) {
-        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: o.path, ...(o.line !== undefined ? { line: o.line } : {}), field: i.path.join('.') || '(event)', message: `extracted event ${i.path.join('.') || 'line'}: ${i.message}` }));
+        problems.push(
+          issue({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            path: o.path,
+            ...(o.line !== undefined ? { line: o.line } : {}),
+            field: i.path.join('.') || '(event)',
+            message: `extracted event ${i.path.join('.') || 'line'}: ${i.message}`,
+          }),
+        );
       }
       continue;
     }

@@ -235,7 +235,10 @@ export function validateEnvelopes(envelopes: readonly unknown[], locate?: FromIn
  * The latest envelope per `source.uri`: a later envelope replaces an earlier one, unless both
  * carry `extractor.extracted_at` and the earlier one is strictly newer.
  */
-export function latestPerSource(envelopes: readonly IngestEnvelope[]): { kept: { envelope: IngestEnvelope; index: number }[]; superseded: { uri: string; contentHash: string; index: number }[] } {
+export function latestPerSource(envelopes: readonly IngestEnvelope[]): {
+  kept: { envelope: IngestEnvelope; index: number }[];
+  superseded: { uri: string; contentHash: string; index: number }[];
+} {
   const current = new Map<string, { envelope: IngestEnvelope; index: number }>();
   const superseded: { uri: string; contentHash: string; index: number }[] = [];
   envelopes.forEach((envelope, index) => {
@@ -280,7 +283,11 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
   }
   if (!Array.isArray(envelopes)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'envelopes', message: 'envelopes must be an array' });
   if (!options.resolveBody && !options.sourceRoot) {
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'resolveBody', message: 'the envelopes do not contain the Markdown: give resolveBody(source) or sourceRoot (the folder holding the canonical files)' });
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'resolveBody',
+      message: 'the envelopes do not contain the Markdown: give resolveBody(source) or sourceRoot (the folder holding the canonical files)',
+    });
   }
   const namespace = options.namespace ?? DEFAULT_INGEST_NAMESPACE;
   const verify = options.verifyContentHash ?? true;
@@ -350,12 +357,26 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
     if (!documentPath.endsWith('.md')) documentPath = `${documentPath.replace(/\.markdown$/i, '')}.md`;
     const name = documentPath.split('/').at(-1);
     if (name === 'index.md' || name === 'log.md') {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri}: ${name} is a reserved OKF file name and cannot be a Concept Document; give documentPath(source) a different path for it` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...locOf(index),
+          field: '/source/uri',
+          message: `${uri}: ${name} is a reserved OKF file name and cannot be a Concept Document; give documentPath(source) a different path for it`,
+        }),
+      );
       continue;
     }
     const clash = usedPaths.get(documentPath);
     if (clash !== undefined) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri} and ${clash} map to the same document path ${documentPath}; give documentPath(source)` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...locOf(index),
+          field: '/source/uri',
+          message: `${uri} and ${clash} map to the same document path ${documentPath}; give documentPath(source)`,
+        }),
+      );
       continue;
     }
     usedPaths.set(documentPath, uri);
@@ -403,7 +424,14 @@ interface AddedSource {
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (hash mismatches, files that are not UTF-8),
  *   every problem listed
  */
-function addDocuments(builder: PackageBuilder, planned: readonly PlannedSource[], options: FromIngestOptions, verify: boolean, locOf: LocateEnvelope, warnings: string[]): AddedSource[] {
+function addDocuments(
+  builder: PackageBuilder,
+  planned: readonly PlannedSource[],
+  options: FromIngestOptions,
+  verify: boolean,
+  locOf: LocateEnvelope,
+  warnings: string[],
+): AddedSource[] {
   const hashProblems: OctxIssue[] = [];
   const added: AddedSource[] = [];
   for (const p of planned) {
@@ -440,7 +468,11 @@ function addDocuments(builder: PackageBuilder, planned: readonly PlannedSource[]
       extractor: stripUndefined({ model: p.envelope.extractor.model, tier: p.envelope.extractor.tier, extracted_at: p.envelope.extractor.extracted_at }),
     }) as Record<string, JsonValue>;
     const stem = p.documentPath.split('/').at(-1)!.replace(/\.md$/, '').replace(/[-_]+/g, ' ').trim();
-    const merged = mergeFrontmatter(text, { type: options.documentType ?? 'Document', title: stem || p.documentPath, documentId: builder.ids.document(`ingest:${p.uri}`), extras: { 'x-ingest': xingest } }, `knowledge/${p.documentPath}`);
+    const merged = mergeFrontmatter(
+      text,
+      { type: options.documentType ?? 'Document', title: stem || p.documentPath, documentId: builder.ids.document(`ingest:${p.uri}`), extras: { 'x-ingest': xingest } },
+      `knowledge/${p.documentPath}`,
+    );
     if (merged.keptExtras.length > 0) warnings.push(`knowledge/${p.documentPath}: the source already has ${merged.keptExtras.join(', ')} in its frontmatter; kept as is`);
     builder.addDocument({ path: p.documentPath, markdown: merged.markdown });
     const documentId = builder.documentId(p.documentPath);
@@ -525,7 +557,12 @@ async function addEvents(builder: PackageBuilder, added: readonly AddedSource[],
         const name = node ? node.name : ref.name!;
         const type = ref.type ?? node?.entity_type;
         if (type === undefined) {
-          refusedLinks.push({ uri, event: event.title, entity: name, reason: 'no entity type (the node has no entity_type and the extractor gave none); no placeholder type is written' });
+          refusedLinks.push({
+            uri,
+            event: event.title,
+            entity: name,
+            reason: 'no entity type (the node has no entity_type and the extractor gave none); no placeholder type is written',
+          });
           continue;
         }
         const key = node ? (node.id ?? node.name) : name;
@@ -547,7 +584,15 @@ async function addEvents(builder: PackageBuilder, added: readonly AddedSource[],
       if (linked.size === 0) withoutEntities.push(id);
     }
     if (a.chunk && events === 0) chunksWithoutEvents++;
-    sources[uri] = { documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, ...(a.chunk ? { chunkId: a.chunk.id } : {}), contentHash: a.hash, events, triplets: envelope.triplets.length, nodes: nodes.length };
+    sources[uri] = {
+      documentPath: `knowledge/${a.p.documentPath}`,
+      documentId: a.documentId,
+      ...(a.chunk ? { chunkId: a.chunk.id } : {}),
+      contentHash: a.hash,
+      events,
+      triplets: envelope.triplets.length,
+      nodes: nodes.length,
+    };
   }
   return { sources, refusedLinks, entityByKey, eventIds, withoutEntities, fromExtractor, fromTriplets, linkedNodes, chunksWithoutEvents };
 }
@@ -558,7 +603,12 @@ async function addEvents(builder: PackageBuilder, added: readonly AddedSource[],
  * object nodes (a subject that is no node is a refused link).
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (invalid extractor output)
  */
-async function gatherEvents(a: AddedSource, options: FromIngestOptions, warnings: string[], refusedLinks: RefusedEntityLink[]): Promise<{ event: ExtractedEvent; triplet?: IngestTriplet }[]> {
+async function gatherEvents(
+  a: AddedSource,
+  options: FromIngestOptions,
+  warnings: string[],
+  refusedLinks: RefusedEntityLink[],
+): Promise<{ event: ExtractedEvent; triplet?: IngestTriplet }[]> {
   const { envelope, uri } = a.p;
   const nodes = envelope.nodes ?? [];
   const extracted: { event: ExtractedEvent; triplet?: IngestTriplet }[] = [];
@@ -567,12 +617,17 @@ async function gatherEvents(a: AddedSource, options: FromIngestOptions, warnings
       warnings.push(`${uri}: no extraction for an empty document`);
     } else {
       const result = await options.extractEvents({ uri, envelope, documentPath: `knowledge/${a.p.documentPath}`, documentId: a.documentId, body: a.body, chunk: a.chunk });
-      if (!Array.isArray(result)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: 'extractEvents', message: `${uri}: the extractor must return an array of events` });
+      if (!Array.isArray(result))
+        throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: 'extractEvents', message: `${uri}: the extractor must return an array of events` });
       result.forEach((ev, i) => {
         const ok = extractedEventSchema.safeParse(ev);
         if (!ok.success) {
           const first = ok.error.issues[0]!;
-          throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', field: `extractEvents[${i}].${first.path.join('.')}`, message: `${uri}: extracted event #${i + 1}: ${first.path.join('.')} ${first.message}` });
+          throw OctxError.of({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            field: `extractEvents[${i}].${first.path.join('.')}`,
+            message: `${uri}: extracted event #${i + 1}: ${first.path.join('.')} ${first.message}`,
+          });
         }
         // The schema accepted it; the extractor's own object is kept (it may carry extra fields).
         extracted.push({ event: ev as ExtractedEvent });
@@ -586,7 +641,10 @@ async function gatherEvents(a: AddedSource, options: FromIngestOptions, warnings
       else refusedLinks.push({ uri, event: `${t.subject} ${t.predicate} ${t.object}`, entity: t.subject, reason: 'the subject is not one of the envelope nodes' });
       if (t.object !== t.subject && findNode(nodes, t.object)) refs.push({ node: t.object, description: 'object' });
       const sentence = `${t.subject} ${t.predicate} ${t.object}`;
-      extracted.push({ event: { key: `ingest:${uri}#triplet:${sha256(JSON.stringify([t.subject, t.predicate, t.object]))}`, title: sentence, content: sentence, entities: refs }, triplet: t });
+      extracted.push({
+        event: { key: `ingest:${uri}#triplet:${sha256(JSON.stringify([t.subject, t.predicate, t.object]))}`, title: sentence, content: sentence, entities: refs },
+        triplet: t,
+      });
     }
   }
   return extracted;
@@ -605,10 +663,28 @@ function addExtension(builder: PackageBuilder, added: readonly AddedSource[], na
     const { envelope, uri } = a.p;
     const extractor = stripUndefined({ model: envelope.extractor.model, tier: envelope.extractor.tier, extracted_at: envelope.extractor.extracted_at });
     for (const t of envelope.triplets) {
-      tripletLines.push(JSON.stringify(stripUndefined({ document_id: a.documentId, source_uri: uri, content_hash: envelope.source.content_hash, subject: t.subject, predicate: t.predicate, object: t.object, confidence: t.confidence, predicate_embed: t.predicate_embed, extractor })));
+      tripletLines.push(
+        JSON.stringify(
+          stripUndefined({
+            document_id: a.documentId,
+            source_uri: uri,
+            content_hash: envelope.source.content_hash,
+            subject: t.subject,
+            predicate: t.predicate,
+            object: t.object,
+            confidence: t.confidence,
+            predicate_embed: t.predicate_embed,
+            extractor,
+          }),
+        ),
+      );
     }
     for (const n of envelope.nodes ?? []) {
-      nodeLines.push(JSON.stringify(stripUndefined({ document_id: a.documentId, source_uri: uri, name: n.name, id: n.id, gloss: n.gloss, aliases: n.aliases, embed: n.embed, entity_type: n.entity_type })));
+      nodeLines.push(
+        JSON.stringify(
+          stripUndefined({ document_id: a.documentId, source_uri: uri, name: n.name, id: n.id, gloss: n.gloss, aliases: n.aliases, embed: n.embed, entity_type: n.entity_type }),
+        ),
+      );
     }
   }
   const files: string[] = [];
@@ -636,10 +712,17 @@ function expectedStructure(added: readonly AddedSource[], events: IngestEvents, 
   else if (eventIds.size === 0) {
     structure = {
       expected: 'documents-only',
-      reason: options.extractEvents || options.triplesAsEvents ? 'the extraction produced no event' : 'no event extractor was given (and triplesAsEvents is off): envelopes carry nodes and triplets but no events, so there is no sag-structured layer; triplets are kept in the extension',
+      reason:
+        options.extractEvents || options.triplesAsEvents
+          ? 'the extraction produced no event'
+          : 'no event extractor was given (and triplesAsEvents is off): envelopes carry nodes and triplets but no events, so there is no sag-structured layer; triplets are kept in the extension',
     };
   } else if (emptyDocs > 0 || chunksWithoutEvents > 0 || withoutEntities.length > 0) {
-    const parts = [emptyDocs ? `${emptyDocs} document(s) without a chunk (empty body)` : '', chunksWithoutEvents ? `${chunksWithoutEvents} document(s) whose extraction gave no event` : '', withoutEntities.length ? `${withoutEntities.length} event(s) without an entity` : ''].filter(Boolean);
+    const parts = [
+      emptyDocs ? `${emptyDocs} document(s) without a chunk (empty body)` : '',
+      chunksWithoutEvents ? `${chunksWithoutEvents} document(s) whose extraction gave no event` : '',
+      withoutEntities.length ? `${withoutEntities.length} event(s) without an entity` : '',
+    ].filter(Boolean);
     structure = { expected: 'documents-only', reason: `coverage is incomplete: ${parts.join(', ')}; no filler records are invented` };
   } else structure = { expected: 'complete', reason: 'every document has its full-text chunk, every chunk an event, every event an entity' };
   return structure;

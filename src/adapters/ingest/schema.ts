@@ -118,26 +118,49 @@ export function envelopeViolations(value: unknown): IngestRuleViolation[] {
     const parent = path.slice(0, -1);
     const key = path.at(-1);
     const container = at(value, parent);
-    if (zi.code !== 'unrecognized_keys' && typeof key === 'string' && container !== null && typeof container === 'object' && !Array.isArray(container) && !Object.hasOwn(container, key)) {
-      out.push({ rule: 'required', instancePath: pointer(parent), schemaPath: `${schemaPointer(parent)}/required`, message: `${where(parent)}: required property "${key}" is missing (required)` });
+    if (
+      zi.code !== 'unrecognized_keys' &&
+      typeof key === 'string' &&
+      container !== null &&
+      typeof container === 'object' &&
+      !Array.isArray(container) &&
+      !Object.hasOwn(container, key)
+    ) {
+      out.push({
+        rule: 'required',
+        instancePath: pointer(parent),
+        schemaPath: `${schemaPointer(parent)}/required`,
+        message: `${where(parent)}: required property "${key}" is missing (required)`,
+      });
       continue;
     }
     switch (zi.code) {
       case 'unrecognized_keys':
         for (const key of zi.keys) {
-          out.push({ rule: 'additionalProperties', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/additionalProperties`, message: `${where(path)}: property "${key}" is not allowed (additionalProperties)` });
+          out.push({
+            rule: 'additionalProperties',
+            instancePath: pointer(path),
+            schemaPath: `${schemaPointer(path)}/additionalProperties`,
+            message: `${where(path)}: property "${key}" is not allowed (additionalProperties)`,
+          });
         }
         break;
       case 'invalid_value': {
         const values = (zi as { values?: readonly unknown[] }).values ?? [];
-        out.push({ rule: 'enum', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/enum`, message: `${where(path)}: ${JSON.stringify(at(value, path))} is not one of ${values.map((v) => JSON.stringify(v)).join(', ')} (enum)` });
+        out.push({
+          rule: 'enum',
+          instancePath: pointer(path),
+          schemaPath: `${schemaPointer(path)}/enum`,
+          message: `${where(path)}: ${JSON.stringify(at(value, path))} is not one of ${values.map((v) => JSON.stringify(v)).join(', ')} (enum)`,
+        });
         break;
       }
       case 'too_small': {
         const origin = (zi as { origin?: string }).origin;
         const min = (zi as { minimum?: number | bigint }).minimum;
         const rule: IngestSchemaRule = origin === 'string' ? 'minLength' : origin === 'array' ? 'minItems' : 'minimum';
-        const what = rule === 'minLength' ? `must have at least ${String(min)} character(s)` : rule === 'minItems' ? `must have at least ${String(min)} item(s)` : `must be ≥ ${String(min)}`;
+        const what =
+          rule === 'minLength' ? `must have at least ${String(min)} character(s)` : rule === 'minItems' ? `must have at least ${String(min)} item(s)` : `must be ≥ ${String(min)}`;
         out.push({ rule, instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/${rule}`, message: `${where(path)}: ${what} (${rule})` });
         break;
       }
@@ -148,7 +171,12 @@ export function envelopeViolations(value: unknown): IngestRuleViolation[] {
       }
       case 'invalid_type': {
         const expected = (zi as { expected?: string }).expected ?? 'another type';
-        out.push({ rule: 'type', instancePath: pointer(path), schemaPath: `${schemaPointer(path)}/type`, message: `${where(path)}: must be ${expected === 'object' || expected === 'array' || expected === 'integer' ? 'an' : 'a'} ${expected}, not ${jsonType(at(value, path))} (type)` });
+        out.push({
+          rule: 'type',
+          instancePath: pointer(path),
+          schemaPath: `${schemaPointer(path)}/type`,
+          message: `${where(path)}: must be ${expected === 'object' || expected === 'array' || expected === 'integer' ? 'an' : 'a'} ${expected}, not ${jsonType(at(value, path))} (type)`,
+        });
         break;
       }
       default: {

@@ -45,7 +45,8 @@ export async function loadRagFiles(files: readonly string[]): Promise<RagFileInp
               code: 'OCTX_ADAPTER_INPUT_INVALID',
               ...at,
               field: 'retrieval_id',
-              message: 'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead',
+              message:
+                'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead',
             }),
           );
           break;

@@ -225,15 +225,30 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
   if (kbIds.length > 1) warnings.push(`the chunks come from ${kbIds.length} knowledge bases (${kbIds.join(', ')}); they all go into one asset`);
 
   const byDoc = chunksByDocument(chunks);
-  const rebuild = options.rebuildDocuments === undefined || options.rebuildDocuments === false ? undefined : { separator: (typeof options.rebuildDocuments === 'object' ? options.rebuildDocuments.separator : undefined) ?? DEFAULT_SEPARATOR };
+  const rebuild =
+    options.rebuildDocuments === undefined || options.rebuildDocuments === false
+      ? undefined
+      : { separator: (typeof options.rebuildDocuments === 'object' ? options.rebuildDocuments.separator : undefined) ?? DEFAULT_SEPARATOR };
   const planned = await planDocuments(byDoc, options, rebuild, warnings);
   const { byDocId, documentIds } = addDocuments(builder, planned, byDoc, options, rebuild, warnings);
   const chunkIds = addChunkRecords(builder, chunks, documentIds, where, warnings, scrubbedKeys);
-  const vectors = addRagVectors(builder, options, chunks.map(({ chunk }) => chunk), chunkIds, where, warnings);
+  const vectors = addRagVectors(
+    builder,
+    options,
+    chunks.map(({ chunk }) => chunk),
+    chunkIds,
+    where,
+    warnings,
+  );
 
   return {
     kbIds,
-    documents: { count: planned.length, fromOriginals: planned.filter((d) => d.body === 'original').length, rebuilt: planned.filter((d) => d.body === 'rebuilt-from-chunks').length, byDocId },
+    documents: {
+      count: planned.length,
+      fromOriginals: planned.filter((d) => d.body === 'original').length,
+      rebuilt: planned.filter((d) => d.body === 'rebuilt-from-chunks').length,
+      byDocId,
+    },
     chunks: { count: chunks.length },
     chunkIds,
     vectors,
@@ -267,7 +282,8 @@ function refuseRetrievalResults(options: FromRagOptions, where: LocateObject): v
             code: 'OCTX_ADAPTER_INPUT_INVALID',
             ...where(kind, i),
             field: 'retrieval_id',
-            message: 'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead',
+            message:
+              'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead',
           }),
         );
       }
@@ -301,22 +317,48 @@ function parseChunks(options: FromRagOptions, where: LocateObject): IndexedChunk
     const recordId = typeof rawId === 'string' ? rawId : undefined;
     if (!parsed.success) {
       for (const d of describeZod(parsed.error)) {
-        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('chunk', index), ...(recordId ? { recordId } : {}), field: d.field, message: `Chunk ${d.field || 'object'} ${d.message}` }));
+        problems.push(
+          issue({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            ...where('chunk', index),
+            ...(recordId ? { recordId } : {}),
+            field: d.field,
+            message: `Chunk ${d.field || 'object'} ${d.message}`,
+          }),
+        );
       }
       return;
     }
     const c = parsed.data;
     if (c.chunk_text.trim() === '') {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('chunk', index), recordId: c.chunk_id, field: 'chunk_text', message: 'chunk_text is empty: an empty text is not a chunk (it is refused, never padded)' }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...where('chunk', index),
+          recordId: c.chunk_id,
+          field: 'chunk_text',
+          message: 'chunk_text is empty: an empty text is not a chunk (it is refused, never padded)',
+        }),
+      );
       return;
     }
     if (!c.chunk_text.isWellFormed()) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('chunk', index), recordId: c.chunk_id, field: 'chunk_text', message: 'chunk_text contains a lone UTF-16 surrogate' }));
+      problems.push(
+        issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('chunk', index), recordId: c.chunk_id, field: 'chunk_text', message: 'chunk_text contains a lone UTF-16 surrogate' }),
+      );
       return;
     }
     const first = seenChunkIds.get(c.chunk_id);
     if (first !== undefined) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('chunk', index), recordId: c.chunk_id, field: 'chunk_id', message: `chunk_id ${c.chunk_id} appears twice (first as chunk #${first + 1})` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...where('chunk', index),
+          recordId: c.chunk_id,
+          field: 'chunk_id',
+          message: `chunk_id ${c.chunk_id} appears twice (first as chunk #${first + 1})`,
+        }),
+      );
       return;
     }
     seenChunkIds.set(c.chunk_id, index);
@@ -371,12 +413,17 @@ interface PlannedDoc {
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (no original, not rebuildable, not UTF-8), every
  *   document listed
  */
-async function planDocuments(byDoc: ReadonlyMap<string, RagChunk[]>, options: FromRagOptions, rebuild: { separator: string } | undefined, warnings: string[]): Promise<PlannedDoc[]> {
+async function planDocuments(
+  byDoc: ReadonlyMap<string, RagChunk[]>,
+  options: FromRagOptions,
+  rebuild: { separator: string } | undefined,
+  warnings: string[],
+): Promise<PlannedDoc[]> {
   const originals = new Map<string, RagOriginalDocument>();
   if (Array.isArray(options.documents)) {
     for (const d of options.documents as readonly RagOriginalDocument[]) originals.set(d.docId, d);
   }
-  const resolver = typeof options.documents === 'function' ? (options.documents) : undefined;
+  const resolver = typeof options.documents === 'function' ? options.documents : undefined;
   const planned: PlannedDoc[] = [];
   const docProblems: OctxIssue[] = [];
   for (const [docId, list] of byDoc) {
@@ -409,7 +456,14 @@ async function planDocuments(byDoc: ReadonlyMap<string, RagChunk[]>, options: Fr
     }
     const why = rebuildRefusal(list);
     if (why) {
-      docProblems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', recordId: docId, field: 'rebuildDocuments', message: `cannot rebuild doc_id ${docId} ("${meta.doc_name}") from its chunks: ${why}. Supply the original document instead` }));
+      docProblems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          recordId: docId,
+          field: 'rebuildDocuments',
+          message: `cannot rebuild doc_id ${docId} ("${meta.doc_name}") from its chunks: ${why}. Supply the original document instead`,
+        }),
+      );
       continue;
     }
     planned.push({ docId, meta, markdown: `${list.map((c) => c.chunk_text).join(rebuild.separator)}\n`, body: 'rebuilt-from-chunks' });
@@ -439,7 +493,11 @@ function addDocuments(
     const stem = d.meta.doc_name.replace(/\.[^./\\]{1,10}$/, '').trim() || d.meta.doc_name;
     const xrag: Record<string, JsonValue> = { doc_id: d.docId, doc_name: d.meta.doc_name, doc_type: d.meta.doc_type, body: d.body };
     if (d.body === 'rebuilt-from-chunks') xrag.rebuilt_from_chunks = { chunks: byDoc.get(d.docId)!.length, order: 'chunk_index', separator: rebuild!.separator };
-    const merged = mergeFrontmatter(d.markdown, { type: options.documentType ?? 'Document', title: stem, documentId: builder.ids.document(`rag:${d.docId}`), extras: { 'x-rag': xrag } }, `knowledge/${path}`);
+    const merged = mergeFrontmatter(
+      d.markdown,
+      { type: options.documentType ?? 'Document', title: stem, documentId: builder.ids.document(`rag:${d.docId}`), extras: { 'x-rag': xrag } },
+      `knowledge/${path}`,
+    );
     if (merged.keptExtras.length > 0) warnings.push(`knowledge/${path}: the original already has ${merged.keptExtras.join(', ')} in its frontmatter; kept as is`);
     builder.addDocument({ path, markdown: merged.markdown });
     const documentId = builder.documentId(path);
@@ -456,7 +514,14 @@ function addDocuments(
  * other RAG field, secrets scrubbed…}}`, with a stable id from the ledger per source `chunk_id`.
  * @returns source `chunk_id` → OCTX chunk id
  */
-function addChunkRecords(builder: PackageBuilder, chunks: readonly IndexedChunk[], documentIds: ReadonlyMap<string, string>, where: LocateObject, warnings: string[], scrubbedKeys: string[]): Record<string, string> {
+function addChunkRecords(
+  builder: PackageBuilder,
+  chunks: readonly IndexedChunk[],
+  documentIds: ReadonlyMap<string, string>,
+  where: LocateObject,
+  warnings: string[],
+  scrubbedKeys: string[],
+): Record<string, string> {
   const chunkIds: Record<string, string> = {};
   for (const { chunk } of chunks) chunkIds[chunk.chunk_id] = builder.ids.chunk(`rag:${chunk.chunk_id}`);
   for (const { chunk, index } of chunks) {
@@ -523,7 +588,8 @@ function addRagVectors(
     throw OctxError.of({
       code: 'OCTX_ADAPTER_INPUT_INVALID',
       field: 'normalized',
-      message: 'seed 002 does not say whether the vectors are normalized, and vectors/config.json requires it: pass normalized true or false from your embedding pipeline (it is never guessed)',
+      message:
+        'seed 002 does not say whether the vectors are normalized, and vectors/config.json requires it: pass normalized true or false from your embedding pipeline (it is never guessed)',
     });
   }
   const problems: OctxIssue[] = [];
@@ -533,21 +599,40 @@ function addRagVectors(
     const rawId = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>).vector_id : undefined;
     const recordId = typeof rawId === 'string' ? { recordId: rawId } : {};
     if (!parsed.success) {
-      for (const d of describeZod(parsed.error)) problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: d.field, message: `Vector ${d.field || 'object'} ${d.message}` }));
+      for (const d of describeZod(parsed.error))
+        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: d.field, message: `Vector ${d.field || 'object'} ${d.message}` }));
       return;
     }
     const v = parsed.data;
     const bad = v.embedding.findIndex((x) => typeof x !== 'number' || !Number.isFinite(x));
     if (bad >= 0) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: `embedding[${bad}]`, message: 'embedding values must be finite numbers' }));
+      problems.push(
+        issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: `embedding[${bad}]`, message: 'embedding values must be finite numbers' }),
+      );
       return;
     }
     if (v.embedding.length !== v.vector_meta.vector_dim) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: 'embedding', message: `embedding has ${v.embedding.length} values but vector_meta.vector_dim is ${v.vector_meta.vector_dim}` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...where('vector', index),
+          ...recordId,
+          field: 'embedding',
+          message: `embedding has ${v.embedding.length} values but vector_meta.vector_dim is ${v.vector_meta.vector_dim}`,
+        }),
+      );
       return;
     }
     if (byId.has(v.vector_id)) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...where('vector', index), ...recordId, field: 'vector_id', message: `vector_id ${v.vector_id} appears twice (vector_id = chunk_id, one vector per chunk)` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          ...where('vector', index),
+          ...recordId,
+          field: 'vector_id',
+          message: `vector_id ${v.vector_id} appears twice (vector_id = chunk_id, one vector per chunk)`,
+        }),
+      );
       return;
     }
     byId.set(v.vector_id, v as RagVector);
@@ -573,24 +658,50 @@ function addRagVectors(
   const dims = [...new Set(used.map((v) => v.vector_meta.vector_dim))];
   const counts = { given: input.length, fresh, stale: sample(stale), inactive: sample(inactive), missing: sample(missing), unknown: sample(unknown) };
   if (models.length > 1 || dims.length > 1) {
-    return { status: 'omitted', reason: 'mixed-pipelines', message: `the vectors come from more than one embedding pipeline (models ${models.join(', ')}; dimensions ${dims.join(', ')}); one package has one vector config`, ...counts };
+    return {
+      status: 'omitted',
+      reason: 'mixed-pipelines',
+      message: `the vectors come from more than one embedding pipeline (models ${models.join(', ')}; dimensions ${dims.join(', ')}); one package has one vector config`,
+      ...counts,
+    };
   }
   if (fresh !== chunks.length) {
-    const parts = [stale.length ? `${stale.length} stale (text_md5 ≠ MD5 of chunk_text)` : '', inactive.length ? `${inactive.length} not status 1` : '', missing.length ? `${missing.length} missing` : ''].filter(Boolean);
+    const parts = [
+      stale.length ? `${stale.length} stale (text_md5 ≠ MD5 of chunk_text)` : '',
+      inactive.length ? `${inactive.length} not status 1` : '',
+      missing.length ? `${missing.length} missing` : '',
+    ].filter(Boolean);
     return { status: 'omitted', reason: 'incomplete', message: `the chunks target would be incomplete: ${parts.join(', ')}; a partial vector set is never shipped`, ...counts };
   }
   const extra = { ...(options.vectorConfig ?? {}) };
   for (const key of ['model', 'dimensions', 'normalized', 'fingerprint'] as const) {
     if (extra[key] !== undefined) {
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `vectorConfig.${key}`, message: `vectorConfig.${key} is set by the adapter (model and dimensions come from vector_meta, normalized from the normalized option); remove it` });
+      throw OctxError.of({
+        code: 'OCTX_OPTIONS_INVALID',
+        field: `vectorConfig.${key}`,
+        message: `vectorConfig.${key} is set by the adapter (model and dimensions come from vector_meta, normalized from the normalized option); remove it`,
+      });
     }
   }
-  if (extra.revision === undefined) warnings.push('no vector revision was given: the fingerprint identifies only the model name, dimensions and normalization; pass revision and other pipeline settings so consumers can trust a match');
+  if (extra.revision === undefined)
+    warnings.push(
+      'no vector revision was given: the fingerprint identifies only the model name, dimensions and normalization; pass revision and other pipeline settings so consumers can trust a match',
+    );
   const config = prepareVectorConfig({ model: models[0]!, dimensions: dims[0]!, normalized: options.normalized, ...(extra as Record<string, JsonValue>) });
   const added = options.addVectors ?? true;
   if (added) {
     builder.setVectorConfig(config.config as unknown as VectorConfigInput);
     for (const c of chunks) builder.addVector('chunks', chunkIds[c.chunk_id]!, byId.get(c.chunk_id)!.embedding);
   }
-  return { status: 'complete', added, target: 'chunks', rows: chunks.length, model: models[0]!, dimensions: dims[0]!, normalized: options.normalized, fingerprint: config.fingerprint, unknown: counts.unknown };
+  return {
+    status: 'complete',
+    added,
+    target: 'chunks',
+    rows: chunks.length,
+    model: models[0]!,
+    dimensions: dims[0]!,
+    normalized: options.normalized,
+    fingerprint: config.fingerprint,
+    unknown: counts.unknown,
+  };
 }

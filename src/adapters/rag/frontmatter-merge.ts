@@ -126,5 +126,8 @@ export function safeFileStem(name: string): string {
     .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
     .replace(/^[.\s-]+/, '')
     .replace(/[.\s-]+$/, '');
-  return Array.from(cleaned).slice(0, 120).join('').replace(/[.\s-]+$/, '');
+  return Array.from(cleaned)
+    .slice(0, 120)
+    .join('')
+    .replace(/[.\s-]+$/, '');
 }

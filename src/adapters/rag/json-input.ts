@@ -65,8 +65,15 @@ export async function readJsonObjects(file: string): Promise<LocatedObject[]> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const parse = (src: string, line?: number): unknown => {
     const r = parseStrictJson(src);
-    if (!r.ok) throw OctxError.of({ code: r.kind === 'duplicate-key' ? 'OCTX_JSON_DUPLICATE_KEY' : 'OCTX_JSON_INVALID', path: file, ...(line !== undefined ? { line } : {}), message: r.message });
-    if (r.nonFinite !== undefined) throw OctxError.of({ code: 'OCTX_JSON_INVALID', path: file, ...(line !== undefined ? { line } : {}), message: `number out of range at ${r.nonFinite || 'the root'}` });
+    if (!r.ok)
+      throw OctxError.of({
+        code: r.kind === 'duplicate-key' ? 'OCTX_JSON_DUPLICATE_KEY' : 'OCTX_JSON_INVALID',
+        path: file,
+        ...(line !== undefined ? { line } : {}),
+        message: r.message,
+      });
+    if (r.nonFinite !== undefined)
+      throw OctxError.of({ code: 'OCTX_JSON_INVALID', path: file, ...(line !== undefined ? { line } : {}), message: `number out of range at ${r.nonFinite || 'the root'}` });
     return r.value;
   };
   if (/\.(jsonl|ndjson)$/i.test(file)) {

@@ -170,7 +170,12 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
   const { counts, exchange } = idExchange(builder, idMode);
   const { articles, documentOf, paths } = readArticles(builder, db, dbPath, schema, options, exchange);
 
-  const base = { generation: schema.generation, source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) }, idMode, documents: { count: articles.length, paths } } as const;
+  const base = {
+    generation: schema.generation,
+    source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) },
+    idMode,
+    documents: { count: articles.length, paths },
+  } as const;
   if (options.documentsOnly) {
     return {
       ...base,
@@ -197,7 +202,13 @@ function readSource(builder: PackageBuilder, db: Database.Database, dbPath: stri
     ...base,
     ids: counts,
     chunks: { count: chunks.chunkRecords.length, unbound: chunks.unbound, otherArticles: chunks.otherArticles },
-    events: { count: events.kept.size, softDeleted: events.softDeleted, otherArticles: events.otherArticles, detachedFromParent: events.detachedFromParent, withoutChunk: links.withoutChunk },
+    events: {
+      count: events.kept.size,
+      softDeleted: events.softDeleted,
+      otherArticles: events.otherArticles,
+      detachedFromParent: events.detachedFromParent,
+      withoutChunk: links.withoutChunk,
+    },
     entities: { count: entities.entityRecords.length },
     relations: { chunkEvents: links.chunkEvents, eventEntities: entities.linkRecords.length },
     structure,
@@ -234,13 +245,29 @@ function readSchema(db: Database.Database, dbPath: string, options: FromSagOptio
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length > 0) {
-    throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, message: `not a zleap-sag engine database: table(s) ${missing.join(', ')} missing (expected ${REQUIRED_TABLES.join(', ')})` });
+    throw OctxError.of({
+      code: 'OCTX_ADAPTER_INPUT_INVALID',
+      path: dbPath,
+      message: `not a zleap-sag engine database: table(s) ${missing.join(', ')} missing (expected ${REQUIRED_TABLES.join(', ')})`,
+    });
   }
   const cols = Object.fromEntries(REQUIRED_TABLES.map((t) => [t, columnsOf(db, t)])) as Record<SagTable, Set<string>>;
   const generation = cols.article.has('source_config_id') ? 'source_config_id' : cols.article.has('data_source_id') ? 'data_source_id' : undefined;
-  if (!generation) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'article', message: 'table article has neither source_config_id nor data_source_id: unknown zleap-sag schema generation' });
+  if (!generation)
+    throw OctxError.of({
+      code: 'OCTX_ADAPTER_INPUT_INVALID',
+      path: dbPath,
+      field: 'article',
+      message: 'table article has neither source_config_id nor data_source_id: unknown zleap-sag schema generation',
+    });
   for (const t of ['source_chunk', 'source_event', 'entity'] as const) {
-    if (!cols[t].has(generation)) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: t, message: `table ${t} has no ${generation} column while article has one: mixed schema generations` });
+    if (!cols[t].has(generation))
+      throw OctxError.of({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: t,
+        message: `table ${t} has no ${generation} column while article has one: mixed schema generations`,
+      });
   }
   const gen = (table: SagTable, alias = '') => (options.generationId !== undefined && cols[table].has('generation_id') ? ` AND ${alias}generation_id = @generation` : '');
   const params = { source: options.sourceId, ...(options.generationId !== undefined ? { generation: options.generationId } : {}) };
@@ -306,10 +333,19 @@ function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { pre
  * @returns the articles, their local id → OCTX document id, and the package paths
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (unknown `articleIds`, no article in the source)
  */
-function readArticles(builder: PackageBuilder, db: Database.Database, dbPath: string, schema: SagSchema, options: FromSagOptions, exchange: IdExchange): { articles: Row[]; documentOf: Map<string, string>; paths: string[] } {
+function readArticles(
+  builder: PackageBuilder,
+  db: Database.Database,
+  dbPath: string,
+  schema: SagSchema,
+  options: FromSagOptions,
+  exchange: IdExchange,
+): { articles: Row[]; documentOf: Map<string, string>; paths: string[] } {
   const { cols, generation: p, gen, params } = schema;
   const articleRows = db
-    .prepare(`SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source${gen('article')} ORDER BY id`)
+    .prepare(
+      `SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source${gen('article')} ORDER BY id`,
+    )
     .all(params) as Row[];
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text, number or blob) read as text, as SAG compares it
   let articles = articleRows.filter((r) => String(r.status ?? '').toUpperCase() !== 'DELETED');
@@ -317,7 +353,13 @@ function readArticles(builder: PackageBuilder, db: Database.Database, dbPath: st
     const wanted = new Set(options.articleIds);
     const found = new Set(articles.map((a) => String(a.id)));
     const unknown = options.articleIds.filter((id) => !found.has(id));
-    if (unknown.length > 0) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'articleIds', message: `article(s) ${unknown.slice(0, LIST).join(', ')} are not (non-deleted) articles of source ${options.sourceId}` });
+    if (unknown.length > 0)
+      throw OctxError.of({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'articleIds',
+        message: `article(s) ${unknown.slice(0, LIST).join(', ')} are not (non-deleted) articles of source ${options.sourceId}`,
+      });
     articles = articles.filter((a) => wanted.has(String(a.id)));
   }
   if (articles.length === 0) {
@@ -363,7 +405,15 @@ interface SagChunks {
  * `ordinal`). Bad ranks and empty texts are added to `problems`; duplicate ranks go first, as
  * one issue that names them.
  */
-function readChunks(db: Database.Database, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[], warnings: string[]): SagChunks {
+function readChunks(
+  db: Database.Database,
+  dbPath: string,
+  schema: SagSchema,
+  documentOf: ReadonlyMap<string, string>,
+  exchange: IdExchange,
+  problems: OctxIssue[],
+  warnings: string[],
+): SagChunks {
   const { cols, generation: p, gen, params } = schema;
   const chunkRows = db
     .prepare(
@@ -393,7 +443,15 @@ function readChunks(db: Database.Database, dbPath: string, schema: SagSchema, do
     if (c.generation_id !== undefined && c.generation_id !== null) generations.add(String(c.generation_id));
     const rank = typeof c.rank === 'bigint' ? Number(c.rank) : c.rank;
     if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0) {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_chunk.rank', message: `chunk ${localId} of article ${article} has rank ${JSON.stringify(c.rank)}; the ordinal must be an integer ≥ 0` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          path: dbPath,
+          recordId: localId,
+          field: 'source_chunk.rank',
+          message: `chunk ${localId} of article ${article} has rank ${JSON.stringify(c.rank)}; the ordinal must be an integer ≥ 0`,
+        }),
+      );
       continue;
     }
     let perArticle = ranks.get(article);
@@ -406,7 +464,15 @@ function readChunks(db: Database.Database, dbPath: string, schema: SagSchema, do
     perArticle.set(rank, localId);
     const body = text(c.content) || text(c.raw_content);
     if (body.trim() === '') {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_chunk.content', message: `chunk ${localId} of article ${article} has no text (content and raw_content are empty); re-process the article` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          path: dbPath,
+          recordId: localId,
+          field: 'source_chunk.content',
+          message: `chunk ${localId} of article ${article} has no text (content and raw_content are empty); re-process the article`,
+        }),
+      );
       continue;
     }
     const id = exchange('chunk', localId, parseExtra(c.extra_data));
@@ -477,7 +543,15 @@ function readEvents(db: Database.Database, dbPath: string, schema: SagSchema, do
     kept.set(String(e.id), { ...e, extra: parseExtra(e.extra_data) });
   }
   const { level, cycles } = eventLevels(kept);
-  if (cycles.length > 0) problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'source_event.parent_id', message: `the parent chain of event(s) ${cycles.slice(0, LIST).join(', ')} loops` }));
+  if (cycles.length > 0)
+    problems.push(
+      issue({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'source_event.parent_id',
+        message: `the parent chain of event(s) ${cycles.slice(0, LIST).join(', ')} loops`,
+      }),
+    );
 
   const eventOf = new Map<string, string>();
   for (const [localId, e] of kept) eventOf.set(localId, exchange('event', localId, e.extra));
@@ -488,9 +562,26 @@ function readEvents(db: Database.Database, dbPath: string, schema: SagSchema, do
     const originalTitle = typeof extraOctx?.original_title === 'string' && extraOctx.original_title.trim() !== '' ? extraOctx.original_title : undefined;
     const title = originalTitle ?? text(e.title);
     const content = text(e.content).trim() || text(e.summary).trim();
-    if (title.trim() === '') problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_event.title', message: `event ${localId} has an empty title; re-extract its article` }));
+    if (title.trim() === '')
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          path: dbPath,
+          recordId: localId,
+          field: 'source_event.title',
+          message: `event ${localId} has an empty title; re-extract its article`,
+        }),
+      );
     if (content === '') {
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: localId, field: 'source_event.content', message: `event ${localId} has neither content nor summary (its title is not copied into content); re-extract its article` }));
+      problems.push(
+        issue({
+          code: 'OCTX_ADAPTER_INPUT_INVALID',
+          path: dbPath,
+          recordId: localId,
+          field: 'source_event.content',
+          message: `event ${localId} has neither content nor summary (its title is not copied into content); re-extract its article`,
+        }),
+      );
     }
     const id = eventOf.get(localId)!;
     const parentLocal = str(e.parent_id);
@@ -560,7 +651,15 @@ interface SagEntities {
  * event-entity links, one link per pair. Entities that are missing or of another source, empty
  * names or types and non-finite weights are added to `problems`.
  */
-function readEntities(db: Database.Database, dbPath: string, schema: SagSchema, sourceId: string, eventOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEntities {
+function readEntities(
+  db: Database.Database,
+  dbPath: string,
+  schema: SagSchema,
+  sourceId: string,
+  eventOf: ReadonlyMap<string, string>,
+  exchange: IdExchange,
+  problems: OctxIssue[],
+): SagEntities {
   const { cols, generation: p } = schema;
   const en = cols.entity;
   const ee = cols.event_entity;
@@ -591,7 +690,15 @@ function readEntities(db: Database.Database, dbPath: string, schema: SagSchema, 
       const name = text(r.en_name).trim();
       const type = text(r.en_type).trim();
       if (name === '' || type === '') {
-        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, recordId: entityLocal, field: name === '' ? 'entity.name' : 'entity.type', message: `entity ${entityLocal} has an empty ${name === '' ? 'name' : 'type'}` }));
+        problems.push(
+          issue({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            path: dbPath,
+            recordId: entityLocal,
+            field: name === '' ? 'entity.name' : 'entity.type',
+            message: `entity ${entityLocal} has an empty ${name === '' ? 'name' : 'type'}`,
+          }),
+        );
         continue;
       }
       entityId = exchange('entity', entityLocal, parseExtra(r.en_extra));
@@ -606,7 +713,14 @@ function readEntities(db: Database.Database, dbPath: string, schema: SagSchema, 
     if (r.weight !== null && r.weight !== undefined) {
       weight = Number(r.weight);
       if (!Number.isFinite(weight)) {
-        problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'event_entity.weight', message: `event ${eventLocal} → entity ${entityLocal} has weight ${JSON.stringify(r.weight)}, not a finite number` }));
+        problems.push(
+          issue({
+            code: 'OCTX_ADAPTER_INPUT_INVALID',
+            path: dbPath,
+            field: 'event_entity.weight',
+            message: `event ${eventLocal} → entity ${entityLocal} has weight ${JSON.stringify(r.weight)}, not a finite number`,
+          }),
+        );
         continue;
       }
     }
@@ -615,7 +729,14 @@ function readEntities(db: Database.Database, dbPath: string, schema: SagSchema, 
   }
   if (brokenEntities.length > 0) {
     const distinct = [...new Set(brokenEntities)];
-    problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: dbPath, field: 'event_entity.entity_id', message: `event-entity rows point at entities that are missing or belong to another source: ${distinct.slice(0, LIST).join(', ')}${distinct.length > LIST ? ` … and ${distinct.length - LIST} more` : ''}` }));
+    problems.push(
+      issue({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'event_entity.entity_id',
+        message: `event-entity rows point at entities that are missing or belong to another source: ${distinct.slice(0, LIST).join(', ')}${distinct.length > LIST ? ` … and ${distinct.length - LIST} more` : ''}`,
+      }),
+    );
   }
   return { entityRecords, linkRecords };
 }
@@ -684,6 +805,8 @@ function expectedStructure(articles: number, chunks: SagChunks, events: SagEvent
     kept.size - eventsWithEntities.size > 0 ? `${kept.size - eventsWithEntities.size} event(s) without entities` : '',
   ].filter(Boolean);
   const structure: SagAdapterReport['structure'] =
-    gaps.length === 0 ? { expected: 'complete', reason: 'every document has chunks, every chunk an event, every event a chunk and an entity' } : { expected: 'documents-only', reason: `coverage is incomplete: ${gaps.join(', ')}; re-extract those articles (no filler records are invented)` };
+    gaps.length === 0
+      ? { expected: 'complete', reason: 'every document has chunks, every chunk an event, every event a chunk and an entity' }
+      : { expected: 'documents-only', reason: `coverage is incomplete: ${gaps.join(', ')}; re-extract those articles (no filler records are invented)` };
   return structure;
 }

@@ -40,7 +40,11 @@ export const deriveCommand: Command = {
     await requireFolder(workdir, 'working folder');
     const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
     const options = builderOptions(ctx.values);
-    const builder = await PackageBuilder.derive(source, { ...options, asset: { name: str(ctx.values, 'name')! }, ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}) });
+    const builder = await PackageBuilder.derive(source, {
+      ...options,
+      asset: { name: str(ctx.values, 'name')! },
+      ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),
+    });
     let loaded;
     try {
       loaded = await loadWorkdir(builder, workdir);

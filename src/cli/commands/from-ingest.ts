@@ -36,7 +36,11 @@ export const fromIngestCommand: Command = {
     ...EXPORT_OPTIONS,
     'source-root': { type: 'string', value: '<dir>', description: 'folder holding the canonical Markdown files', required: true },
     namespace: { type: 'string', value: '<reverse.dns>', description: `extension namespace (default ${DEFAULT_INGEST_NAMESPACE})` },
-    events: { type: 'string', value: '<file.jsonl>', description: 'events from your extractor: {"source_uri","title","content","entities":[{"node"|"name","type"?,"weight"?,"description"?}]} per line' },
+    events: {
+      type: 'string',
+      value: '<file.jsonl>',
+      description: 'events from your extractor: {"source_uri","title","content","entities":[{"node"|"name","type"?,"weight"?,"description"?}]} per line',
+    },
     'triples-as-events': { type: 'boolean', description: 'opt-in: one event per triplet ("subject predicate object"), linked to the typed subject/object nodes' },
     'skip-hash-check': { type: 'boolean', description: 'do not compare source.content_hash with the file' },
   },

@@ -14,7 +14,10 @@ export function ragLines(r: RagAdapterReport): string[] {
   ];
   const v = r.vectors;
   if (v.status === 'none') lines.push(`  rag vectors   none (${v.reason})`);
-  else if (v.status === 'complete') lines.push(`  rag vectors   complete and fresh: ${v.rows} rows, ${v.model}, ${v.dimensions} dims, normalized ${v.normalized}${v.added ? '' : ' (checked, not packaged: vectors/0.1 needs sag-structured)'}`);
+  else if (v.status === 'complete')
+    lines.push(
+      `  rag vectors   complete and fresh: ${v.rows} rows, ${v.model}, ${v.dimensions} dims, normalized ${v.normalized}${v.added ? '' : ' (checked, not packaged: vectors/0.1 needs sag-structured)'}`,
+    );
   else lines.push(`  rag vectors   omitted (${v.reason}): ${v.message}${v.stale.count ? `; stale: ${v.stale.sample.join(', ')}` : ''}`);
   lines.push(`  note          ${r.structure.status}: ${r.structure.reason}`);
   if (r.scrubbedKeys.length > 0) lines.push(`  scrubbed      ${r.scrubbedKeys.length} secret-looking key(s) dropped: ${r.scrubbedKeys.slice(0, 5).join(', ')}`);

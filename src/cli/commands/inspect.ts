@@ -76,10 +76,20 @@ export const inspectCommand: Command = {
         `  events        ${counts.events}`,
         `  entities      ${counts.entities}`,
         `  relations     ${counts.chunkEvents} chunk-event, ${counts.eventEntities} event-entity`,
-        `  vectors       ${VECTOR_TARGETS.filter((t) => vectors[t] !== null).map((t) => `${t} ${vectors[t]} rows`).join(', ') || 'none'}`,
+        `  vectors       ${
+          VECTOR_TARGETS.filter((t) => vectors[t] !== null)
+            .map((t) => `${t} ${vectors[t]} rows`)
+            .join(', ') || 'none'
+        }`,
       ];
       if (vectorConfig) lines.push(`  vector config ${JSON.stringify(vectorConfig)}`);
-      if (counts.extensionFiles > 0) lines.push(`  extensions    ${info.files.filter((f) => f.path.startsWith('extensions/')).map((f) => f.path).join(', ')}`);
+      if (counts.extensionFiles > 0)
+        lines.push(
+          `  extensions    ${info.files
+            .filter((f) => f.path.startsWith('extensions/'))
+            .map((f) => f.path)
+            .join(', ')}`,
+        );
       ctx.io.stdout.write(`${lines.join('\n')}\n`);
       return EXIT_OK;
     } finally {

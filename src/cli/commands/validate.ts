@@ -6,7 +6,7 @@ const SHOWN = 50;
 
 export const validateCommand: Command = {
   name: 'validate',
-  summary: "check a package with the validator and print its report (exit 0 valid, 1 invalid)",
+  summary: 'check a package with the validator and print its report (exit 0 valid, 1 invalid)',
   description: 'Validates every OCTX 0.1 rule: container, manifest, digests, documents, and each declared capability.',
   positionals: [{ name: 'file|dir', description: 'a .octx file or an unpacked package folder' }],
   options: {},

@@ -95,12 +95,18 @@ for (let d = 0; d < N_DOCS; d++) {
   hashes.push({ path, sha256: createHash('sha256').update(md).digest('hex') });
 }
 const text = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. '.repeat(3);
-await writeLines('data/chunks.jsonl', N_CHUNKS, (i) => JSON.stringify({ id: chunkIds[i], document_id: docIds[i % N_DOCS], ordinal: Math.floor(i / N_DOCS), text: `${i}: ${text}` }));
-await writeLines('data/events.jsonl', N_EVENTS, (i) => JSON.stringify({ id: eventIds[i], title: `Event ${i}`, content: `Event number ${i} happened and is described here in full.`, category: 'bench' }));
+await writeLines('data/chunks.jsonl', N_CHUNKS, (i) =>
+  JSON.stringify({ id: chunkIds[i], document_id: docIds[i % N_DOCS], ordinal: Math.floor(i / N_DOCS), text: `${i}: ${text}` }),
+);
+await writeLines('data/events.jsonl', N_EVENTS, (i) =>
+  JSON.stringify({ id: eventIds[i], title: `Event ${i}`, content: `Event number ${i} happened and is described here in full.`, category: 'bench' }),
+);
 await writeLines('data/entities.jsonl', N_ENTITIES, (i) => JSON.stringify({ id: entityIds[i], name: `Entity ${i}`, type: 'thing' }));
 // Every chunk → one event (round robin); every event → its entity and one more.
 await writeLines('relations/chunk-events.jsonl', N_CHUNKS, (i) => JSON.stringify({ chunk_id: chunkIds[i], event_id: eventIds[i % N_EVENTS] }));
-await writeLines('relations/event-entities.jsonl', N_EVENTS * 2, (i) => JSON.stringify({ event_id: eventIds[i >> 1], entity_id: entityIds[((i >> 1) + (i & 1) * 7) % N_ENTITIES], weight: 0.5 }));
+await writeLines('relations/event-entities.jsonl', N_EVENTS * 2, (i) =>
+  JSON.stringify({ event_id: eventIds[i >> 1], entity_id: entityIds[((i >> 1) + (i & 1) * 7) % N_ENTITIES], weight: 0.5 }),
+);
 const fingerprintInput = { dimensions: DIM, model: 'bench/model', normalized: false };
 const canon = `{"dimensions":${DIM},"model":"bench/model","normalized":false}`;
 const config = `${JSON.stringify({ ...fingerprintInput, fingerprint: `sha256:${createHash('sha256').update(canon).digest('hex')}` }, null, 2)}\n`;
@@ -125,7 +131,9 @@ await writeFile(join(root, 'manifest.json'), `${JSON.stringify(manifest, null, 2
 const zip = new ZipStream({ store: true });
 const zipDone = pipeline(zip as unknown as NodeJS.ReadableStream, createWriteStream(join(outDir, 'pkg.octx')));
 for (const path of ['manifest.json', ...hashes.map((h) => h.path)]) {
-  await new Promise<void>((res, rej) => zip.entry(createReadStream(join(root, path)), { name: path, store: true, date: new Date('1980-01-01T00:00:00Z'), mode: 0o644 }, (e) => (e ? rej(e) : res())));
+  await new Promise<void>((res, rej) =>
+    zip.entry(createReadStream(join(root, path)), { name: path, store: true, date: new Date('1980-01-01T00:00:00Z'), mode: 0o644 }, (e) => (e ? rej(e) : res())),
+  );
 }
 zip.finalize();
 await zipDone;

@@ -34,4 +34,6 @@ if (mode === 'baseline') {
 }
 const ms = performance.now() - t0;
 const cpu = process.cpuUsage(c0);
-console.log(JSON.stringify({ mode, path, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), summary }));
+console.log(
+  JSON.stringify({ mode, path, ms: Math.round(ms), cpuMs: Math.round((cpu.user + cpu.system) / 1000), maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024), summary }),
+);
