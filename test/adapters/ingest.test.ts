@@ -16,7 +16,7 @@ import {
   validateEnvelopes,
   type IngestEnvelope,
 } from 'octx-export/adapters/ingest';
-import { ROOT, SHARED, tempDir } from '../helpers/temp.js';
+import { ROOT, SEEDS, tempDir } from '../helpers/temp.js';
 import { readPackageText as text } from '../helpers/package-files.js';
 
 const FIX = join(ROOT, 'fixtures/ingest');
@@ -49,7 +49,7 @@ async function lines(pkg: string, path: string): Promise<Record<string, unknown>
 
 describe('seed 004 schema, rule for rule', () => {
   it('the zod schema is the seed JSON Schema without its annotations', () => {
-    const seed = readFileSync(join(SHARED, 'seeds/004_f02b7b2f87d139ec.txt'), 'utf8');
+    const seed = readFileSync(join(SEEDS, '004_f02b7b2f87d139ec.txt'), 'utf8');
     const schema = JSON.parse(seed.slice(seed.indexOf('{'))) as unknown;
     const strip = (v: unknown): unknown => {
       if (Array.isArray(v)) return v.map(strip);

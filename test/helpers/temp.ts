@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 
-/** Absolute path of the shared spec folder (a sibling of the repository, in CI too). */
-export const SHARED = resolve(import.meta.dirname, '../../../shared');
-/** Golden fixtures of the spec. */
-export const GOLDEN = join(SHARED, 'spec/golden');
 /** The repository root. */
 export const ROOT = resolve(import.meta.dirname, '../..');
+/** Golden fixtures of the spec (copied into the repository: tests read nothing outside it). */
+export const GOLDEN = join(ROOT, 'fixtures/golden');
+/** Copies of the user's seed documents that tests check against. */
+export const SEEDS = join(ROOT, 'fixtures/seeds');
 
 const dirs: string[] = [];
 

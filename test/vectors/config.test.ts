@@ -8,7 +8,7 @@ import type { VectorConfigInput } from '../../src/vectors/config.js';
 import { RECOMMENDED_VECTOR_CONFIG_KEYS, computeVectorFingerprint, forbiddenVectorConfigEntries, prepareVectorConfig, vectorConfigIssues } from '../../src/vectors/config.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const GOLDEN = path.resolve(here, '../../../shared/spec/golden');
+const GOLDEN = path.resolve(here, '../../fixtures/golden');
 const C_FINGERPRINT = 'sha256:ef7eae8ff494be507243324a6aff67ef25ae8c4b400de6a3ca960280b0cf9aba';
 const D_FINGERPRINT = 'sha256:dd1e5726d2da64c6ddd5216ca54f85298770a1b888620b1e05121c86118e394e';
 
