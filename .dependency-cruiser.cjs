@@ -3,6 +3,8 @@
 // src/cli/ and src/index.ts are the top floor and may import anything.
 /** @type {Record<string, string[]>} folder under src/ -> folders under src/ it may import */
 const LAYERS = {
+  // ambient type declarations (src/types/*.d.ts): depend on nothing of ours
+  types: [],
   // floor 1: the format floor (errors, codes, ids, paths, limits, record kinds, json, time, semver, columns)
   model: [],
   // floor 2: byte plumbing (spills, deflate, zip assembler, manifest, digest, atomic output)

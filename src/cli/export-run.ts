@@ -42,7 +42,8 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
 function compressionLevel(values: OptionValues): number | undefined {
   const raw = str(values, 'compression-level');
   if (raw === undefined) return undefined;
-  const level = /^[0-9]+$/.test(raw) ? Number(raw) : Number.NaN;
+  // One digit, as the help shows it (`06` is refused, not read as 6).
+  const level = /^[0-9]$/.test(raw) ? Number(raw) : Number.NaN;
   if (!isCompressionLevel(level)) {
     throw usageError(`--compression-level must be an integer from ${MIN_COMPRESSION_LEVEL} to ${MAX_COMPRESSION_LEVEL} (got ${JSON.stringify(raw)})`, 'compression-level');
   }

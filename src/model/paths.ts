@@ -2,7 +2,7 @@
  * Logical path rules of OCTX (reference §2–§3): NFC, relative POSIX, no empty/`.`/`..`
  * segments, no backslash, NUL or drive prefix, and only the payload paths the format allows.
  */
-import { RECORD_KINDS, type VectorTarget } from './record-kinds.js';
+import { RECORD_KINDS, type RecordKind, type VectorTarget } from './record-kinds.js';
 
 /** The five files of `sag-structured/0.1`, in the order the spec lists them (from {@link RECORD_KINDS}). */
 export const STRUCTURE_PATHS = [
@@ -12,6 +12,12 @@ export const STRUCTURE_PATHS = [
   RECORD_KINDS['chunk-event'].path,
   RECORD_KINDS['event-entity'].path,
 ] as const;
+
+// Compile-time check that the tuple names every kind's file: a kind added to RECORD_KINDS and not
+// here makes `MissingStructurePath` non-empty and this line a type error.
+type MissingStructurePath = Exclude<(typeof RECORD_KINDS)[RecordKind]['path'], (typeof STRUCTURE_PATHS)[number]>;
+const structurePathsComplete: [MissingStructurePath] extends [never] ? true : never = true;
+void structurePathsComplete;
 
 /** The files of `vectors/0.1`. */
 export const VECTOR_CONFIG_PATH = 'vectors/config.json';

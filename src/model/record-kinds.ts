@@ -16,17 +16,12 @@ export type RecordKind = 'chunk' | 'event' | 'entity' | 'chunk-event' | 'event-e
 /** A kind that `vectors/0.1` can carry vectors for: one Arrow file per target (seed §7). */
 export type VectorTarget = 'chunks' | 'events' | 'entities';
 
-/** The five complete-coverage rules of seed §6, by number. */
+/**
+ * The five complete-coverage rules of seed §6, by number: (1) every Concept Document has at least
+ * one chunk; (2) every chunk is in a chunk-event link; (3) every event is in a chunk-event link;
+ * (4) every event is in an event-entity link; (5) every entity is in an event-entity link.
+ */
 export type CoverageRule = 1 | 2 | 3 | 4 | 5;
-
-/** What the five coverage rules require (seed §6), by number. */
-export const COVERAGE_RULES: Readonly<Record<CoverageRule, string>> = {
-  1: 'every Concept Document has at least one chunk',
-  2: 'every chunk is in at least one chunk-event link',
-  3: 'every event is in at least one chunk-event link',
-  4: 'every event is in at least one event-entity link',
-  5: 'every entity is in at least one event-entity link',
-};
 
 /** The definition of one record kind. */
 export interface RecordKindSpec {
@@ -63,8 +58,8 @@ export interface RecordKindSpec {
   readonly countKey: string;
   /** The vector target of this kind's records, if it can have one. */
   readonly vectorTarget?: VectorTarget;
-  /** The coverage rules (seed §6) that this kind takes part in. */
-  readonly coverage: readonly CoverageRule[];
+  /** The coverage rules (seed §6) a record of this kind breaks when no relation names it. */
+  readonly orphanRules: readonly CoverageRule[];
 }
 
 /** The record kinds, in the order the spec lists their files (and the validator reads them). */
@@ -83,7 +78,7 @@ export const RECORD_KINDS = {
     recordIdField: 'id',
     countKey: 'chunks',
     vectorTarget: 'chunks',
-    coverage: [1, 2],
+    orphanRules: [2],
   },
   event: {
     path: 'data/events.jsonl',
@@ -103,7 +98,7 @@ export const RECORD_KINDS = {
     recordIdField: 'id',
     countKey: 'events',
     vectorTarget: 'events',
-    coverage: [3, 4],
+    orphanRules: [3, 4],
   },
   entity: {
     path: 'data/entities.jsonl',
@@ -120,7 +115,7 @@ export const RECORD_KINDS = {
     recordIdField: 'id',
     countKey: 'entities',
     vectorTarget: 'entities',
-    coverage: [5],
+    orphanRules: [5],
   },
   'chunk-event': {
     path: 'relations/chunk-events.jsonl',
@@ -134,7 +129,7 @@ export const RECORD_KINDS = {
     references: { chunk_id: 'chunk', event_id: 'event' },
     recordIdField: 'chunk_id',
     countKey: 'chunkEvents',
-    coverage: [2, 3],
+    orphanRules: [],
   },
   'event-entity': {
     path: 'relations/event-entities.jsonl',
@@ -148,7 +143,7 @@ export const RECORD_KINDS = {
     references: { event_id: 'event', entity_id: 'entity' },
     recordIdField: 'event_id',
     countKey: 'eventEntities',
-    coverage: [4, 5],
+    orphanRules: [],
   },
 } as const satisfies Readonly<Record<RecordKind, RecordKindSpec>>;
 

@@ -10,7 +10,9 @@
  * holds real file URLs). A resolved URL is a superset of what is evaluated, so "not in the log"
  * proves "not loaded". `require` calls inside CommonJS packages bypass ESM hooks, so the probe
  * also lists the shared objects the process has mapped (`process.report`): the native
- * `better_sqlite3.node` shows there whichever way it was loaded. Each probe also has a positive
+ * `better_sqlite3.node` shows there whichever way it was loaded, and the CommonJS module cache
+ * (shared by every `require`, including one made with `createRequire`) is listed too, so a
+ * `require('better-sqlite3')` that never opens a database is seen as well. Each probe also has a positive
  * control (the entry file itself in the log; the native module after `fromSagDatabase` runs), so
  * a recorder that saw nothing would fail the test rather than pass it.
  *
@@ -45,7 +47,7 @@ const ADAPTER_FUNCTIONS = Object.values(SUBPATHS);
 interface Probe {
   /** Every URL the ESM loader resolved after the recorder was registered. */
   readonly urls: readonly string[];
-  /** Mapped shared objects whose path names better-sqlite3. */
+  /** Mapped shared objects and CommonJS-cached modules whose path names better-sqlite3. */
   readonly native: readonly string[];
   /** What the probe body returned. */
   readonly result: unknown;
@@ -72,11 +74,12 @@ function probe(mode: Mode, name: string, body: string): Promise<Probe> {
   const log = join(scratch, `${mode.name}-${name}.log`);
   writeFileSync(log, '');
   const code = `
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 register(${JSON.stringify(HOOKS_URL)}, { data: { log: ${JSON.stringify(log)} } });
 const result = await (async () => { ${body} })();
 const native = process.report.getReport().sharedObjects.filter((p) => /better[-_]sqlite3/i.test(p));
-process.stdout.write(JSON.stringify({ result, native }));`;
+const required = Object.keys(createRequire(process.cwd() + '/').cache).filter((p) => /better[-_]sqlite3/i.test(p));
+process.stdout.write(JSON.stringify({ result, native: [...native, ...required] }));`;
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [...mode.nodeArgs, '--input-type=module', '-e', code], { cwd: mode.cwd, timeout: 55_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error) return reject(new Error(`probe ${mode.name} ${name} failed: ${error.message}\n${stderr}`));

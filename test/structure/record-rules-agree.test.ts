@@ -45,7 +45,16 @@ interface Case {
   readonly kind: RecordKind;
   readonly record: Record<string, unknown>;
   readonly expected: Verdict;
+  /**
+   * The code of the first issue for a bad record, per checker. Defaults: the builder's
+   * `OCTX_RECORD_INVALID`, the validator's `OCTX_SCHEMA_VALIDATION` (zod's own codes are not compared).
+   */
+  readonly codes?: { readonly builder?: string; readonly validator?: string };
 }
+
+const ID_INVALID = { builder: 'OCTX_ID_INVALID' } as const;
+const FORBIDDEN = { builder: 'OCTX_RECORD_FIELD_FORBIDDEN' } as const;
+const WEIGHT = { validator: 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' } as const;
 
 function withField(kind: RecordKind, field: string, value: unknown): Record<string, unknown> {
   return { ...VALID[kind], [field]: value };
@@ -73,16 +82,17 @@ function corpus(): Case[] {
         kind,
         record: withField(kind, f, (spec.required.includes(f) ? String(VALID[kind][f]) : C).toUpperCase()),
         expected: { field: f },
+        codes: ID_INVALID,
       });
-      cases.push({ name: `${kind}: ${f} a UUIDv4`, kind, record: withField(kind, f, '019c2222-2222-4222-8222-222222222222'), expected: { field: f } });
-      cases.push({ name: `${kind}: ${f} a number`, kind, record: withField(kind, f, 42), expected: { field: f } });
+      cases.push({ name: `${kind}: ${f} a UUIDv4`, kind, record: withField(kind, f, '019c2222-2222-4222-8222-222222222222'), expected: { field: f }, codes: ID_INVALID });
+      cases.push({ name: `${kind}: ${f} a number`, kind, record: withField(kind, f, 42), expected: { field: f }, codes: ID_INVALID });
     }
     for (const f of [...spec.required, ...spec.optional]) {
       if (spec.idFields.includes(f)) continue;
       cases.push({ name: `${kind}: ${f} null`, kind, record: withField(kind, f, null), expected: { field: f } });
     }
-    for (const f of spec.forbidden) cases.push({ name: `${kind}: forbidden ${f}`, kind, record: withField(kind, f, [B]), expected: { field: f } });
-    for (const f of spec.refusedByProducer) cases.push({ name: `${kind}: producer-refused ${f}`, kind, record: withField(kind, f, [B]), expected: { field: f } });
+    for (const f of spec.forbidden) cases.push({ name: `${kind}: forbidden ${f}`, kind, record: withField(kind, f, [B]), expected: { field: f }, codes: FORBIDDEN });
+    for (const f of spec.refusedByProducer) cases.push({ name: `${kind}: producer-refused ${f}`, kind, record: withField(kind, f, [B]), expected: { field: f }, codes: FORBIDDEN });
   }
   cases.push(
     { name: 'chunk: ordinal negative', kind: 'chunk', record: withField('chunk', 'ordinal', -1), expected: { field: 'ordinal' } },
@@ -105,8 +115,14 @@ function corpus(): Case[] {
     { name: 'event-entity: weight 0', kind: 'event-entity', record: withField('event-entity', 'weight', 0), expected: 'valid' },
     { name: 'event-entity: negative weight', kind: 'event-entity', record: withField('event-entity', 'weight', -3.25), expected: 'valid' },
     { name: 'event-entity: weight a string', kind: 'event-entity', record: withField('event-entity', 'weight', '1'), expected: { field: 'weight' } },
-    { name: 'event-entity: weight infinite', kind: 'event-entity', record: withField('event-entity', 'weight', Number.POSITIVE_INFINITY), expected: { field: 'weight' } },
-    { name: 'event-entity: weight NaN', kind: 'event-entity', record: withField('event-entity', 'weight', Number.NaN), expected: { field: 'weight' } },
+    {
+      name: 'event-entity: weight infinite',
+      kind: 'event-entity',
+      record: withField('event-entity', 'weight', Number.POSITIVE_INFINITY),
+      expected: { field: 'weight' },
+      codes: WEIGHT,
+    },
+    { name: 'event-entity: weight NaN', kind: 'event-entity', record: withField('event-entity', 'weight', Number.NaN), expected: { field: 'weight' }, codes: WEIGHT },
     { name: 'entity: unknown field name with a lone surrogate', kind: 'entity', record: withField('entity', 'x\udc00', 1), expected: { field: 'x\udc00' } },
   );
   return cases;
@@ -206,6 +222,10 @@ describe('record rules: the builder, the zod schemas and the validator agree', (
       const got = RUN[checker](c.kind, c.record);
       expect(got.verdict, `${checker} on ${c.name}`).toEqual(expected);
       for (const code of got.codes) expect(ALLOWED_CODES[checker], `${checker} code on ${c.name}`).toContain(code);
+      if (expected !== 'valid' && checker !== 'zod') {
+        const code = checker === 'builder' ? (c.codes?.builder ?? 'OCTX_RECORD_INVALID') : (c.codes?.validator ?? 'OCTX_SCHEMA_VALIDATION');
+        expect(got.codes[0], `${checker} code on ${c.name}`).toBe(code);
+      }
     }
   });
 
