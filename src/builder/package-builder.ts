@@ -359,6 +359,7 @@ export class PackageBuilder {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    await embedder.prepare?.({ signal: options.signal });
     this.setVectorConfig(embedder.config);
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
     const file = this.#structure.spillFile(TARGET_RECORD[target]);

@@ -20,6 +20,11 @@ import type { VectorConfigInput } from './config.js';
 export interface Embedder {
   readonly config: VectorConfigInput;
   embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[] | number[][]>;
+  /**
+   * Optional: called once before `config` is read, for an embedder that learns part of its config
+   * from the service (e.g. the output width of a remote model).
+   */
+  prepare?(options?: { signal?: AbortSignal }): Promise<void>;
 }
 
 /** One text to embed, with the id of the record it belongs to. */
@@ -217,7 +222,7 @@ async function embedBatch(
       out = await embedder.embed(texts, { signal: stop });
     } catch (e) {
       if (stop.aborted) throw stopped();
-      if (e instanceof OctxError) throw e;
+      if (e instanceof OctxError) throw withBatchIds(e, ids);
       if (attempt >= retries) {
         const message = `the embedder failed on ${texts.length} texts (first record ${ids[0] ?? '?'}) after ${attempt + 1} attempts: ${e instanceof Error ? e.message : String(e)}`;
         throw new OctxError('OCTX_EMBEDDER_FAILED', message, {
@@ -235,6 +240,17 @@ async function embedBatch(
     }
     return checkResult(out, texts.length, ids);
   }
+}
+
+/**
+ * An embedder's own `OCTX_EMBEDDER_FAILED` names no record (it sees only texts): add one issue per
+ * record id of the batch, and the ids as `report.recordIds`, so the caller knows what failed.
+ */
+function withBatchIds(e: OctxError, ids: readonly string[]): OctxError {
+  if (e.code !== 'OCTX_EMBEDDER_FAILED' || ids.length === 0 || e.issues.some((i) => i.recordId !== undefined)) return e;
+  const report = typeof e.report === 'object' && e.report !== null ? { ...e.report, recordIds: [...ids] } : { recordIds: [...ids] };
+  const message = `${e.message} (batch of ${ids.length} record(s), first ${ids[0]!})`;
+  return new OctxError(e.code, message, { issues: ids.map((recordId) => issue({ code: e.code, recordId, message: e.message })), report, cause: e });
 }
 
 function checkResult(out: unknown, expected: number, ids: readonly string[]): EmbeddedVector[] {

@@ -8,6 +8,8 @@ export type { VectorConfigInput, PreparedVectorConfig, ForbiddenVectorConfigEntr
 export { computeVectorFingerprint, prepareVectorConfig, vectorConfigIssues, forbiddenVectorConfigEntries, RECOMMENDED_VECTOR_CONFIG_KEYS } from './config.js';
 export type { Embedder, EmbedItem, EmbeddedVector, EmbedAllOptions, EmbedAllResult } from './embedder.js';
 export { embedAll } from './embedder.js';
+export type { HttpEmbedderOptions, HttpEmbedderRetry } from './http-embedder.js';
+export { HttpEmbedder } from './http-embedder.js';
 export type { HashingTextEmbedderOptions } from './hashing-embedder.js';
 export { HashingTextEmbedder } from './hashing-embedder.js';
 export type { InputTemplateRenderer } from './template.js';
