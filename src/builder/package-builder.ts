@@ -429,7 +429,7 @@ export class PackageBuilder {
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
       // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
       const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');
-      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, this.#collected(), structureFiles) } : {};
+      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, this.#collected(), structureFiles, !opts.documentsOnly) } : {};
       const vectors = opts.vectors ?? (profile.vectors.policy === 'omit' ? 'omit' : undefined);
       const plan = planExport(this.#collected(), structureFiles, {
         documentsOnly: opts.documentsOnly,

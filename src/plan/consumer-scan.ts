@@ -18,8 +18,13 @@ export interface ConsumerFindings {
   readonly structure: readonly OctxIssue[];
 }
 
-/** Checks every collected document and structure record against `profile`. */
-export async function scanForConsumer(profile: ConsumerProfile, collected: Collected, structureFiles: Readonly<Record<RecordKind, SpillSnapshot>>): Promise<ConsumerFindings> {
+/** Checks every collected document and (unless `structure` is false: documents only) structure record against `profile`. */
+export async function scanForConsumer(
+  profile: ConsumerProfile,
+  collected: Collected,
+  structureFiles: Readonly<Record<RecordKind, SpillSnapshot>>,
+  structure = true,
+): Promise<ConsumerFindings> {
   const docs = new ConsumerChecker(profile);
   if (docs.checks('document')) {
     for (const d of collected.documents) {
@@ -29,7 +34,7 @@ export async function scanForConsumer(profile: ConsumerProfile, collected: Colle
   }
   const records = new ConsumerChecker(profile);
   for (const kind of RECORD_KIND_ORDER) {
-    if (!records.checks(kind) || structureFiles[kind].lines === 0) continue;
+    if (!structure || !records.checks(kind) || structureFiles[kind].lines === 0) continue;
     const path = RECORD_KINDS[kind].path;
     const lines = createInterface({ input: createReadStream(structureFiles[kind].file, { encoding: 'utf8', end: structureFiles[kind].size - 1 }), crlfDelay: Infinity });
     let line = 0;
