@@ -72,7 +72,6 @@ export class ConsumerChecker {
       const problem = this.#check(rule, record);
       if (problem === undefined) continue;
       const recordId = recordIdOf(subject, record);
-      const field = rule.rule === 'unique' ? undefined : rule.field;
       if (rule.severity === 'error') this.#errors++;
       this.#issues.push(
         issue({
@@ -81,7 +80,7 @@ export class ConsumerChecker {
           ...(at.path !== undefined ? { path: at.path } : {}),
           ...(at.line !== undefined ? { line: at.line } : {}),
           ...(recordId !== undefined ? { recordId } : {}),
-          ...(field !== undefined ? { field } : { field: subject === 'entity' ? 'name' : 'id' }),
+          field: rule.field,
           message: `${this.profile.name}: ${label(subject, record)}: ${problem} (${rule.why})`,
         }),
       );

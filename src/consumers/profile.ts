@@ -42,7 +42,13 @@ export type ConsumerRule =
    * No two records with the same `key` (undefined: not keyed). `describe` names the key in
    * messages. Checking it keeps one map of key → id for the subject while the records stream by.
    */
-  | (RuleBase & { readonly rule: 'unique'; readonly key: (record: Readonly<Record<string, unknown>>) => string | undefined; readonly describe: string });
+  | (RuleBase & {
+      readonly rule: 'unique';
+      /** The field issues name (the one a producer would change). */
+      readonly field: string;
+      readonly key: (record: Readonly<Record<string, unknown>>) => string | undefined;
+      readonly describe: string;
+    });
 
 /** What a consumer does with a package's vectors. */
 export interface VectorPolicy {

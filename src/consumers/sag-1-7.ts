@@ -19,6 +19,7 @@ const rules: ConsumerRule[] = [
   {
     rule: 'unique',
     subject: 'entity',
+    field: 'name',
     key: (r) => (typeof r.type === 'string' && typeof r.name === 'string' ? sagEntityIdentity(r.type, r.name) : undefined),
     describe: 'entity identity (type, NFC + casefold of name)',
     severity: 'error',

@@ -45,6 +45,14 @@ describe('kb-three-kingdoms under sag-1.7', () => {
     expect(result.report.warnings[0]!.message).toContain('sag-1.7');
   });
 
+  it('a derived asset takes the consumer from its builder options', async () => {
+    const { output } = await exportIt();
+    const derived = await PackageBuilder.derive(output, { asset: { name: 'TK for SAG' }, consumer: 'sag-1.7' });
+    const result = await derived.export({ output: join(tempDir(), 'derived.octx') });
+    expect(result.report.vectors).toMatchObject({ status: 'omitted', reason: expect.stringContaining('sag-1.7') as unknown });
+    expect(result.report.structure.status).toBe('written');
+  });
+
   it("vectors: 'omit' also works under the seed profile", async () => {
     const { result } = await exportIt({ vectors: 'omit' });
     expect(result.report.vectors).toMatchObject({ status: 'omitted', reason: "vectors: 'omit' was requested" });
