@@ -14,15 +14,17 @@ const LAYERS = {
   structure: ['model', 'package'],
   vectors: ['model', 'package'],
   release: ['model', 'package'],
+  // consumer profiles: what one importing application accepts beyond the format (data + one checker)
+  consumers: ['model'],
   // floor 4: reading and planning
-  read: ['model', 'package', 'knowledge', 'vectors'],
-  plan: ['model', 'package', 'knowledge', 'structure', 'vectors'],
+  read: ['model', 'package', 'knowledge', 'vectors', 'consumers'],
+  plan: ['model', 'package', 'knowledge', 'structure', 'vectors', 'consumers'],
   // floor 5: writing a package
-  export: ['model', 'package', 'knowledge', 'structure', 'vectors', 'read', 'plan'],
+  export: ['model', 'package', 'knowledge', 'structure', 'vectors', 'consumers', 'read', 'plan'],
   // floor 6: the public builder
-  builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'read', 'plan', 'export'],
+  builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export'],
   // floor 7: input adapters (RAG, ingest, SAG database)
-  adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'read', 'plan', 'export', 'builder'],
+  adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({

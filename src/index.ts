@@ -33,6 +33,21 @@ export { compareUtf8, STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS }
 export * from './vectors/index.js';
 export * from './read/index.js';
 
+export {
+  CONSUMER_NAMES,
+  CONSUMER_PROFILES,
+  consumerProfile,
+  ConsumerChecker,
+  SAG_1_7_PROFILE,
+  SEED_PROFILE,
+  sagEntityIdentity,
+  type ConsumerName,
+  type ConsumerProfile,
+  type ConsumerRule,
+  type ConsumerSubject,
+  type VectorPolicy,
+} from './consumers/index.js';
+export { casefold, nfcCasefold } from './model/casefold.js';
 export { loadWorkdir, type WorkdirLoadReport } from './builder/load-workdir.js';
 export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';

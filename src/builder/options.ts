@@ -7,6 +7,7 @@ import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
+import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
@@ -35,6 +36,12 @@ export interface PackageBuilderOptions {
    * another one, at the cost of compressing again.
    */
   readonly compressionLevel?: number;
+  /**
+   * The application the package is for (default `seed`: the format's rules only). `sag-1.7`
+   * checks SAG v1.7's import rules at export and leaves vectors out; see docs/consumers.md.
+   * `export({ consumer })` overrides it.
+   */
+  readonly consumer?: ConsumerName;
 }
 
 /** Options of `builder.export(options)`. */
@@ -72,7 +79,21 @@ export interface ExportOptions {
    * rule of the format and of each declared capability) — about twice the cost.
    */
   readonly verify?: 'full' | 'integrity';
+  /**
+   * The application the package is for (default: the builder's `consumer`, else `seed`). Under
+   * `sag-1.7` every rule of that profile is checked before a byte is written: a record SAG would
+   * refuse fails the export with `OCTX_CONSUMER_INCOMPATIBLE` naming every such record; a value
+   * SAG would change is a warning. See docs/consumers.md.
+   */
+  readonly consumer?: ConsumerName;
+  /**
+   * `keep` writes complete vector targets; `omit` leaves every vector out. Default: the
+   * consumer's policy (`keep` for `seed`, `omit` for `sag-1.7`, which never reads them).
+   */
+  readonly vectors?: 'keep' | 'omit';
 }
+
+const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
 
 const derivedFromSchema = z.strictObject({
   asset_id: z.string().regex(UUID_V7_PATTERN, { error: 'must be a canonical lowercase UUIDv7' }),
@@ -99,6 +120,7 @@ const builderOptionsSchema = z.object({
     .refine((s) => s.trim().length > 0, { error: 'must be non-empty' })
     .optional(),
   compressionLevel: compressionLevelSchema.optional(),
+  consumer: consumerSchema.optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -113,6 +135,8 @@ const exportOptionsSchema = z.object({
     .optional(),
   limits: z.record(z.string(), z.number()).optional(),
   verify: z.enum(['full', 'integrity']).optional(),
+  consumer: consumerSchema.optional(),
+  vectors: z.enum(['keep', 'omit']).optional(),
 });
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
@@ -133,6 +157,7 @@ export interface ResolvedBuilderOptions {
   readonly tempDir?: string;
   readonly defaultDocumentType?: string;
   readonly compressionLevel: number;
+  readonly consumer?: ConsumerName;
 }
 
 /**
@@ -186,6 +211,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     ...(o.tempDir !== undefined ? { tempDir: o.tempDir } : {}),
     ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
+    ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
   };
 }
 
@@ -203,6 +229,10 @@ export interface ResolvedExportOptions {
   readonly verify: 'full' | 'integrity';
   /** The caller's limits as given (passed on to verification). */
   readonly customLimits?: Partial<ArchiveLimits>;
+  /** Absent: the builder's consumer. */
+  readonly consumer?: ConsumerName;
+  /** Absent: the consumer's vector policy. */
+  readonly vectors?: 'keep' | 'omit';
 }
 
 /**
@@ -224,5 +254,7 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     limits: resolveLimits(o.limits),
     verify: o.verify ?? 'integrity',
     ...(o.limits ? { customLimits: o.limits } : {}),
+    ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
+    ...(o.vectors !== undefined ? { vectors: o.vectors } : {}),
   };
 }

@@ -13,6 +13,8 @@ import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.
 import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
 import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
+import { scanForConsumer } from '../plan/consumer-scan.js';
+import { consumerProfile } from '../consumers/index.js';
 import type { ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
@@ -426,7 +428,17 @@ export class PackageBuilder {
       const structureFiles = this.#structure.snapshot();
       for (const spill of this.#vectorSpills.values()) spill.flush();
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
-      const plan = planExport(this.#collected(), structureFiles, { documentsOnly: opts.documentsOnly, structure: opts.structure, limits: opts.limits });
+      // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
+      const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');
+      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, this.#collected(), structureFiles, !opts.documentsOnly) } : {};
+      const vectors = opts.vectors ?? (profile.vectors.policy === 'omit' ? 'omit' : undefined);
+      const plan = planExport(this.#collected(), structureFiles, {
+        documentsOnly: opts.documentsOnly,
+        structure: opts.structure,
+        limits: opts.limits,
+        ...consumer,
+        ...(vectors !== undefined ? { vectors } : {}),
+      });
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 1, total: 1 });
       for (const w of plan.warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;

@@ -9,6 +9,8 @@ import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
 import { formatIssueLine } from './errors.js';
 import { ProgressLine } from './progress.js';
+import { consumerOption } from './commands/validate.js';
+import { CONSUMER_NAMES } from '../consumers/index.js';
 import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
 
 /** Options of `build`, `derive` and the adapter commands. */
@@ -22,6 +24,11 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'require-structure': { type: 'boolean', description: 'fail (exit 1) instead of omitting an incomplete structure layer' },
   overwrite: { type: 'boolean', description: 'replace an existing output file' },
   'compression-level': { type: 'string', value: '<0-9>', description: 'zlib level for text entries (default 6; 0 stores everything)' },
+  consumer: {
+    type: 'string',
+    value: '<name>',
+    description: `the application the package is for: ${CONSUMER_NAMES.join(', ')} (default seed); sag-1.7 checks its import rules first and leaves vectors out (docs/consumers.md)`,
+  },
 };
 
 /** Builder options from the command line. */
@@ -30,11 +37,13 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
   const createdAt = str(values, 'created-at');
   const state = str(values, 'state');
   const level = compressionLevel(values);
+  const consumer = consumerOption(str(values, 'consumer'));
   return {
     asset: { name: str(values, 'name')! },
     release: { ...(version !== undefined ? { version } : {}), ...(createdAt !== undefined ? { createdAt } : {}) },
     ...(state !== undefined ? { state } : {}),
     ...(level !== undefined ? { compressionLevel: level } : {}),
+    ...(consumer !== undefined ? { consumer } : {}),
   };
 }
 
@@ -106,6 +115,7 @@ export function exportSummary(result: ExportResult): string[] {
     t.status === 'written' ? [`${name} written (${t.rows} rows)`] : t.status === 'omitted' ? [`${name} omitted (${t.reason})`] : [],
   );
   lines.push(`  vectors       ${targets.length > 0 ? targets.join(', ') : 'none'}`);
+  if (report.vectors.reason !== undefined) lines.push(`                ${report.vectors.reason}`);
   const extensions = manifest.files.filter((f) => f.path.startsWith('extensions/')).map((f) => f.path);
   if (extensions.length > 0) lines.push(`  extensions    ${extensions.join(', ')}`);
   return lines;

@@ -14,6 +14,7 @@ import type { SpillSnapshot } from '../structure/structure-store.js';
 import { checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected } from './collected.js';
 import type { StructureCounts, StructureReport, VectorTargetReport, VectorsReport } from './report.js';
+import type { ConsumerFindings } from './consumer-scan.js';
 
 /** A payload file whose bytes already exist, with its digest. */
 export interface PlannedFile {
@@ -57,6 +58,10 @@ export interface PlanOptions {
   readonly structure: 'auto' | 'require';
   /** The consumers' resource limits the package must fit. */
   readonly limits: ArchiveLimits;
+  /** A consumer profile's findings (absent: the seed profile, which adds no rule). */
+  readonly consumer?: ConsumerFindings;
+  /** `omit`: leave every vector out (default `keep`; a profile's policy is resolved by the caller). */
+  readonly vectors?: 'keep' | 'omit';
 }
 
 /** Problems listed in one aggregated error before the rest are only counted. */
@@ -94,6 +99,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   if (options.documentsOnly || structure.isEmpty) {
     const status = options.documentsOnly ? 'not-requested' : 'none';
     const reason = options.documentsOnly ? 'documentsOnly was requested: only the Markdown knowledge layer is exported' : 'no structure records were added';
+    consumerGate(options.consumer, false, warnings);
     const vectors = omitAllVectors(collected, options.documentsOnly ? 'documents-only' : 'structure-omitted', vectorsAdded);
     if (vectors.status === 'omitted')
       warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
@@ -125,6 +131,7 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
       throw OctxError.aggregate('OCTX_STRUCTURE_INCOMPLETE', `structure: 'require' but coverage is incomplete (${summary}):`, orphanIssues, report);
     }
     warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only` }));
+    consumerGate(options.consumer, false, warnings);
     const vectors = omitAllVectors(collected, 'structure-omitted', vectorsAdded);
     assertLimits(
       files.map((f) => ({ path: f.path, size: f.size })),
@@ -138,8 +145,20 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     files.push({ path: RECORD_KINDS[kind].path, source: { spilled: f.entry }, size: f.size, sha256: f.sha256 });
   }
   const structureReport: StructureReport = { status: 'written', counts, coverage, reason: 'every record is valid and all five coverage rules hold' };
+  consumerGate(options.consumer, true, warnings);
 
-  const { vectors, arrowTargets } = planVectors(collected, warnings);
+  const { vectors, arrowTargets } =
+    options.vectors === 'omit' ? { vectors: omitAllVectors(collected, 'consumer', vectorsAdded, vectorOmission(options)), arrowTargets: [] } : planVectors(collected, warnings);
+  if (arrowTargets.length > 0 && options.consumer?.profile.vectors.policy === 'omit') {
+    const name = options.consumer.profile.name;
+    warnings.push(
+      issue({
+        code: 'OCTX_CONSUMER_VECTORS_UNUSED',
+        severity: 'warning',
+        message: `vectors: 'keep' was requested for ${name}, so they are written, but ${options.consumer.profile.vectors.reason.replace(/^vectors are left out for [^:]+: /, '')}`,
+      }),
+    );
+  }
   const capabilities: Capabilities = arrowTargets.length > 0 ? { 'sag-structured': { version: '0.1' }, vectors: { version: '0.1' } } : { 'sag-structured': { version: '0.1' } };
   if (arrowTargets.length > 0 && collected.vectorConfig) {
     files.push({
@@ -173,7 +192,7 @@ function coverageSummary(c: ReturnType<typeof computeCoverage>): string {
   return parts.join(', ');
 }
 
-function omitAllVectors(collected: Collected, reason: 'structure-omitted' | 'documents-only', added: (t: VectorTarget) => number): VectorsReport {
+function omitAllVectors(collected: Collected, reason: 'structure-omitted' | 'documents-only' | 'consumer', added: (t: VectorTarget) => number, why?: string): VectorsReport {
   const targets = {} as Record<VectorTarget, VectorTargetReport>;
   let any = false;
   for (const t of VECTOR_TARGETS) {
@@ -181,7 +200,35 @@ function omitAllVectors(collected: Collected, reason: 'structure-omitted' | 'doc
     if (n > 0) any = true;
     targets[t] = n > 0 ? { status: 'omitted', reason, vectors: n } : { status: 'none' };
   }
-  return { status: any ? 'omitted' : 'none', ...(collected.vectorConfig ? { fingerprint: collected.vectorConfig.fingerprint } : {}), targets };
+  return {
+    status: any ? 'omitted' : 'none',
+    ...(any && why !== undefined ? { reason: why } : {}),
+    ...(collected.vectorConfig ? { fingerprint: collected.vectorConfig.fingerprint } : {}),
+    targets,
+  };
+}
+
+/** Why every vector is left out under `vectors: 'omit'`: the profile's sentence, or the caller's request. */
+function vectorOmission(options: PlanOptions): string {
+  const p = options.consumer?.profile;
+  return p && p.vectors.policy === 'omit' ? p.vectors.reason : "vectors: 'omit' was requested";
+}
+
+/**
+ * Applies a consumer profile's findings: its errors refuse the export (all of them listed, up to
+ * {@link MAX_LISTED_ISSUES}); its warnings join the report. Structure findings count only when the
+ * structure layer is written.
+ */
+function consumerGate(findings: ConsumerFindings | undefined, structure: boolean, warnings: OctxIssue[]): void {
+  if (!findings) return;
+  const all = structure ? [...findings.documents, ...findings.structure] : findings.documents;
+  const errors = all.filter((i) => i.severity === 'error');
+  if (errors.length > 0) {
+    const listed = errors.length > MAX_LISTED_ISSUES ? errors.slice(0, MAX_LISTED_ISSUES) : errors;
+    const more = errors.length > listed.length ? ` (the first ${listed.length} are listed)` : '';
+    throw OctxError.aggregate('OCTX_CONSUMER_INCOMPATIBLE', `${errors.length} record(s) would fail to import into ${findings.profile.title}${more}; nothing was written:`, listed);
+  }
+  warnings.push(...all);
 }
 
 /** Vectors whose record id is not a record of the target's kind: an input error. */

@@ -30,7 +30,7 @@ export interface StructureReport {
 export type VectorTargetReport =
   | { readonly status: 'written'; readonly rows: number }
   | { readonly status: 'omitted'; readonly reason: 'incomplete'; readonly records: number; readonly vectors: number; readonly missing: number; readonly sample: readonly string[] }
-  | { readonly status: 'omitted'; readonly reason: 'structure-omitted' | 'documents-only'; readonly vectors: number }
+  | { readonly status: 'omitted'; readonly reason: 'structure-omitted' | 'documents-only' | 'consumer'; readonly vectors: number }
   /** No vector was added for this target. */
   | { readonly status: 'none' };
 
@@ -38,6 +38,8 @@ export type VectorTargetReport =
 export interface VectorsReport {
   /** `written` when at least one complete target went in and `vectors/0.1` was declared. */
   readonly status: 'written' | 'omitted' | 'none';
+  /** One sentence when every vector was left out on purpose (a consumer profile, or `vectors: 'omit'`). */
+  readonly reason?: string;
   /** The config fingerprint when a config was set. */
   readonly fingerprint?: string;
   readonly targets: { readonly chunks: VectorTargetReport; readonly events: VectorTargetReport; readonly entities: VectorTargetReport };

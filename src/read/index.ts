@@ -5,6 +5,7 @@
 export { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
 export { openPackage, type JsonlRecord, type ListedFile, type ManifestInfo, type OctxPackage, type OpenPackageOptions, type VectorRow } from './open-package.js';
 export { validatePackage, type LayerResult, type ValidateOptions, type ValidationReport } from './validate-package.js';
+export type { ConsumerReport } from './consumer-check.js';
 export { readJsonlLines, JsonlSplitter, parseJsonlLine, parseJsonlRange, type JsonlLine, type JsonlLineCallback, type JsonlSplitOptions, type ParsedJsonlLine } from './jsonl.js';
 export { parseStrictJson, type StrictJsonOptions, type StrictJsonResult } from './strict-json.js';
 export type { DocumentReading, PackageDocument } from './documents.js';

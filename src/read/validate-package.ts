@@ -42,6 +42,8 @@ import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
 import { VectorTargetChecker } from './vectors-check.js';
+import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
+import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
 
 /** Options of {@link validatePackage}. */
 export interface ValidateOptions {
@@ -49,6 +51,11 @@ export interface ValidateOptions {
   readonly limits?: Partial<ArchiveLimits>;
   /** Issues kept in the report; default `limits.maxIssues` (1000). */
   readonly maxIssues?: number;
+  /**
+   * Also check what one consumer accepts beyond the format (`sag-1.7`): the report gets a
+   * `consumer` section. Default: none (`seed` adds an empty section). See docs/consumers.md.
+   */
+  readonly consumer?: ConsumerName;
 }
 
 /** Result of one layer. */
@@ -77,6 +84,8 @@ export interface ValidationReport {
   readonly packageDigest?: string;
   /** The parsed manifest, when it could be read. */
   readonly manifest?: unknown;
+  /** With `options.consumer`: what that consumer would make of the package (it does not change `valid`). */
+  readonly consumer?: ConsumerReport;
 }
 
 const FORMAT = 'format';
@@ -126,23 +135,44 @@ export async function validatePackage(target: string | OctxPackage, options: Val
   if (!Number.isSafeInteger(maxIssues) || maxIssues < 1) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'maxIssues', message: `maxIssues must be a positive integer (got ${String(maxIssues)})` });
   }
+  const profile = options.consumer === undefined ? undefined : consumerProfile(options.consumer);
   let pkg: OctxPackage;
   if (typeof target === 'string') {
     try {
       pkg = await openPackage(target, { limits });
     } catch (e) {
-      if (e instanceof OctxError) return failureReport(e);
+      if (e instanceof OctxError) return withConsumer(failureReport(e), profile);
       throw e;
     }
   } else pkg = target;
   try {
-    return await new Validator(pkg, sourceOf(pkg), limits, maxIssues).run();
+    const report = await new Validator(pkg, sourceOf(pkg), limits, maxIssues).run();
+    if (!profile) return report;
+    const consumer = await checkPackageForConsumer(pkg, profile, {
+      valid: report.valid,
+      structureValid: report.capabilities[SAG]?.valid === true,
+      vectorsDeclared: report.capabilities[VECTORS] !== undefined,
+    });
+    return { ...report, consumer };
   } catch (e) {
-    if (e instanceof ContainerFailure) return failureReport(e.error, pkg.manifest);
+    if (e instanceof ContainerFailure) return withConsumer(failureReport(e.error, pkg.manifest), profile);
     throw e;
   } finally {
     if (owned) await pkg.close();
   }
+}
+
+/** A failure report's consumer section: not checked. */
+function withConsumer(report: ValidationReport, profile: ConsumerProfile | undefined): ValidationReport {
+  if (!profile) return report;
+  return {
+    ...report,
+    consumer: {
+      name: profile.name,
+      compatible: null,
+      issues: [issue({ code: 'OCTX_CONSUMER_INCOMPATIBLE', message: `${profile.name}: not checked, the package could not be read` })],
+    },
+  };
 }
 
 /** Settles promises in input order with at most `width` in flight; never leaves a rejection unhandled. */

@@ -8,6 +8,7 @@ import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
 import type { IdKindName } from '../model/id-kind.js';
+import { nfcCasefold } from '../model/casefold.js';
 
 /** One released version, as the producer remembers it. */
 export interface ReleaseRecord {
@@ -97,8 +98,19 @@ export class IdLedger {
   event(key: string): string {
     return this.#get('event', key);
   }
-  /** The stable entity id for a producer key. */
-  entity(key: string): string {
+  /**
+   * The stable entity id for a producer key, or for an entity's identity as SAG sees it:
+   * `ids.entity({ type, name })` keys on `type` and the NFC + case-folded `name`, so `Cao Cao`,
+   * `CAO CAO` and a decomposed spelling of the same name get one id (the ledger key is
+   * `identity:["<type>","<folded name>"]`).
+   */
+  entity(key: string | { readonly type: string; readonly name: string }): string {
+    if (typeof key === 'object' && key !== null) {
+      if (typeof key.type !== 'string' || typeof key.name !== 'string' || key.type === '' || key.name === '') {
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'ids.entity', message: 'an entity identity is { type, name } with non-empty strings' });
+      }
+      return this.#get('entity', `identity:${JSON.stringify([key.type, nfcCasefold(key.name)])}`);
+    }
     return this.#get('entity', key);
   }
   /** The id already known for a key, without minting one. */

@@ -1,4 +1,5 @@
-import type { Command } from '../args.js';
+import { str, usageError, type Command } from '../args.js';
+import { CONSUMER_NAMES, type ConsumerName } from '../../consumers/index.js';
 import { EXIT_FAILED, EXIT_OK, formatIssueLine } from '../errors.js';
 import { requirePackagePath } from '../fs-checks.js';
 
@@ -9,16 +10,28 @@ export const validateCommand: Command = {
   summary: 'check a package with the validator and print its report (exit 0 valid, 1 invalid)',
   description: 'Validates every OCTX 0.1 rule: container, manifest, digests, documents, and each declared capability.',
   positionals: [{ name: 'file|dir', description: 'a .octx file or an unpacked package folder' }],
-  options: {},
-  examples: ['octx-export validate out/three-kingdoms.octx', 'octx-export validate out/three-kingdoms.octx --json'],
+  options: {
+    consumer: {
+      type: 'string',
+      value: '<name>',
+      description: `also check what one consumer accepts beyond the format: ${CONSUMER_NAMES.join(', ')} (exit 1 when it would refuse the package; see docs/consumers.md)`,
+    },
+  },
+  examples: [
+    'octx-export validate out/three-kingdoms.octx',
+    'octx-export validate out/three-kingdoms.octx --json',
+    'octx-export validate out/three-kingdoms.octx --consumer sag-1.7',
+  ],
   async run(ctx) {
     const target = ctx.positionals[0]!;
     await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
-    const report = await validatePackage(target);
+    const consumer = consumerOption(str(ctx.values, 'consumer'));
+    const report = await validatePackage(target, consumer !== undefined ? { consumer } : {});
+    const ok = report.valid && report.consumer?.compatible !== false;
     if (ctx.json) {
-      ctx.io.stdout.write(`${JSON.stringify({ ok: report.valid, command: 'validate', path: target, ...report }, null, 2)}\n`);
-      return report.valid ? EXIT_OK : EXIT_FAILED;
+      ctx.io.stdout.write(`${JSON.stringify({ ok, command: 'validate', path: target, ...report }, null, 2)}\n`);
+      return ok ? EXIT_OK : EXIT_FAILED;
     }
     const lines: string[] = [];
     const verdict = report.valid ? (report.fullyValidated ? 'valid (fully validated)' : 'valid (not every declared capability could be checked)') : 'INVALID';
@@ -31,7 +44,21 @@ export const validateCommand: Command = {
     for (const i of report.issues.slice(0, SHOWN)) lines.push(`  ${formatIssueLine(i)}`);
     const more = report.issues.length - SHOWN + report.droppedIssues;
     if (more > 0) lines.push(`  … and ${more} more issue(s) (use --json to see the kept ones)`);
+    const c = report.consumer;
+    if (c) {
+      const verdict = c.compatible === null ? 'not checked' : c.compatible ? 'compatible' : 'INCOMPATIBLE';
+      lines.push(`  consumer      ${c.name}: ${verdict}`);
+      for (const i of c.issues.slice(0, SHOWN)) lines.push(`  ${formatIssueLine(i)}`);
+      if (c.issues.length > SHOWN) lines.push(`  … and ${c.issues.length - SHOWN} more consumer issue(s) (use --json to see them)`);
+    }
     ctx.io.stdout.write(`${lines.join('\n')}\n`);
-    return report.valid ? EXIT_OK : EXIT_FAILED;
+    return ok ? EXIT_OK : EXIT_FAILED;
   },
 };
+
+/** `--consumer <name>`: a known profile name. */
+export function consumerOption(raw: string | undefined): ConsumerName | undefined {
+  if (raw === undefined) return undefined;
+  if (!(CONSUMER_NAMES as readonly string[]).includes(raw)) throw usageError(`--consumer must be one of ${CONSUMER_NAMES.join(', ')} (got ${JSON.stringify(raw)})`, 'consumer');
+  return raw as ConsumerName;
+}

@@ -1,0 +1,37 @@
+/**
+ * The consumer profiles (docs/consumers.md). To add a consumer: write its profile next to
+ * `sag-1-7.ts` and add it to {@link CONSUMER_PROFILES}; the builder, the planner, the validator
+ * and the CLI take it by name.
+ */
+import { OctxError } from '../model/errors.js';
+import type { ConsumerProfile } from './profile.js';
+import { SAG_1_7_PROFILE } from './sag-1-7.js';
+import { SEED_PROFILE } from './seed.js';
+
+export { ConsumerChecker, type RecordLocation } from './checker.js';
+export type { ConsumerDocument, ConsumerProfile, ConsumerRule, ConsumerSubject, VectorPolicy } from './profile.js';
+export { sagEntityIdentity, SAG_1_7_PROFILE } from './sag-1-7.js';
+export { SEED_PROFILE } from './seed.js';
+
+/** Every known consumer, by name. */
+export const CONSUMER_PROFILES = {
+  seed: SEED_PROFILE,
+  'sag-1.7': SAG_1_7_PROFILE,
+} as const satisfies Readonly<Record<string, ConsumerProfile>>;
+
+/** The name of a known consumer profile. */
+export type ConsumerName = keyof typeof CONSUMER_PROFILES;
+
+/** The names, for option schemas and help texts. */
+export const CONSUMER_NAMES = Object.keys(CONSUMER_PROFILES) as ConsumerName[];
+
+/**
+ * The profile of a consumer name.
+ * @throws OctxError `OCTX_OPTIONS_INVALID` for an unknown name
+ */
+export function consumerProfile(name: string, field = 'consumer'): ConsumerProfile {
+  if (!Object.hasOwn(CONSUMER_PROFILES, name)) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be one of ${CONSUMER_NAMES.join(', ')} (got ${JSON.stringify(name)})` });
+  }
+  return CONSUMER_PROFILES[name as ConsumerName];
+}

@@ -1,0 +1,47 @@
+/**
+ * Runs a consumer profile over what the builder collected, before the planner decides: the
+ * documents (id, title) from memory, the structure records by re-reading their spilled JSONL
+ * files (only the kinds the profile has rules for; nothing at all for the seed profile).
+ */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { ConsumerChecker, type ConsumerProfile } from '../consumers/index.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import type { OctxIssue } from '../model/errors.js';
+import type { Collected } from './collected.js';
+import type { SpillSnapshot } from '../structure/structure-store.js';
+
+/** A profile's findings over the collected input, split by layer (a layer left out does not count). */
+export interface ConsumerFindings {
+  readonly profile: ConsumerProfile;
+  readonly documents: readonly OctxIssue[];
+  readonly structure: readonly OctxIssue[];
+}
+
+/** Checks every collected document and (unless `structure` is false: documents only) structure record against `profile`. */
+export async function scanForConsumer(
+  profile: ConsumerProfile,
+  collected: Collected,
+  structureFiles: Readonly<Record<RecordKind, SpillSnapshot>>,
+  structure = true,
+): Promise<ConsumerFindings> {
+  const docs = new ConsumerChecker(profile);
+  if (docs.checks('document')) {
+    for (const d of collected.documents) {
+      if (d.kind === 'concept')
+        docs.record('document', { ...(d.documentId !== undefined ? { id: d.documentId } : {}), ...(d.title !== undefined ? { title: d.title } : {}) }, { path: d.path });
+    }
+  }
+  const records = new ConsumerChecker(profile);
+  for (const kind of RECORD_KIND_ORDER) {
+    if (!structure || !records.checks(kind) || structureFiles[kind].lines === 0) continue;
+    const path = RECORD_KINDS[kind].path;
+    const lines = createInterface({ input: createReadStream(structureFiles[kind].file, { encoding: 'utf8', end: structureFiles[kind].size - 1 }), crlfDelay: Infinity });
+    let line = 0;
+    for await (const text of lines) {
+      line++;
+      if (text !== '') records.record(kind, JSON.parse(text) as Record<string, unknown>, { path, line });
+    }
+  }
+  return { profile, documents: docs.issues, structure: records.issues };
+}
