@@ -111,7 +111,7 @@ function missing(detail: string): OctxError {
     code: 'OCTX_DEPENDENCY_MISSING',
     message:
       `reading a SAG database needs SQLite, and ${detail}. ` +
-      `Install the optional dependency with \`${BETTER_SQLITE3_INSTALL}\` (it downloads a prebuilt binary, or compiles one with a C++ toolchain), ` +
+      `Install the optional dependency with \`${BETTER_SQLITE3_INSTALL}\` (with install scripts enabled: it downloads a prebuilt binary, or compiles one with a C++ toolchain), ` +
       `or run on Node.js ≥ 22.5, whose built-in node:sqlite is used instead (≥ 22.13; 22.5–22.12 need --experimental-sqlite).`,
   });
 }
@@ -151,7 +151,10 @@ async function betterSqlite3(load: () => Promise<unknown>): Promise<SqliteDriver
     // The native addon is loaded by the first constructor call: probe it here so a missing binary is told apart from a bad file.
     new Database(':memory:').close();
   } catch (e) {
-    if (isNativeMissing(e)) return { missing: `better-sqlite3 is installed but its native part cannot be loaded (${String((e as Error).message).split('\n')[0]}); reinstall it` };
+    if (isNativeMissing(e))
+      return {
+        missing: `better-sqlite3 is installed but its native part cannot be loaded (${String((e as Error).message).split('\n')[0]}), e.g. it was installed with --ignore-scripts`,
+      };
     throw e;
   }
   return { name: 'better-sqlite3', open: (path) => wrap(new Database(path, { readonly: true, fileMustExist: true }), 'better-sqlite3') };
