@@ -169,7 +169,8 @@ export function mainHelp(commands: readonly Command[], version: string): string 
     '  -v, --version  print the version',
     '',
     'Exit codes: 0 ok, 1 invalid package or failed export, 2 usage or I/O error.',
-    'Docs: docs/cli.md',
+    'Docs, in the octx-export package folder (node_modules/octx-export/ when installed):',
+    '  docs/cli.md (every command), docs/api/README.md (the SDK API reference).',
     '',
   ].join('\n');
 }

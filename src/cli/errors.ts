@@ -26,6 +26,7 @@ const USAGE_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>([
   'OCTX_OUTPUT_EXISTS',
   'OCTX_OUTPUT_INVALID',
   'OCTX_STATE_INVALID',
+  'OCTX_DEPENDENCY_MISSING',
 ]);
 
 /** One line on how to fix each code a user is likely to meet. */
@@ -74,6 +75,7 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_VALIDATION_ERROR: 'the written package failed its own validation; this is a bug — please report it with the input',
   OCTX_ABORTED: 'the export was cancelled; nothing was written',
   OCTX_EMBEDDER_FAILED: 'check the embedding service, then retry',
+  OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 
 /** The exit code for an error. */

@@ -105,6 +105,7 @@ export const OCTX_CODES = {
   OCTX_EMBEDDER_FAILED: 'producer: the embedder failed after its retries',
   OCTX_TEMPLATE_FIELD_MISSING: 'producer: input_template names a field the record lacks',
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
+  OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────
   OCTX_CONSUMER_INCOMPATIBLE: 'consumer: seed-valid data the chosen consumer (e.g. sag-1.7) refuses; each issue names the record, field, value and limit',

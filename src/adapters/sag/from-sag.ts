@@ -10,13 +10,13 @@
  * `extra_data.octx.record_id`, else the id ledger — or, in `sag-compatible` mode, SAG's own
  * deterministic mapping (UUIDv4 with its version nibble set to 7) before the ledger.
  */
-import type Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { LedgerKind } from '../../release/producer-state.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
 import { preservedRecordId, sagCompatibleId } from './sag-ids.js';
+import { loadSqliteDriver, type ReadOnlyDatabase, type SqliteModuleLoaders } from './sqlite.js';
 
 /** How record ids are chosen. */
 export type SagIdMode = 'ledger' | 'sag-compatible';
@@ -129,9 +129,25 @@ function isoLike(v: unknown): string | undefined {
  * weighted event-entity links.
  * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_ADAPTER_INPUT_INVALID` (not a
  *   SAG database, unknown source, duplicate ranks, empty texts, broken references, …),
- *   `OCTX_OPTIONS_INVALID`, and the builder's errors
+ *   `OCTX_OPTIONS_INVALID`, `OCTX_DEPENDENCY_MISSING` (no SQLite driver: neither `node:sqlite`
+ *   nor the optional `better-sqlite3`), and the builder's errors
  */
 export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, options: FromSagOptions): Promise<SagAdapterReport> {
+  return readSagDatabase(builder, dbPath, options);
+}
+
+/**
+ * {@link fromSagDatabase} with replaceable SQLite module loaders (tests simulate a runtime
+ * without a driver with them).
+ *
+ * @internal
+ */
+export async function readSagDatabase(
+  builder: PackageBuilder,
+  dbPath: string,
+  options: FromSagOptions,
+  sqliteLoaders: Partial<SqliteModuleLoaders> = {},
+): Promise<SagAdapterReport> {
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     throw OctxError.aggregate(
@@ -140,12 +156,12 @@ export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, o
       parsed.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
     );
   }
-  // Loaded here, not at the top of the module, so that importing the adapter (or the package's
-  // index) never loads the native module. If it is missing, its import error propagates as is.
-  const { default: Database } = await import('better-sqlite3');
-  let db: Database.Database;
+  // The driver is loaded here, not at the top of the module, so that importing the adapter (or
+  // the package's index) never loads SQLite; without one, OCTX_DEPENDENCY_MISSING.
+  const driver = await loadSqliteDriver(sqliteLoaders);
+  let db: ReadOnlyDatabase;
   try {
-    db = new Database(dbPath, { readonly: true, fileMustExist: true });
+    db = driver.open(dbPath);
     db.prepare('SELECT name FROM sqlite_master LIMIT 1').get();
   } catch (e) {
     throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dbPath, message: `cannot open ${dbPath} as an SQLite database: ${(e as Error).message}` });
@@ -162,7 +178,7 @@ export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, o
  * → documents, chunks, events and entities (every problem collected, then thrown at once), the
  * records into the builder, and what the coverage gate will say.
  */
-function readSource(builder: PackageBuilder, db: Database.Database, dbPath: string, options: FromSagOptions): SagAdapterReport {
+function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: string, options: FromSagOptions): SagAdapterReport {
   const idMode: SagIdMode = options.idMode ?? 'ledger';
   const warnings: string[] = [];
   const schema = readSchema(db, dbPath, options);
@@ -232,7 +248,7 @@ interface SagSchema {
   readonly params: Readonly<Record<string, string>>;
 }
 
-function columnsOf(db: Database.Database, table: string): Set<string> {
+function columnsOf(db: ReadOnlyDatabase, table: string): Set<string> {
   return new Set((db.prepare(`PRAGMA table_info("${table}")`).all() as Row[]).map((r) => String(r.name)));
 }
 
@@ -241,7 +257,7 @@ function columnsOf(db: Database.Database, table: string): Set<string> {
  * (`source_config_id` or `data_source_id`, the same in every table).
  * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (tables missing, unknown or mixed generations)
  */
-function readSchema(db: Database.Database, dbPath: string, options: FromSagOptions): SagSchema {
+function readSchema(db: ReadOnlyDatabase, dbPath: string, options: FromSagOptions): SagSchema {
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length > 0) {
@@ -275,12 +291,12 @@ function readSchema(db: Database.Database, dbPath: string, options: FromSagOptio
 }
 
 /** The source's name from `source_config` (older schema) or `data_source(s)` (newer), when the table has one. */
-function readSourceName(db: Database.Database, schema: SagSchema, sourceId: string): string | undefined {
+function readSourceName(db: ReadOnlyDatabase, schema: SagSchema, sourceId: string): string | undefined {
   let sourceName: string | undefined;
   const sourceTable = schema.generation === 'source_config_id' ? ['source_config'] : ['data_source', 'data_sources'];
   for (const t of sourceTable) {
     if (schema.tables.has(t) && columnsOf(db, t).has('name')) {
-      const row = db.prepare(`SELECT name FROM "${t}" WHERE id = ?`).get(sourceId) as Row | undefined;
+      const row = db.prepare(`SELECT name FROM "${t}" WHERE id = @id`).get({ id: sourceId });
       if (row && typeof row.name === 'string') sourceName = row.name;
       break;
     }
@@ -335,7 +351,7 @@ function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { pre
  */
 function readArticles(
   builder: PackageBuilder,
-  db: Database.Database,
+  db: ReadOnlyDatabase,
   dbPath: string,
   schema: SagSchema,
   options: FromSagOptions,
@@ -406,7 +422,7 @@ interface SagChunks {
  * one issue that names them.
  */
 function readChunks(
-  db: Database.Database,
+  db: ReadOnlyDatabase,
   dbPath: string,
   schema: SagSchema,
   documentOf: ReadonlyMap<string, string>,
@@ -517,7 +533,7 @@ interface SagEvents {
  * event). Loops, empty titles and empty contents are added to `problems`; no title is copied
  * into content.
  */
-function readEvents(db: Database.Database, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEvents {
+function readEvents(db: ReadOnlyDatabase, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEvents {
   const { cols, generation: p, gen, params } = schema;
   const ev = cols.source_event;
   const opt = (c: string) => (ev.has(c) ? c : `NULL AS ${c}`);
@@ -652,7 +668,7 @@ interface SagEntities {
  * names or types and non-finite weights are added to `problems`.
  */
 function readEntities(
-  db: Database.Database,
+  db: ReadOnlyDatabase,
   dbPath: string,
   schema: SagSchema,
   sourceId: string,

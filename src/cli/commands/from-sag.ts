@@ -27,6 +27,8 @@ export const fromSagCommand: Command = {
     'are an error; event levels are recomputed from the exported parent chain. Record ids: a',
     'preserved extra_data.octx.record_id, else the id ledger (--state keeps them stable); with',
     '--id-mode sag-compatible, UUIDv4 ids get their version nibble set to 7, as SAG itself does.',
+    'Needs SQLite: Node.js ≥ 22.5 has it built in (node:sqlite); on Node 20 install the optional',
+    'dependency with `npm install better-sqlite3@12`.',
   ].join('\n'),
   positionals: [{ name: 'sag.db', description: 'the zleap-sag SQLite database (e.g. .zleap/sag.db)' }],
   options: {
