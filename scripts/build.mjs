@@ -2,8 +2,16 @@
 // root and adapter entry points (dist/cjs/, for require()), each with its type declarations.
 // dist/cjs/package.json marks that folder CommonJS, so Node and TypeScript read its .js and .d.ts
 // files as CommonJS although the package is "type": "module".
+//
+// Two dependencies are ESM-only (p-limit, canonicalize): Node 20 cannot require() them. The ESM
+// build imports them as they are; for the CommonJS build each is bundled by esbuild into
+// dist/cjs/vendor/<name>.js and the CommonJS files require that copy instead. The libraries stay
+// the dependencies: nothing of theirs is rewritten by hand.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import process from 'node:process';
 import { URL } from 'node:url';
@@ -18,3 +26,43 @@ for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
 }
 mkdirSync(new URL('cjs/', dist), { recursive: true });
 writeFileSync(new URL('cjs/package.json', dist), '{ "type": "commonjs" }\n');
+
+/** ESM-only dependencies that the CommonJS build carries as bundled copies. */
+const ESM_ONLY = ['p-limit', 'canonicalize'];
+const cjsDir = fileURLToPath(new URL('cjs/', dist));
+const vendorDir = join(cjsDir, 'vendor');
+for (const name of ESM_ONLY) {
+  await build({
+    entryPoints: [name],
+    absWorkingDir: fileURLToPath(root),
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    outfile: join(vendorDir, `${name}.js`),
+    legalComments: 'inline',
+    logLevel: 'warning',
+  });
+  // The bundled copy ships with its licence.
+  const pkgDir = fileURLToPath(new URL(`node_modules/${name}/`, root));
+  const licence = readdirSync(pkgDir).find((f) => /^licen[cs]e/i.test(f));
+  if (licence) writeFileSync(join(vendorDir, `${name}.LICENSE`), readFileSync(join(pkgDir, licence)));
+}
+
+/** Every .js file under `dir`. */
+function jsFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? jsFiles(join(dir, e.name)) : e.name.endsWith('.js') ? [join(dir, e.name)] : []));
+}
+for (const file of jsFiles(cjsDir)) {
+  if (file.startsWith(vendorDir)) continue;
+  const text = readFileSync(file, 'utf8');
+  let out = text;
+  for (const name of ESM_ONLY) {
+    let rel = relative(dirname(file), join(vendorDir, `${name}.js`))
+      .split('\\')
+      .join('/');
+    if (!rel.startsWith('.')) rel = `./${rel}`;
+    out = out.split(`require("${name}")`).join(`require("${rel}")`);
+  }
+  if (out !== text) writeFileSync(file, out);
+}

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 
 /** A JSON value as OCTX allows it: finite numbers, well-formed strings, plain objects and arrays. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
@@ -43,43 +44,9 @@ export function findJsonProblem(value: unknown, at = '', maxDepth = 100, depth =
   return { at, reason: `${typeof value} is not JSON` };
 }
 
-/**
- * RFC 8785 (JCS) canonical text of a JSON value: object keys sorted by UTF-16 code units, no
- * whitespace, numbers and strings as ECMAScript's `JSON.stringify` writes them (which is what JCS
- * specifies). The same algorithm, checks and messages as the `canonicalize` package (4.0.0), which
- * was the dependency until it became ESM-only and could not be `require`d by the CommonJS build:
- * `toJSON` is honoured, `undefined`/symbol members are skipped (`null` in arrays), and NaN,
- * Infinity, lone surrogates and cycles throw. Returns `undefined` for a top-level `undefined`.
- */
-export function canonicalJson(value: unknown, seen: Set<object> = new Set()): string | undefined {
-  if (typeof value === 'number' && !Number.isFinite(value)) throw new Error(Number.isNaN(value) ? 'NaN is not allowed' : 'Infinity is not allowed');
-  if (typeof value === 'string' && !value.isWellFormed()) throw new Error('Lone surrogate is not allowed');
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (seen.has(value)) throw new Error('Circular reference detected');
-  const toJSON = (value as { toJSON?: unknown }).toJSON;
-  seen.add(value);
-  let result: string | undefined;
-  if (typeof toJSON === 'function') {
-    result = canonicalJson((toJSON as () => unknown).call(value), seen);
-  } else if (Array.isArray(value)) {
-    result = `[${value.map((v: unknown) => canonicalJson(v === undefined || typeof v === 'symbol' ? null : v, seen)).join(',')}]`;
-  } else {
-    const parts: string[] = [];
-    const record = value as Record<string, unknown>;
-    for (const key of Object.keys(record).sort()) {
-      const v = record[key];
-      if (v === undefined || typeof v === 'symbol') continue;
-      parts.push(`${canonicalJson(key)}:${canonicalJson(v, seen)}`);
-    }
-    result = `{${parts.join(',')}}`;
-  }
-  seen.delete(value);
-  return result;
-}
-
 /** RFC 8785 (JCS) canonical UTF-8 bytes of a JSON value. */
 export function jcsBytes(value: unknown): Buffer {
-  const text = canonicalJson(value);
+  const text = canonicalize(value);
   if (text === undefined) throw new TypeError('value cannot be canonicalised');
   return Buffer.from(text, 'utf8');
 }

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, read, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import { limitConcurrency } from './limit-concurrency.js';
+import pLimit from 'p-limit';
 import { Float64Column } from '../model/columns.js';
 import { OctxError } from '../model/errors.js';
 import type { BackgroundDeflate } from './background-deflate.js';
@@ -258,7 +258,7 @@ export class PayloadSpill {
     // Background jobs still running would otherwise be done twice.
     await this.#background?.settle();
     this.#throwIfFailed();
-    const limit = limitConcurrency(options.concurrency ?? 4);
+    const limit = pLimit(options.concurrency ?? 4);
     const jobs: Promise<void>[] = [];
     const job = (rawOffset: number, rawLength: number, dictLength: number, store: (compressed: Buffer) => void): void => {
       jobs.push(

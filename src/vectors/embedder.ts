@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { OctxError, issue } from '../model/errors.js';
-import { limitConcurrency } from '../package/limit-concurrency.js';
+import pLimit from 'p-limit';
 import { abortedError, throwIfAborted } from './abort.js';
 import type { VectorConfigInput } from './config.js';
 
@@ -96,7 +96,7 @@ export async function embedAll(options: EmbedAllOptions): Promise<EmbedAllResult
   }
   throwIfAborted(signal);
 
-  const limit = limitConcurrency(concurrency);
+  const limit = pLimit(concurrency);
   const maxPending = concurrency * 2;
   // One controller for every running call: aborted by the caller's signal or by a failure.
   const stop = new AbortController();
