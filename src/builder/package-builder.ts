@@ -90,6 +90,8 @@ export class PackageBuilder {
   #vectorConfig: PreparedVectorConfig | undefined;
   #consumed = false;
   #cleaned = false;
+  /** The I/O error that made the collected input unreliable (see `#collect`). */
+  #poisoned: OctxError | undefined;
   /** The export in progress: `dispose()` waits for it instead of pulling files from under it. */
   #running: Promise<ExportResult> | undefined;
   readonly #state: ProducerState | undefined;
@@ -174,7 +176,22 @@ export class PackageBuilder {
   }
 
   #assertOpen(): void {
+    if (this.#poisoned) throw this.#poisoned;
     if (this.#consumed) throw new OctxError('OCTX_BUILDER_CONSUMED', 'this PackageBuilder was already exported or disposed; create a new one');
+  }
+
+  /**
+   * Runs a collecting step. A failed spill write (`OCTX_IO_ERROR`, e.g. a full disk) may have
+   * lost buffered records whose ids stay registered: from then on the builder refuses every
+   * call and `export()` with that error, so nothing incomplete can be published.
+   */
+  #collect<T>(step: () => T): T {
+    try {
+      return step();
+    } catch (e) {
+      if (e instanceof OctxError && e.code === 'OCTX_IO_ERROR') this.#poisoned = e;
+      throw e;
+    }
   }
 
   /**
@@ -205,8 +222,10 @@ export class PackageBuilder {
       dense = this.#ids.define(doc.documentId, IdKind.document, this.#documents.length);
       this.#documentIds.set(path, doc.documentId);
     }
-    this.#payloads.write(doc.bytes);
-    const entry = this.#payloads.endEntry();
+    const entry = this.#collect(() => {
+      this.#payloads.write(doc.bytes);
+      return this.#payloads.endEntry();
+    });
     this.#paths.add(path);
     this.#documents.push({
       path,
@@ -237,35 +256,35 @@ export class PackageBuilder {
   /** Adds a chunk (`{ id, document_id, ordinal, text, ...extra }`). @throws OctxError */
   addChunk<R extends ChunkRecord>(record: R): this {
     this.#assertOpen();
-    this.#structure.addChunk(record);
+    this.#collect(() => this.#structure.addChunk(record));
     return this;
   }
 
   /** Adds an event (`{ id, title, content, summary?, category?, parent_id?, level?, ...extra }`). @throws OctxError */
   addEvent<R extends EventRecord>(record: R): this {
     this.#assertOpen();
-    this.#structure.addEvent(record);
+    this.#collect(() => this.#structure.addEvent(record));
     return this;
   }
 
   /** Adds an entity (`{ id, name, type, description?, ...extra }`). @throws OctxError */
   addEntity<R extends EntityRecord>(record: R): this {
     this.#assertOpen();
-    this.#structure.addEntity(record);
+    this.#collect(() => this.#structure.addEntity(record));
     return this;
   }
 
   /** Links a chunk to an event it supports. @throws OctxError */
   linkChunkEvent<R extends ChunkEventLink>(link: R): this {
     this.#assertOpen();
-    this.#structure.linkChunkEvent(link);
+    this.#collect(() => this.#structure.linkChunkEvent(link));
     return this;
   }
 
   /** Links an event to an entity taking part in it. @throws OctxError */
   linkEventEntity<R extends EventEntityLink>(link: R): this {
     this.#assertOpen();
-    this.#structure.linkEventEntity(link);
+    this.#collect(() => this.#structure.linkEventEntity(link));
     return this;
   }
 
@@ -288,8 +307,10 @@ export class PackageBuilder {
     if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
     // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-    this.#payloads.write(bytes);
-    const entry = this.#payloads.endEntry();
+    const entry = this.#collect(() => {
+      this.#payloads.write(bytes);
+      return this.#payloads.endEntry();
+    });
     this.#extensions.push({ path, entry, size: entry.size, sha256: entry.sha256 });
     this.#paths.add(path);
     return this;
@@ -346,7 +367,8 @@ export class PackageBuilder {
       spill = new VectorSpill({ file: join(this.#dir, `${target}.f32`), target, dimensions: config.dimensions, normalized: config.normalized });
       this.#vectorSpills.set(target, spill);
     }
-    spill.add(dense, recordId, vector);
+    const vectors = spill;
+    this.#collect(() => vectors.add(dense, recordId, vector));
     return this;
   }
 
@@ -364,7 +386,7 @@ export class PackageBuilder {
     await embedder.prepare?.({ signal: options.signal });
     this.setVectorConfig(embedder.config);
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
-    const file = this.#structure.spillFile(TARGET_RECORD[target]);
+    const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD[target]));
     async function* items(): AsyncGenerator<{ id: string; text: string }> {
       const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
       for await (const line of lines) {
@@ -425,8 +447,10 @@ export class PackageBuilder {
       let t = performance.now();
       // Planning reads the spills without closing them: if it refuses the input (invalid
       // structure, incomplete coverage under 'require', limits), the builder stays usable.
-      const structureFiles = this.#structure.snapshot();
-      for (const spill of this.#vectorSpills.values()) spill.flush();
+      const structureFiles = this.#collect(() => this.#structure.snapshot());
+      this.#collect(() => {
+        for (const spill of this.#vectorSpills.values()) spill.flush();
+      });
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
       // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
       const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');

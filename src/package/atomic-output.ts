@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, rmSync } from 'node:fs';
 import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
@@ -22,6 +22,7 @@ export class AtomicOutput {
     this.path = path;
     this.tempPath = tempPath;
     this.#overwrite = overwrite;
+    liveTemps.add(tempPath);
   }
 
   /**
@@ -71,6 +72,7 @@ export class AtomicOutput {
       throw new OctxError('OCTX_IO_ERROR', `could not publish ${this.path}: ${(e as Error).message}`, { cause: e });
     }
     this.#settled = true;
+    liveTemps.delete(this.tempPath);
     await syncDirectory(dirname(this.path));
   }
 
@@ -78,7 +80,20 @@ export class AtomicOutput {
   async discard(): Promise<void> {
     this.#settled = true;
     await rm(this.tempPath, { force: true });
+    liveTemps.delete(this.tempPath);
   }
+}
+
+/** Temporary outputs reserved and neither published nor discarded yet. */
+const liveTemps = new Set<string>();
+
+/**
+ * Removes every temporary output not yet published or discarded, synchronously: for a signal
+ * handler that is about to re-raise the signal (the CLI's; a library installs none).
+ */
+export function removeTempOutputsSync(): void {
+  for (const t of liveTemps) rmSync(t, { force: true });
+  liveTemps.clear();
 }
 
 /**

@@ -28,3 +28,12 @@ export async function removeSpillDir(dir: string): Promise<void> {
   live.delete(dir);
   await rm(dir, { recursive: true, force: true });
 }
+
+/**
+ * Removes every spill folder still alive, synchronously: for a signal handler that is about to
+ * re-raise the signal (the CLI's; a library installs none).
+ */
+export function removeSpillDirsSync(): void {
+  for (const d of live) rmSync(d, { recursive: true, force: true });
+  live.clear();
+}

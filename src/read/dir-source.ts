@@ -116,7 +116,8 @@ class DirectorySource implements PackageSource {
         let handle;
         try {
           // O_NOFOLLOW: a file replaced by a symlink after the walk fails here instead of being read.
-          handle = await open(f.abs, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW);
+          // O_NONBLOCK: one replaced by a FIFO does not block open(2) (the stat below refuses it).
+          handle = await open(f.abs, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | (fsConstants.O_NONBLOCK ?? 0));
         } catch (e) {
           throw security(`${name} cannot be opened as a regular file: ${(e as Error).message}`, name);
         }

@@ -223,7 +223,10 @@ export async function openPackage(path: string, options: OpenPackageOptions = {}
   const limits = resolveLimits(options.limits);
   let isDirectory: boolean;
   try {
-    isDirectory = (await stat(path)).isDirectory();
+    const st = await stat(path);
+    isDirectory = st.isDirectory();
+    // A FIFO would block open(2) until a writer appears (maybe never); a device never ends.
+    if (!isDirectory && !st.isFile()) throw new Error('not a regular file or a folder');
   } catch (e) {
     throw OctxError.of({ code: 'OCTX_OPEN_ERROR', message: `cannot open ${path}: ${(e as Error).message}` });
   }

@@ -191,14 +191,42 @@ export function findDuplicateKey(text: string): string | undefined {
  * one has no computable package digest (§7) even though JavaScript parses it as a double.
  */
 export function findUnsafeIntegerLiteral(text: string): string | undefined {
-  const re = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const tok = m[0];
-    if (tok.charCodeAt(0) === 34) continue;
-    if (/[.eE]/.test(tok)) continue;
-    const digits = tok.replace(/^-/, '');
-    if (digits.length < 16) continue;
-    if (BigInt(digits) > BigInt(Number.MAX_SAFE_INTEGER)) return tok;
+  // A scan, not a regular expression: a backtracking pattern over one string of ~8 M characters
+  // overflows V8's regexp stack (an untyped RangeError, issue 16).
+  const n = text.length;
+  let pos = 0;
+  while (pos < n) {
+    const c = text.charCodeAt(pos);
+    if (c === 34 /* " */) {
+      pos = closingQuote(text, pos) + 1;
+      continue;
+    }
+    if (c !== 45 /* - */ && !isDigit(c)) {
+      pos++;
+      continue;
+    }
+    const start = pos;
+    if (c === 45) pos++;
+    const digitsStart = pos;
+    while (pos < n && isDigit(text.charCodeAt(pos))) pos++;
+    const digitsEnd = pos;
+    const next = text.charCodeAt(pos);
+    // A fraction or an exponent makes it a float: skip the rest of the number.
+    if (next === 46 /* . */ || next === 101 /* e */ || next === 69 /* E */) {
+      pos++;
+      while (pos < n && /* digits, sign, exponent */ isNumberChar(text.charCodeAt(pos))) pos++;
+      continue;
+    }
+    if (digitsEnd - digitsStart < 16) continue;
+    if (BigInt(text.slice(digitsStart, digitsEnd)) > BigInt(Number.MAX_SAFE_INTEGER)) return text.slice(start, digitsEnd);
   }
   return undefined;
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isNumberChar(c: number): boolean {
+  return isDigit(c) || c === 43 || c === 45 || c === 46 || c === 101 || c === 69;
 }

@@ -4,6 +4,14 @@
  * record inside the comment), multi-disk archives, ZIP64 records that disagree with the legacy
  * fields, and a central directory that overlaps the end records (OCTX-REFERENCE §3.2). The
  * central directory size found here is later compared with the headers actually present.
+ *
+ * Parser differentials (issue 16): Python's `zipfile` and Info-ZIP take the *last* EOCD
+ * signature, read the ZIP64 record right before the locator (not where the locator points),
+ * and shift every offset by the gap between the declared end of the central directory and the
+ * end records (they assume bytes were prepended). So the layout is pinned: the EOCD is the
+ * last signature and its comment reaches exactly the end of the file; the ZIP64 record is 56
+ * bytes and ends where the locator begins; the central directory ends exactly where the end
+ * records begin. Then every reader finds the same central directory at the same offsets.
  */
 import { read as fsRead } from 'node:fs';
 import { OctxError } from '../model/errors.js';
@@ -24,6 +32,8 @@ const EOCD_SIG = 0x06054b50;
 const ZIP64_LOCATOR_SIG = 0x07064b50;
 const ZIP64_EOCD_SIG = 0x06064b50;
 const EOCD_SIZE = 22;
+const ZIP64_EOCD_SIZE = 56;
+const EOCD_SIGNATURE_BYTES = Buffer.from([0x50, 0x4b, 0x05, 0x06]);
 const LOCATOR_SIZE = 20;
 
 function invalid(message: string): OctxError {
@@ -73,9 +83,15 @@ export async function readEndOfCentralDirectory(fd: number, size: number): Promi
     if (tail.readUInt32LE(i) !== EOCD_SIG) continue;
     if (i + EOCD_SIZE + tail.readUInt16LE(i + 20) === tailLength) candidates.push(i);
   }
-  if (candidates.length === 0) throw invalid('no end-of-central-directory record (not a ZIP archive, or truncated)');
+  if (candidates.length === 0)
+    throw invalid('no end-of-central-directory record whose comment reaches exactly the end of the file (not a ZIP archive, truncated, or bytes appended)');
   if (candidates.length > 1) throw invalid('ambiguous ZIP: more than one end-of-central-directory record fits');
   const at = candidates[0]!;
+  // Other readers take the last signature: one after ours (in the comment) would be their EOCD.
+  // Without a comment Python takes the record at the very end first; nothing follows it.
+  if (tail.readUInt16LE(at + 20) > 0 && tail.indexOf(EOCD_SIGNATURE_BYTES, at + 1) !== -1) {
+    throw invalid('a second end-of-central-directory signature follows the end record (in its comment)');
+  }
   const disk = tail.readUInt16LE(at + 4);
   const cdDisk = tail.readUInt16LE(at + 6);
   const entriesOnDisk = tail.readUInt16LE(at + 8);
@@ -90,9 +106,12 @@ export async function readEndOfCentralDirectory(fd: number, size: number): Promi
     const z64Offset = u64(tail, locAt + 8);
     const totalDisks = tail.readUInt32LE(locAt + 16);
     if (locDisk !== 0 || totalDisks > 1) throw invalid('multi-disk ZIP archives are not supported');
-    if (z64Offset + 56 > tailStart + locAt) throw invalid('the ZIP64 end record points outside the archive');
-    const z = await preadExact(fd, 56, z64Offset);
+    if (z64Offset + ZIP64_EOCD_SIZE > tailStart + locAt) throw invalid('the ZIP64 end record points outside the archive');
+    // Python reads the ZIP64 record right before the locator, whatever the locator says.
+    if (z64Offset + ZIP64_EOCD_SIZE !== tailStart + locAt) throw invalid('the ZIP64 end record does not end where its locator begins');
+    const z = await preadExact(fd, ZIP64_EOCD_SIZE, z64Offset);
     if (z.readUInt32LE(0) !== ZIP64_EOCD_SIG) throw invalid('bad ZIP64 end-of-central-directory signature');
+    if (z.readBigUInt64LE(4) !== BigInt(ZIP64_EOCD_SIZE - 12)) throw invalid('the ZIP64 end record has an extensible data sector (or a wrong size)');
     const zDisk = z.readUInt32LE(16);
     const zCdDisk = z.readUInt32LE(20);
     const zEntriesOnDisk = u64(z, 24);
@@ -115,5 +134,7 @@ export async function readEndOfCentralDirectory(fd: number, size: number): Promi
     if (disk !== 0 || cdDisk !== 0 || entriesOnDisk !== entryCount) throw invalid('multi-disk ZIP archives are not supported');
   }
   if (cdOffset + cdSize > endRecordsOffset) throw invalid('the central directory overlaps the end records');
+  // A gap here is where another reader would look for (another) central directory.
+  if (cdOffset + cdSize !== endRecordsOffset) throw invalid(`${endRecordsOffset - cdOffset - cdSize} bytes lie between the central directory and the end records`);
   return { cdOffset, cdSize, entryCount, endRecordsOffset };
 }

@@ -7,7 +7,7 @@
  * duplicate names, resource limits, and a CRC-32 check of every byte read. Nothing is ever
  * written to disk: entries are only exposed as streams.
  */
-import { close as fsClose, fstat, open as fsOpen, read as fsRead, type Stats } from 'node:fs';
+import { close as fsClose, constants as fsConstants, fstat, open as fsOpen, read as fsRead, type Stats } from 'node:fs';
 import { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
@@ -298,8 +298,14 @@ function statFd(fd: number): Promise<Stats> {
   return new Promise((resolve, reject) => fstat(fd, (err, st) => (err ? reject(err) : resolve(st))));
 }
 
+/**
+ * Opens read-only and non-blocking: if the path became a FIFO since it was checked, open(2)
+ * returns at once (and `fstat` refuses it) instead of waiting for a writer. No effect on
+ * regular files.
+ */
 function openFd(path: string): Promise<number> {
-  return new Promise((resolve, reject) => fsOpen(path, 'r', (err, fd) => (err ? reject(err) : resolve(fd))));
+  const flags = fsConstants.O_RDONLY | (fsConstants.O_NONBLOCK ?? 0);
+  return new Promise((resolve, reject) => fsOpen(path, flags, (err, fd) => (err ? reject(err) : resolve(fd))));
 }
 
 function walkCentralDirectory(zip: yauzl.ZipFile, onEntry: (e: yauzl.Entry) => void): Promise<void> {

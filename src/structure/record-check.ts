@@ -100,6 +100,65 @@ function preview(v: unknown): string {
 }
 
 /**
+ * The record as the caller gave it, read once: what is checked is exactly what is written
+ * (issue 16: a getter returning a different value on a second read published an unchecked,
+ * empty chunk text). Known fields are read as `r[key]` (inherited or non-enumerable ones
+ * included, as {@link serializeRecord} always read them), in spec order; then the other own
+ * enumerable keys, sorted, their values copied deeply (plain objects and arrays only; anything
+ * else is kept as is and refused by the check). The copy is an ordinary object whose keys are
+ * in the order {@link serializeRecord} writes, so it takes the no-copy path there. Values that
+ * are not objects are returned unchanged for {@link assertRecord} to refuse.
+ */
+export function snapshotRecord(kind: RecordKind, value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const r = value as Record<string, unknown>;
+  // The usual record (an object literal of known fields in spec order): V8's object spread
+  // copies it fastest, each own enumerable property read once; inherited or non-enumerable
+  // known fields make isInSpecOrder false (they are not among its own keys).
+  if (isInSpecOrder(kind, r)) return { ...r };
+  const out: Record<string, unknown> = {};
+  const fields = RECORD_FIELDS[kind];
+  for (let f = 0; f < fields.length; f++) {
+    const key = fields[f]!;
+    const v = r[key];
+    if (v !== undefined) out[key] = v;
+  }
+  const known = KNOWN[kind];
+  const keys = Object.keys(r);
+  let extra: string[] | undefined;
+  for (let k = 0; k < keys.length; k++) if (!known.has(keys[k]!)) (extra ??= []).push(keys[k]!);
+  if (extra !== undefined) {
+    extra.sort();
+    for (const key of extra) {
+      const v = r[key];
+      if (v !== undefined) put(out, key, copyJson(v, 0));
+    }
+  }
+  return out;
+}
+
+/** Sets an own data property, also for the key "__proto__" (which `=` would treat as the prototype). */
+function put(o: Record<string, unknown>, key: string, v: unknown): void {
+  if (key === '__proto__') Object.defineProperty(o, key, { value: v, enumerable: true, writable: true, configurable: true });
+  else o[key] = v;
+}
+
+/** A deep copy of plain objects and arrays, each property read once; deeper than any limit, or not plain: as is. */
+function copyJson(v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== 'object' || depth > 101) return v;
+  if (Array.isArray(v)) {
+    const a: unknown[] = new Array<unknown>(v.length);
+    for (let i = 0; i < a.length; i++) a[i] = copyJson((v as unknown[])[i], depth + 1);
+    return a;
+  }
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return v;
+  const o: Record<string, unknown> = {};
+  for (const key of Object.keys(v)) put(o, key, copyJson((v as Record<string, unknown>)[key], depth + 1));
+  return o;
+}
+
+/**
  * Checks one record's own fields (not its references). Fails fast with every problem of the
  * record: codes `OCTX_RECORD_INVALID`, `OCTX_ID_INVALID` or `OCTX_RECORD_FIELD_FORBIDDEN`, with the
  * record id and the field.

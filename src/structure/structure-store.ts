@@ -4,7 +4,7 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import { Int32Column } from '../model/columns.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
-import { assertRecord, serializeRecord } from './record-check.js';
+import { assertRecord, serializeRecord, snapshotRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
 import type { BackgroundDeflate } from '../package/background-deflate.js';
@@ -98,7 +98,8 @@ export class StructureStore {
   }
 
   /** Validates and stores a chunk. @throws OctxError */
-  addChunk(record: unknown): void {
+  addChunk(input: unknown): void {
+    const record = snapshotRecord('chunk', input);
     assertRecord('chunk', record);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.chunk);
@@ -124,7 +125,8 @@ export class StructureStore {
   }
 
   /** Validates and stores an event. @throws OctxError */
-  addEvent(record: unknown): void {
+  addEvent(input: unknown): void {
+    const record = snapshotRecord('event', input);
     assertRecord('event', record);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.event);
@@ -138,7 +140,8 @@ export class StructureStore {
   }
 
   /** Validates and stores an entity. @throws OctxError */
-  addEntity(record: unknown): void {
+  addEntity(input: unknown): void {
+    const record = snapshotRecord('entity', input);
     assertRecord('entity', record);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.entity);
@@ -149,7 +152,8 @@ export class StructureStore {
   }
 
   /** Validates and stores a chunk → event link. @throws OctxError */
-  linkChunkEvent(link: unknown): void {
+  linkChunkEvent(input: unknown): void {
+    const link = snapshotRecord('chunk-event', input);
     assertRecord('chunk-event', link);
     const chunk = this.#ids.ref(link.chunk_id as string);
     const event = this.#ids.ref(link.event_id as string);
@@ -170,7 +174,8 @@ export class StructureStore {
   }
 
   /** Validates and stores an event → entity link. @throws OctxError */
-  linkEventEntity(link: unknown): void {
+  linkEventEntity(input: unknown): void {
+    const link = snapshotRecord('event-entity', input);
     assertRecord('event-entity', link);
     const event = this.#ids.ref(link.event_id as string);
     const entity = this.#ids.ref(link.entity_id as string);

@@ -50,6 +50,13 @@ describe('parseStrictJson', () => {
     expect(findUnsafeIntegerLiteral('{"a":9007199254740991,"b":1e300,"c":"12345678901234567890","d":1.2345678901234567890}')).toBeUndefined();
   });
 
+  it('scans strings of millions of characters without a RangeError (issue 16, item 6)', () => {
+    const long = 'x'.repeat(9_000_000);
+    expect(findUnsafeIntegerLiteral(`{"name":"${long}","n":12345678901234567890}`)).toBe('12345678901234567890');
+    expect(findUnsafeIntegerLiteral(`{"name":"${'\\"'.repeat(3_000_000)}","n":1}`)).toBeUndefined();
+    expect(findUnsafeIntegerLiteral(`{"k\\\\":"a\\"12345678901234567890","m":[-12345678901234567890]}`)).toBe('-12345678901234567890');
+  });
+
   it('findDuplicateKey names the repeated key', () => {
     expect(findDuplicateKey('{"a":{"b":1},"c":{"b":2,"b":3}}')).toBe('b');
     expect(findDuplicateKey('{"a":1}')).toBeUndefined();
