@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { OctxError } from '../model/errors.js';
+import { OctxError, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
@@ -433,11 +433,15 @@ export class PackageBuilder {
     const opts = resolveExportOptions(options);
     const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
     const state = this.#state;
+    // A lock left by a killed export is taken over; that is reported as a warning.
+    const lockWarnings: OctxIssue[] = [];
     const unlock = state
-      ? await state.lock().catch(async (e: unknown) => {
-          await output.discard();
-          throw e;
-        })
+      ? await state
+          .lock((w) => lockWarnings.push(w))
+          .catch(async (e: unknown) => {
+            await output.discard();
+            throw e;
+          })
       : undefined;
     const timings: Record<string, number> = {};
     let stateBackup: string | undefined;
@@ -464,7 +468,8 @@ export class PackageBuilder {
         ...(vectors !== undefined ? { vectors } : {}),
       });
       opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 1, total: 1 });
-      for (const w of plan.warnings) opts.onProgress?.({ phase: 'warning', issue: w });
+      const warnings = [...lockWarnings, ...plan.warnings];
+      for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;
       t = performance.now();
       this.#consumed = true;
@@ -517,7 +522,7 @@ export class PackageBuilder {
         capabilities: Object.keys(written.manifest.capabilities ?? {}),
         files: written.files,
         archive: { size: written.archiveSize },
-        warnings: plan.warnings,
+        warnings,
         timings: { ...timings, ...written.timings, total: timings.plan + (performance.now() - t) },
       };
       return { output: output.path, assetId: this.#assetId, version: release.version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';
-import { link, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
+import { isPidDead } from './process-owner.js';
+
+/**
+ * A temporary output is swept only when its PID is dead here and it has not been written for this
+ * long: the name carries no host, and the folder may be shared with other machines.
+ */
+export const STALE_TEMP_OUTPUT_MS = 60 * 60 * 1000;
 
 /**
  * An output file published atomically: bytes go to a temporary file in the destination folder
@@ -38,6 +45,7 @@ export class AtomicOutput {
     await assertWritableTarget(path, overwrite);
     await mkdir(dirname(path), { recursive: true });
     const tempPath = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    await sweepStaleTempOutputs(path);
     return new AtomicOutput(path, tempPath, overwrite);
   }
 
@@ -141,4 +149,36 @@ async function syncDirectory(dir: string): Promise<void> {
   } catch {
     /* best effort */
   }
+}
+
+/**
+ * Removes the temporary outputs of `path` left by killed runs (`.<name>.<pid>.<12 hex>.tmp`
+ * beside it) whose PID is dead on this host and that were last written over
+ * {@link STALE_TEMP_OUTPUT_MS} ago; returns their paths. Best effort.
+ */
+export async function sweepStaleTempOutputs(path: string, now = Date.now()): Promise<string[]> {
+  const dir = dirname(path);
+  const prefix = `.${basename(path)}.`;
+  const swept: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return swept;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const m = /^(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name.slice(prefix.length));
+    if (!m) continue;
+    const temp = join(dir, name);
+    if (liveTemps.has(temp) || !isPidDead(Number(m[1]))) continue;
+    try {
+      if (now - (await stat(temp)).mtimeMs < STALE_TEMP_OUTPUT_MS) continue;
+      await rm(temp, { force: true });
+      swept.push(temp);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return swept;
 }

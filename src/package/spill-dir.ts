@@ -1,19 +1,29 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentOwner, isOwnerGone, parseOwner } from './process-owner.js';
+
+/** Prefix of every spill folder. */
+const PREFIX = 'octx-export-';
+/** The owner record inside each spill folder (see {@link sweepStaleSpillDirs}). */
+export const SPILL_OWNER_FILE = 'octx-export-owner.json';
 
 const live = new Set<string>();
 let hooked = false;
 
 /**
- * Creates a private folder for a builder's spill files. Folders still alive when the process
- * exits (a builder that was never exported or disposed) are removed then, so abandoned builders
- * do not leak disk.
+ * Creates a private folder (mode 0700) for a builder's spill files, with an owner record in it.
+ * Folders still alive when the process exits (a builder that was never exported or disposed) are
+ * removed then, so abandoned builders do not leak disk; folders of runs that were killed (SIGKILL
+ * cannot be caught) are swept by the next run in the same parent folder.
  */
 export function createSpillDir(parent?: string): string {
-  const dir = mkdtempSync(join(parent ?? tmpdir(), 'octx-export-'));
+  const base = parent ?? tmpdir();
+  const dir = mkdtempSync(join(base, PREFIX));
+  writeFileSync(join(dir, SPILL_OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, { mode: 0o600 });
   live.add(dir);
+  sweepStaleSpillDirs(base);
   if (!hooked) {
     hooked = true;
     process.once('exit', () => {
@@ -36,4 +46,35 @@ export async function removeSpillDir(dir: string): Promise<void> {
 export function removeSpillDirsSync(): void {
   for (const d of live) rmSync(d, { recursive: true, force: true });
   live.clear();
+}
+
+/**
+ * Removes the spill folders in `parent` whose owner is certainly gone (same host, dead PID), and
+ * returns their paths. Folders without a readable owner record (another tool's, an older
+ * version's, or one being created right now) are left alone. Best effort: a folder that cannot be
+ * read or removed is skipped.
+ */
+export function sweepStaleSpillDirs(parent: string): string[] {
+  const swept: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return swept;
+  }
+  for (const name of names) {
+    if (!name.startsWith(PREFIX)) continue;
+    const dir = join(parent, name);
+    if (live.has(dir)) continue;
+    try {
+      const owner = parseOwner(readFileSync(join(dir, SPILL_OWNER_FILE), 'utf8'));
+      if (owner && isOwnerGone(owner)) {
+        rmSync(dir, { recursive: true, force: true });
+        swept.push(dir);
+      }
+    } catch {
+      // not ours to judge
+    }
+  }
+  return swept;
 }

@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { OctxError } from '../model/errors.js';
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { currentOwner, isOwnerGone, parseOwner } from '../package/process-owner.js';
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
@@ -143,27 +144,46 @@ export class ProducerState {
   }
 
   /**
-   * Takes the state's exclusive lock (`<state>.lock`, created with O_EXCL) so two exports cannot
-   * check and record releases at the same time, then re-reads the releases from disk. Returns the
-   * function that releases the lock.
+   * Takes the state's exclusive lock (`<state>.lock`, created with O_EXCL and holding the owner's
+   * PID, host and start time) so two exports cannot check and record releases at the same time,
+   * then re-reads the releases from disk. Returns the function that releases the lock. A lock left
+   * by a process that is gone (same host, dead PID: a SIGKILLed or crashed export) is taken over,
+   * and `onTakeover` receives an `OCTX_STATE_LOCK_TAKEN_OVER` warning naming it.
    * @throws OctxError `OCTX_STATE_LOCKED` when another export holds the lock
    */
-  async lock(): Promise<() => Promise<void>> {
+  async lock(onTakeover?: (warning: OctxIssue) => void): Promise<() => Promise<void>> {
     const lockPath = `${this.path}.lock`;
     await mkdir(dirname(this.path), { recursive: true });
-    try {
-      const fh = await open(lockPath, 'wx');
-      await fh.writeFile(`${process.pid}\n`);
-      await fh.close();
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const fh = await open(lockPath, 'wx');
+        await fh.writeFile(`${JSON.stringify(currentOwner())}\n`);
+        await fh.close();
+        break;
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new OctxError('OCTX_IO_ERROR', `cannot lock producer state ${this.path}: ${(e as Error).message}`, { cause: e });
+        }
+        const holder = parseOwner(await readFile(lockPath, 'utf8').catch(() => ''));
+        if (attempt === 0 && holder && isOwnerGone(holder)) {
+          await rm(lockPath, { force: true });
+          onTakeover?.(
+            issue({
+              code: 'OCTX_STATE_LOCK_TAKEN_OVER',
+              severity: 'warning',
+              path: lockPath,
+              message: `took over the producer state lock of process ${holder.pid} on ${holder.host} (started ${holder.started}), which is no longer running`,
+            }),
+          );
+          continue;
+        }
+        const who = holder ? ` (process ${holder.pid} on ${holder.host}, started ${holder.started})` : '';
         throw OctxError.of({
           code: 'OCTX_STATE_LOCKED',
           path: lockPath,
-          message: `another export holds the producer state lock ${lockPath}; wait for it, or delete the file if no export is running`,
+          message: `another export holds the producer state lock ${lockPath}${who}; wait for it, or delete the file if no export is running`,
         });
       }
-      throw new OctxError('OCTX_IO_ERROR', `cannot lock producer state ${this.path}: ${(e as Error).message}`, { cause: e });
     }
     try {
       const fresh = ProducerState.load(this.path);
