@@ -211,7 +211,7 @@ function isInSpecOrder(kind: RecordKind, r: Record<string, unknown>): boolean {
 export function serializeRecord(kind: RecordKind, r: Record<string, unknown>): string {
   // The usual record (an object literal with only known fields, in spec order) already
   // serialises in the right order; skip the copy (2.75 s self time at M in BENCHMARKS.md).
-  if (isInSpecOrder(kind, r)) return JSON.stringify(r);
+  if (isInSpecOrder(kind, r)) return escapeLineSeparators(JSON.stringify(r));
   // A null-prototype object: a "__proto__" field from JSON.parse stays a plain field.
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const key of RECORD_FIELDS[kind]) if (r[key] !== undefined) out[key] = r[key];
@@ -222,5 +222,20 @@ export function serializeRecord(kind: RecordKind, r: Record<string, unknown>): s
     extraKeys.sort();
     for (const key of extraKeys) out[key] = r[key];
   }
-  return JSON.stringify(out);
+  return escapeLineSeparators(JSON.stringify(out));
+}
+
+/** U+0085 NEXT LINE, U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR. */
+const HAS_LINE_SEPARATOR = /[\u0085\u2028\u2029]/;
+const LINE_SEPARATORS = /[\u0085\u2028\u2029]/g;
+
+/**
+ * Writes U+0085, U+2028 and U+2029 as JSON escapes (`\u2028`, …). `JSON.stringify` leaves them
+ * raw inside strings, which is valid JSON, but line splitters such as Python's `str.splitlines()`
+ * break a JSONL record apart at them. They only occur inside strings, so the escaped line parses
+ * to the same value.
+ */
+export function escapeLineSeparators(json: string): string {
+  if (!HAS_LINE_SEPARATOR.test(json)) return json;
+  return json.replace(LINE_SEPARATORS, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
