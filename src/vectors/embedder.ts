@@ -264,8 +264,15 @@ function checkResult(out: unknown, expected: number, ids: readonly string[]): Em
   return out as EmbeddedVector[];
 }
 
-function checkInteger(field: string, value: number, min: number): void {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer ≥ ${min}, got ${String(value)}` });
+/**
+ * `value` when it is an integer from `min` to `max`; the one check of the vector modules' integer
+ * options (embedAll's and HttpEmbedder's).
+ * @throws OctxError `OCTX_OPTIONS_INVALID` naming `field`
+ */
+export function checkInteger(field: string, value: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer ${range}, got ${String(value)}` });
   }
+  return value;
 }

@@ -11,7 +11,7 @@ import type { JsonObject } from '../model/json.js';
 import { abortedError, throwIfAborted } from './abort.js';
 import type { VectorConfigInput } from './config.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
-import type { Embedder } from './embedder.js';
+import { checkInteger, type Embedder } from './embedder.js';
 
 /** One retry the client is about to make, as reported to {@link HttpEmbedderOptions.onRetry}. */
 export interface HttpEmbedderRetry {
@@ -97,19 +97,6 @@ function retryAfterMs(header: string | null, now = Date.now()): number | undefin
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-function positiveInteger(field: string, value: number | undefined, fallback: number, max = Number.MAX_SAFE_INTEGER): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 1 || v > max)
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer from 1 to ${max} (got ${String(v)})` });
-  return v;
-}
-
-function nonNegativeInteger(field: string, value: number | undefined, fallback: number): number {
-  const v = value ?? fallback;
-  if (!Number.isInteger(v) || v < 0) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be an integer ≥ 0 (got ${String(v)})` });
-  return v;
-}
-
 /**
  * Embeds texts through an OpenAI-compatible embeddings endpoint, with batching by count and by
  * characters, bounded concurrency, retries with exponential backoff and jitter (honouring
@@ -163,14 +150,14 @@ export class HttpEmbedder implements Embedder {
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'model', message: 'model must be a non-empty string' });
     this.#url = `${base.href.replace(/\/+$/, '')}/embeddings`;
     this.#model = options.model;
-    this.#batchSize = positiveInteger('batchSize', options.batchSize, 64);
-    this.#maxBatchChars = positiveInteger('maxBatchChars', options.maxBatchChars, 200_000);
-    this.#timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, 60_000);
-    this.#maxRetries = nonNegativeInteger('maxRetries', options.maxRetries, 5);
-    this.#retryBaseMs = nonNegativeInteger('retryBaseMs', options.retryBaseMs, 500);
-    this.#maxRetryDelayMs = nonNegativeInteger('maxRetryDelayMs', options.maxRetryDelayMs, 60_000);
-    this.#limit = pLimit(positiveInteger('concurrency', options.concurrency, 1));
-    this.#requestedDimensions = options.dimensions === undefined ? undefined : positiveInteger('dimensions', options.dimensions, 1, MAX_VECTOR_DIMENSIONS);
+    this.#batchSize = checkInteger('batchSize', options.batchSize ?? 64, 1);
+    this.#maxBatchChars = checkInteger('maxBatchChars', options.maxBatchChars ?? 200_000, 1);
+    this.#timeoutMs = checkInteger('timeoutMs', options.timeoutMs ?? 60_000, 1);
+    this.#maxRetries = checkInteger('maxRetries', options.maxRetries ?? 5, 0);
+    this.#retryBaseMs = checkInteger('retryBaseMs', options.retryBaseMs ?? 500, 0);
+    this.#maxRetryDelayMs = checkInteger('maxRetryDelayMs', options.maxRetryDelayMs ?? 60_000, 0);
+    this.#limit = pLimit(checkInteger('concurrency', options.concurrency ?? 1, 1));
+    this.#requestedDimensions = options.dimensions === undefined ? undefined : checkInteger('dimensions', options.dimensions, 1, MAX_VECTOR_DIMENSIONS);
     this.#dimensions = this.#requestedDimensions;
     this.#normalized = options.normalized;
     this.#headers = {
