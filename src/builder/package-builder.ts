@@ -1,6 +1,4 @@
-import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
@@ -19,6 +17,7 @@ import type { ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
 import { StructureStore } from '../structure/structure-store.js';
+import { readSpilledRecords } from '../structure/record-spill.js';
 import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
 import { embedAll, type Embedder } from '../vectors/embedder.js';
 import { TARGET_ID_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
@@ -388,10 +387,7 @@ export class PackageBuilder {
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
     const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD[target]));
     async function* items(): AsyncGenerator<{ id: string; text: string }> {
-      const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-      for await (const line of lines) {
-        if (line === '') continue;
-        const record = JSON.parse(line) as Record<string, unknown>;
+      for await (const { record } of readSpilledRecords(file)) {
         const id = record.id as string;
         yield { id, text: render(record, id) };
       }

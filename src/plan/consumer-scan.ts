@@ -3,12 +3,11 @@
  * documents (id, title) from memory, the structure records by re-reading their spilled JSONL
  * files (only the kinds the profile has rules for; nothing at all for the seed profile).
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { ConsumerChecker, type ConsumerProfile } from '../consumers/index.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import type { OctxIssue } from '../model/errors.js';
 import type { Collected } from './collected.js';
+import { readSpilledRecords } from '../structure/record-spill.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
 
 /** A profile's findings over the collected input, split by layer (a layer left out does not count). */
@@ -36,12 +35,7 @@ export async function scanForConsumer(
   for (const kind of RECORD_KIND_ORDER) {
     if (!structure || !records.checks(kind) || structureFiles[kind].lines === 0) continue;
     const path = RECORD_KINDS[kind].path;
-    const lines = createInterface({ input: createReadStream(structureFiles[kind].file, { encoding: 'utf8', end: structureFiles[kind].size - 1 }), crlfDelay: Infinity });
-    let line = 0;
-    for await (const text of lines) {
-      line++;
-      if (text !== '') records.record(kind, JSON.parse(text) as Record<string, unknown>, { path, line });
-    }
+    for await (const { line, record } of readSpilledRecords(structureFiles[kind].file, structureFiles[kind].size)) records.record(kind, record, { path, line });
   }
   return { profile, documents: docs.issues, structure: records.issues };
 }

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import type { BackgroundDeflate } from '../package/background-deflate.js';
 import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 
@@ -65,5 +67,20 @@ export class RecordSpill {
   /** Closes the descriptors without finishing (for cleanup after a failure). */
   close(): void {
     this.#payload.close();
+  }
+}
+
+/**
+ * The records of a spilled JSONL file, read back in order with their 1-based line numbers (for the
+ * embedding hook and consumer checks, which run after collection). `size` bounds the read to a
+ * snapshot's bytes.
+ */
+export async function* readSpilledRecords(file: string, size?: number): AsyncGenerator<{ readonly line: number; readonly record: Record<string, unknown> }> {
+  if (size === 0) return;
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8', ...(size !== undefined ? { end: size - 1 } : {}) }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of lines) {
+    line++;
+    if (text !== '') yield { line, record: JSON.parse(text) as Record<string, unknown> };
   }
 }
