@@ -108,7 +108,7 @@ export const SAG = {
   /** Generation 2 only: leftover rows of 桃园结义's previous generation. */
   leftovers: {
     chunks: ['e1000000-0000-4000-8000-0000000000a1', 'e1000000-0000-4000-8000-0000000000a2'],
-    event: 'f2000000-0000-4000-8000-0000000000a1',
+    events: ['f2000000-0000-4000-8000-0000000000a1', 'f2000000-0000-4000-8000-0000000000a2'],
   },
   /** The chat conversation of the unbound chunk. */
   conversation: '3c000000-0000-4000-8000-000000000001',
@@ -392,15 +392,16 @@ function fill(db: Database.Database, gen: SagGeneration): void {
     chunk: SAG.chunks.other,
   });
   if (gen === 2)
-    event({
-      id: SAG.leftovers.event,
-      article: SAG.articles.taoyuan,
-      title: '桃园结义（旧）',
-      content: '旧的抽取结果。',
-      summary: '旧的抽取结果。',
-      chunk: SAG.leftovers.chunks[1],
-      generation: SAG.generations.taoyuanOld,
-    });
+    for (const [i, id] of SAG.leftovers.events.entries())
+      event({
+        id,
+        article: SAG.articles.taoyuan,
+        title: `桃园结义（旧 ${i + 1}）`,
+        content: '旧的抽取结果。',
+        summary: '旧的抽取结果。',
+        chunk: SAG.leftovers.chunks[i]!,
+        generation: SAG.generations.taoyuanOld,
+      });
 
   const entityType = (id: string, type: string, name: string) =>
     insert('entity_type', {
@@ -468,7 +469,7 @@ function fill(db: Database.Database, gen: SagGeneration): void {
   link(SAG.events.wind, SAG.entities.caocao, 0.85, 'whose fleet burned');
   link(SAG.events.retreat, SAG.entities.caocao, 1.0); // the column default: 1.00
   link(SAG.events.other, SAG.entities.other, 1.0);
-  if (gen === 2) link(SAG.leftovers.event, SAG.entities.liubei, 0.6, '旧');
+  if (gen === 2) for (const id of SAG.leftovers.events) link(id, SAG.entities.liubei, 0.6, '旧');
 
   if (gen === 2) {
     insert('sag_data_source_manifest', { data_source_id: SAG.source, revision: 3, active: 1 });
