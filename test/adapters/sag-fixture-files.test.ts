@@ -13,7 +13,10 @@ import { createSagDatabase, SAG_FIXTURE_DB } from './sag-fixture.js';
 function contents(path: string): Record<string, unknown> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type, name").all() as { name: string; sql: string }[];
+    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type, name").all() as {
+      name: string;
+      sql: string;
+    }[];
     const out: Record<string, unknown> = {};
     for (const t of tables) {
       out[`schema:${t.name}`] = t.sql;

@@ -185,7 +185,14 @@ function fill(db: Database.Database, gen: SagGeneration): void {
   };
 
   if (gen === 1) {
-    insert('source_config', { id: SAG.source, name: '三国演义读书会', description: null, target_config: pyJson({ octx: { asset_id: null } }), created_time: at(0, 1), updated_time: at(0, 2) });
+    insert('source_config', {
+      id: SAG.source,
+      name: '三国演义读书会',
+      description: null,
+      target_config: pyJson({ octx: { asset_id: null } }),
+      created_time: at(0, 1),
+      updated_time: at(0, 2),
+    });
     insert('source_config', { id: SAG.otherSource, name: 'Other team', description: 'not exported', target_config: 'null', created_time: at(0, 3), updated_time: null });
   } else {
     insert('data_source', { id: SAG.source, name: '三国演义读书会', description: null, created_time: at(0, 1), updated_time: at(0, 2) });

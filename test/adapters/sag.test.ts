@@ -134,9 +134,7 @@ describe.each([1, 2] as const)('fromSagDatabase, schema generation %i (fixture f
       ],
     });
     expect(report.generations).toEqual(
-      gen === 1
-        ? { from: 'none', active: {} }
-        : { from: 'manifest', active: { [SAG.articles.taoyuan]: SAG.generations.taoyuan, [SAG.articles.chibi]: SAG.generations.chibi } },
+      gen === 1 ? { from: 'none', active: {} } : { from: 'manifest', active: { [SAG.articles.taoyuan]: SAG.generations.taoyuan, [SAG.articles.chibi]: SAG.generations.chibi } },
     );
     expect(report.chunks).toEqual({ count: 4, unbound: 1, otherArticles: 2, otherGenerations: gen === 2 ? 2 : 0 });
     expect(report.events).toMatchObject({ count: 6, softDeleted: 1, otherGenerations: gen === 2 ? 2 : 0, detachedFromParent: [flip(SAG.events.orphan)], withoutChunk: [] });
@@ -390,7 +388,7 @@ describe('fromSagDatabase: ids, selection and refusals', () => {
     expect(n.code).toBe('OCTX_SAG_NOT_ENGINE_DB');
     expect(n.issues).toHaveLength(1);
     expect(n.issues[0]!.message).toBe(
-      'not a zleap-sag engine database: table(s) article, source_chunk, source_event, entity, event_entity missing; the zleap-sag engine database is <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db (./.data/sag.db is the SAG application\'s own database)',
+      "not a zleap-sag engine database: table(s) article, source_chunk, source_event, entity, event_entity missing; the zleap-sag engine database is <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db (./.data/sag.db is the SAG application's own database)",
     );
     const notSqlite = join(tempDir(), 'x.db');
     (await import('node:fs')).writeFileSync(notSqlite, 'plain text, not a database');

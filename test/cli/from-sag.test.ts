@@ -69,7 +69,21 @@ describe('octx-export from-sag (real CLI)', () => {
     createSagDatabase(db, 2);
     const [statuses, override, oldForm] = await Promise.all([
       runCli(['from-sag', db, '--source', SAG.source, '--include-status', 'pending,FAILED', '-o', join(tmp, 's.octx'), '--name', 'S', '--json']),
-      runCli(['from-sag', db, '--source', SAG.source, '--generation', `${SAG.articles.taoyuan}=${SAG.generations.taoyuanOld}`, '--id-mode', 'sag-compatible', '--require-structure', '-o', join(tmp, 'g.octx'), '--name', 'G']),
+      runCli([
+        'from-sag',
+        db,
+        '--source',
+        SAG.source,
+        '--generation',
+        `${SAG.articles.taoyuan}=${SAG.generations.taoyuanOld}`,
+        '--id-mode',
+        'sag-compatible',
+        '--require-structure',
+        '-o',
+        join(tmp, 'g.octx'),
+        '--name',
+        'G',
+      ]),
       runCli(['from-sag', db, '--source', SAG.source, '--generation', SAG.generations.taoyuan, '-o', join(tmp, 'x.octx'), '--name', 'X']),
     ]);
     expect(statuses.code, statuses.stderr).toBe(0);
@@ -137,8 +151,11 @@ describe('octx-export from-sag (real CLI)', () => {
           new Promise<CliResult & { line: string }>((resolve) => {
             const [bin, ...args] = argv(line);
             expect(bin).toBe('octx-export');
-            execFile(process.execPath, ['--import', TSX, CLI, ...args], { cwd, encoding: 'utf8', timeout: 55_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
-              resolve({ line, code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+            execFile(
+              process.execPath,
+              ['--import', TSX, CLI, ...args],
+              { cwd, encoding: 'utf8', timeout: 55_000, env: { ...process.env, NO_COLOR: '1' } },
+              (error, stdout, stderr) => resolve({ line, code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
             );
           }),
       ),

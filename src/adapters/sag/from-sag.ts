@@ -399,6 +399,7 @@ function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { pre
 const COMPLETED = 'COMPLETED';
 
 /** Python's `str.isspace()` characters: what `str.lstrip()` removes (JS `\s` differs: no U+001C–U+001F or U+0085, but U+FEFF). */
+// eslint-disable-next-line no-control-regex -- U+001C–U+001F are whitespace to Python, so they must be listed
 const PY_LEADING_SPACE = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
 /**
@@ -558,7 +559,9 @@ function activeGenerations(
     if (without.length > 0)
       warnings.push(`${without.length} article(s) have no active generation in sag_source_manifest (${without.slice(0, LIST).join(', ')}): every generation of their rows is read`);
   } else {
-    warnings.push('the database has generation_id columns but no sag_source_manifest table: every generation is read (give one per article with generations / --generation <article-id>=<generation-id>)');
+    warnings.push(
+      'the database has generation_id columns but no sag_source_manifest table: every generation is read (give one per article with generations / --generation <article-id>=<generation-id>)',
+    );
   }
   for (const [article, generation] of overrides) active.set(article, generation);
   return {

@@ -56,7 +56,7 @@ export const fromSagCommand: Command = {
   summary: 'export one source of a zleap-sag engine SQLite database',
   description: [
     'Reads the zleap-sag ENGINE database: SAG v1.7 keeps it at <SAG_DATA_DIR>/sag.db, by default',
-    './.data/engine/sag.db where SAG runs (./.data/sag.db is SAG\'s application database,',
+    "./.data/engine/sag.db where SAG runs (./.data/sag.db is SAG's application database,",
     'which from-sag refuses with OCTX_SAG_NOT_ENGINE_DB). Exports one source (source_config_id in',
     'zleap-sag 0.7, data_source_id in 0.8.2+): articles SAG has finished (status COMPLETED; others',
     'are counted per status, --include-status adds them), their source_chunk rows, source_event',
