@@ -205,6 +205,7 @@ describe.each([1, 2] as const)('fromSagDatabase, schema generation %i (fixture f
     const b = builder();
     const report = await fromSagDatabase(b, db, { sourceId: SAG.source, idMode: 'sag-compatible', includeStatuses: ['failed', 'COMPLETED'] });
     expect(report.articles.statuses).toEqual(['COMPLETED', 'FAILED']);
+    expect(report.warnings.filter((w) => w.startsWith('includeStatuses'))).toEqual([]);
     expect(report.articles.skippedByStatus).toEqual({ PENDING: 1, PROCESSING: 1 });
     expect(report.documents.count).toBe(3);
     expect(report.chunks).toMatchObject({ count: 5, otherArticles: 1 });
@@ -246,6 +247,12 @@ describe('fromSagDatabase: article status (zleap-sag 0.7.1 definitions)', () => 
     w.close();
     const none = await rejects(fromSagDatabase(builder(), db, { sourceId: SAG.source }));
     expect(none.message).toContain(`source ${SAG.source} has no COMPLETED article in this database (skipped: 1 PENDING, 3 PROCESSING, 1 FAILED; include them with includeStatuses`);
+  });
+
+  it('a status SAG never writes is accepted with a warning (it matches nothing)', async () => {
+    const report = await fromSagDatabase(builder(), database(1), { sourceId: SAG.source, includeStatuses: ['deleted'] });
+    expect(report.documents.count).toBe(2);
+    expect(report.warnings).toContain('includeStatuses names status(es) SAG does not write: DELETED (its statuses: PENDING, PROCESSING, COMPLETED, FAILED)');
   });
 
   it('events are soft-deleted by status DELETED exactly, as SAG compares it (case-sensitive)', async () => {

@@ -238,7 +238,7 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
   const schema = readSchema(db, dbPath);
   const sourceName = readSourceName(db, schema, options.sourceId);
   const { counts, exchange } = idExchange(builder, idMode);
-  const { articles, documentOf, paths, selection } = readArticles(builder, db, dbPath, schema, options, exchange);
+  const { articles, documentOf, paths, selection } = readArticles(builder, db, dbPath, schema, options, exchange, warnings);
   const generations = activeGenerations(db, dbPath, schema, options, documentOf, warnings);
 
   const base = {
@@ -397,6 +397,8 @@ function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { pre
 
 /** The status SAG gives an article whose processing finished. */
 const COMPLETED = 'COMPLETED';
+/** Every article status SAG writes (it deletes articles outright: there is no DELETED). */
+const SAG_ARTICLE_STATUSES: readonly string[] = ['PENDING', 'PROCESSING', COMPLETED, 'FAILED'];
 
 /** Python's `str.isspace()` characters: what `str.lstrip()` removes (JS `\s` differs: no U+001C–U+001F or U+0085, but U+FEFF). */
 // eslint-disable-next-line no-control-regex -- U+001C–U+001F are whitespace to Python, so they must be listed
@@ -428,6 +430,7 @@ function readArticles(
   schema: SagSchema,
   options: FromSagOptions,
   exchange: IdExchange,
+  warnings: string[],
 ): { articles: Row[]; documentOf: Map<string, string>; paths: string[]; selection: SagAdapterReport['articles'] } {
   const { cols, generation: p } = schema;
   const articleRows = db
@@ -436,6 +439,9 @@ function readArticles(
     )
     .all({ source: options.sourceId }) as Row[];
   const statuses = [COMPLETED, ...new Set((options.includeStatuses ?? []).map((s) => s.trim().toUpperCase()).filter((s) => s !== COMPLETED))];
+  const unknownStatuses = statuses.filter((s) => !SAG_ARTICLE_STATUSES.includes(s));
+  if (unknownStatuses.length > 0)
+    warnings.push(`includeStatuses names status(es) SAG does not write: ${unknownStatuses.join(', ')} (its statuses: ${SAG_ARTICLE_STATUSES.join(', ')})`);
   const included = new Set(statuses);
   // SAG writes its enum names (PENDING, PROCESSING, COMPLETED, FAILED) and compares them exactly.
   const statusOf = (r: Row) => str(r.status) ?? '(none)';
@@ -548,7 +554,8 @@ function activeGenerations(
       message: `a generation is given for article(s) ${notExported.slice(0, LIST).join(', ')}, which are not exported articles of source ${options.sourceId}`,
     });
   const active = new Map<string, string>();
-  if (schema.tables.has('sag_source_manifest')) {
+  const manifestColumns = schema.tables.has('sag_source_manifest') ? columnsOf(db, 'sag_source_manifest') : new Set<string>();
+  if (['data_source_id', 'source_id', 'active_generation_id'].every((c) => manifestColumns.has(c))) {
     const rows = db.prepare('SELECT source_id, active_generation_id FROM sag_source_manifest WHERE data_source_id = @source').all({ source: options.sourceId }) as Row[];
     for (const r of rows) {
       const article = str(r.source_id);
@@ -560,7 +567,7 @@ function activeGenerations(
       warnings.push(`${without.length} article(s) have no active generation in sag_source_manifest (${without.slice(0, LIST).join(', ')}): every generation of their rows is read`);
   } else {
     warnings.push(
-      'the database has generation_id columns but no sag_source_manifest table: every generation is read (give one per article with generations / --generation <article-id>=<generation-id>)',
+      `the database has generation_id columns but ${manifestColumns.size > 0 ? 'a sag_source_manifest table without data_source_id, source_id and active_generation_id' : 'no sag_source_manifest table'}: every generation is read (give one per article with generations / --generation <article-id>=<generation-id>)`,
     );
   }
   for (const [article, generation] of overrides) active.set(article, generation);
