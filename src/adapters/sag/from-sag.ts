@@ -9,9 +9,10 @@
  * are included; the others are counted per status. Both schemas are read: `source_config_id`
  * (zleap-sag ≤ 0.7) and `data_source_id` (≥ 0.8.2, with generations: each article's rows are
  * those of its active generation, `sag_source_manifest.active_generation_id`; rows of other
- * generations are leftovers and are left out). Local database ids never enter the package: record ids are a preserved
- * `extra_data.octx.record_id`, else the id ledger — or, in `sag-compatible` mode, SAG's own
- * deterministic mapping (UUIDv4 with its version nibble set to 7) before the ledger.
+ * generations are leftovers and are left out). Local database ids never enter the package:
+ * record ids are a preserved `extra_data.octx.record_id`, else the id ledger — or, in
+ * `sag-compatible` mode, SAG's own deterministic mapping (UUIDv4 with its version nibble set to
+ * 7) before the ledger.
  */
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
@@ -168,15 +169,19 @@ export function sagTime(v: unknown): string | undefined {
 }
 
 /**
- * Reads one source of a zleap-sag SQLite database into a builder: articles → documents
- * (`# title` + content under `knowledge/documents/<slug>-<id tail>.md`), `source_chunk` →
- * chunks (`rank` → `ordinal`), non-deleted `source_event` → events (with recomputed levels),
- * `source_event.chunk_id` → chunk-event links, `event_entity` + `entity` → entities and
- * weighted event-entity links.
- * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_ADAPTER_INPUT_INVALID` (not a
- *   SAG database, unknown source, duplicate ranks, empty texts, broken references, …),
- *   `OCTX_OPTIONS_INVALID`, `OCTX_DEPENDENCY_MISSING` (no SQLite driver: neither `node:sqlite`
- *   nor the optional `better-sqlite3`), and the builder's errors
+ * Reads one source of a zleap-sag engine database (SAG v1.7: `<SAG_DATA_DIR>/sag.db`, by
+ * default `./.data/engine/sag.db`) into a builder: `COMPLETED` articles (plus
+ * `includeStatuses`) → documents (`# title` + content under
+ * `knowledge/documents/<slug>-<id tail>.md`), `source_chunk` → chunks (`rank` → `ordinal`),
+ * non-deleted `source_event` → events (with recomputed levels), `source_event.chunk_id` →
+ * chunk-event links, `event_entity` + `entity` → entities and weighted event-entity links — in
+ * newer schemas, each article's rows of its active generation only.
+ * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_SAG_NOT_ENGINE_DB` (no engine
+ *   tables: e.g. SAG's application database `./.data/sag.db`), `OCTX_ADAPTER_INPUT_INVALID`
+ *   (unknown source, no finished article, duplicate ranks, empty texts, broken references, a
+ *   generation override that does not fit, …), `OCTX_OPTIONS_INVALID` (including the removed
+ *   `generationId`), `OCTX_DEPENDENCY_MISSING` (no SQLite driver: neither `node:sqlite` nor the
+ *   optional `better-sqlite3`), and the builder's errors
  */
 export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, options: FromSagOptions): Promise<SagAdapterReport> {
   return readSagDatabase(builder, dbPath, options);
