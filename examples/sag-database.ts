@@ -4,27 +4,17 @@
  *
  *   npx tsx examples/sag-database.ts [out.octx] [sag.db] [source id]
  *
- * Without a database, a small demo database is created first, next to the output as
- * `sag-demo.db` (the test fixture of the adapter; `octx-export from-sag` can read it too).
+ * In SAG v1.7 the engine database is `<SAG_DATA_DIR>/sag.db`, by default `./.data/engine/sag.db`
+ * where SAG runs (`./.data/sag.db` is the application's own database, not this one). Without a
+ * database, the small demo database shipped in fixtures/sag/engine-0.7.1/sag.db is read.
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PackageBuilder, validatePackage } from 'octx-export';
 import { fromSagDatabase } from 'octx-export/adapters/sag';
 
 const output = process.argv[2] ?? fileURLToPath(new URL('../out/sag.octx', import.meta.url));
-let database = process.argv[3];
-let sourceId = process.argv[4];
-if (!database) {
-  const { createSagDatabase, SAG } = await import('../test/adapters/sag-fixture.js');
-  database = join(dirname(output), 'sag-demo.db');
-  mkdirSync(dirname(output), { recursive: true });
-  rmSync(database, { force: true });
-  createSagDatabase(database, 1);
-  console.log(`created the demo database ${database} (source ${SAG.source})`);
-  sourceId = SAG.source;
-}
+const database = process.argv[3] ?? fileURLToPath(new URL('../fixtures/sag/engine-0.7.1/sag.db', import.meta.url));
+const sourceId = process.argv[4] ?? (process.argv[3] ? undefined : '5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87');
 if (!sourceId) throw new Error('usage: examples/sag-database.ts [out.octx] [sag.db] [source id]');
 
 const builder = new PackageBuilder({ asset: { name: 'SAG source export' } });
@@ -36,6 +26,8 @@ console.log(`  source ${report.source.id}${report.source.name ? ` "${report.sour
 console.log(
   `  ${report.documents.count} documents, ${report.chunks.count} chunks, ${report.events.count} events (${report.events.softDeleted} soft-deleted left out), ${report.entities.count} entities`,
 );
+const skipped = Object.entries(report.articles.skippedByStatus);
+if (skipped.length > 0) console.log(`  articles skipped for their status: ${skipped.map(([status, n]) => `${n} ${status}`).join(', ')}`);
 console.log(`  ids: ${report.ids.preserved} preserved, ${report.ids.sagCompatible} sag-compatible, ${report.ids.ledger} from the ledger`);
 console.log(`  structure ${result.report.structure.status}: ${result.report.structure.reason}`);
 console.log(`  validation: ${validation.valid && validation.fullyValidated ? 'valid, fully validated' : 'INVALID'}`);

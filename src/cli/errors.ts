@@ -27,6 +27,7 @@ const USAGE_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>([
   'OCTX_OUTPUT_INVALID',
   'OCTX_STATE_INVALID',
   'OCTX_DEPENDENCY_MISSING',
+  'OCTX_SAG_NOT_ENGINE_DB',
 ]);
 
 /** One line on how to fix each code a user is likely to meet. */
@@ -75,6 +76,8 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_VALIDATION_ERROR: 'the written package failed its own validation; this is a bug — please report it with the input',
   OCTX_ABORTED: 'the export was cancelled; nothing was written',
   OCTX_EMBEDDER_FAILED: 'check the embedding service, then retry',
+  OCTX_SAG_NOT_ENGINE_DB:
+    'give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db where SAG runs (./.data/sag.db is the application database)',
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 

@@ -106,6 +106,8 @@ export const OCTX_CODES = {
   OCTX_EMBEDDER_FAILED: 'producer: the embedder failed after its retries',
   OCTX_TEMPLATE_FIELD_MISSING: 'producer: input_template names a field the record lacks',
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
+  OCTX_SAG_NOT_ENGINE_DB:
+    "producer: from-sag was given an SQLite file without the zleap-sag engine tables (e.g. SAG's application database ./.data/sag.db instead of ./.data/engine/sag.db)",
   OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────

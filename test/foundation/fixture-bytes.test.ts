@@ -38,9 +38,11 @@ const GOLDEN = {
     file: 'e1c340a4a651fcfcecf8aa8f17a9c00f7b8da7827f6bbc21fd3ce03bfce78d1e',
     digest: 'sha256:a2d1c83a78867f146a209982454fce93903de8e16e0581c9bbb106d36fc3f1c1',
   },
+  // Re-pinned in issue 17 for new fixture DATA only (the fixture now follows the real zleap-sag
+  // 0.7.1 schema: NOT NULL summaries and weights, end times); the code gives the old pin on the old fixture.
   sagDatabase: {
-    file: '951907736caf3b762599d141e11d25f9259c432b8b90b7d8321015fe133c8c92',
-    digest: 'sha256:f02aa6bb9a6b05f91f813d4e2c53f32b19bdfc25717c1ec0ddc870fa8d715f66',
+    file: 'e9b71db6f4cbb0af63cadf232dc0a8f520bc4b74fd97bb62ae9de7c556585ad8',
+    digest: 'sha256:a668516e0130cda3b057d7db90916f2696ee15b23d064db1f504d6e2bac90a78',
   },
   fluent: {
     file: '282a1a2bad90b6ae520df2cb4ead4f78ca784743522d984109d7829bc228fba3',

@@ -5,16 +5,21 @@
  * `level` is recomputed from the kept parent chain (never copied), NaN/∞ weights are refused,
  * and no text is copied from a title into an event's content.
  *
- * Both schema generations are read: `source_config_id` (zleap-sag ≤ 0.7) and `data_source_id`
- * (≥ 0.8.2). Local database ids never enter the package: record ids are a preserved
- * `extra_data.octx.record_id`, else the id ledger — or, in `sag-compatible` mode, SAG's own
- * deterministic mapping (UUIDv4 with its version nibble set to 7) before the ledger.
+ * Only articles SAG considers finished (`status = 'COMPLETED'`) are exported unless more statuses
+ * are included; the others are counted per status. Both schemas are read: `source_config_id`
+ * (zleap-sag ≤ 0.7) and `data_source_id` (≥ 0.8.2, with generations: each article's rows are
+ * those of its active generation, `sag_source_manifest.active_generation_id`; rows of other
+ * generations are leftovers and are left out). Local database ids never enter the package:
+ * record ids are a preserved `extra_data.octx.record_id`, else the id ledger — or, in
+ * `sag-compatible` mode, SAG's own deterministic mapping (UUIDv4 with its version nibble set to
+ * 7) before the ledger.
  */
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { LedgerKind } from '../../release/producer-state.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
+import { notEngineDatabase } from './engine-db.js';
 import { preservedRecordId, sagCompatibleId } from './sag-ids.js';
 import { loadSqliteDriver, type ReadOnlyDatabase, type SqliteModuleLoaders } from './sqlite.js';
 
@@ -32,10 +37,21 @@ export interface FromSagOptions {
    * else the ledger.
    */
   readonly idMode?: SagIdMode;
-  /** Only these articles (default: every article of the source that is not soft-deleted). */
+  /** Only these articles (default: every article of the source with an exported status). */
   readonly articleIds?: readonly string[];
-  /** Only a `generation_id` (newer schemas; tables without the column are not filtered). */
-  readonly generationId?: string;
+  /**
+   * Article statuses exported besides `COMPLETED` (SAG's statuses: `PENDING`, `PROCESSING`,
+   * `COMPLETED`, `FAILED`; compared in upper case). Default none: only finished articles; the
+   * others are counted per status in {@link SagAdapterReport.articles}.
+   */
+  readonly includeStatuses?: readonly string[];
+  /**
+   * Newer schemas (zleap-sag ≥ 0.8.2) only: article id → the `generation_id` to read for it,
+   * instead of its active generation in `sag_source_manifest`. The replacement of the removed
+   * `generationId` (one generation for the whole export cannot fit: a generation belongs to one
+   * article).
+   */
+  readonly generations?: Readonly<Record<string, string>>;
   /** Read only the articles (documents); no structure. */
   readonly documentsOnly?: boolean;
   /** Frontmatter `type` of the documents (default `Document`). */
@@ -48,6 +64,20 @@ export interface SagAdapterReport {
   readonly generation: 'source_config_id' | 'data_source_id';
   readonly source: { readonly id: string; readonly name?: string };
   readonly idMode: SagIdMode;
+  /** Which articles were exported and which were skipped for their status. */
+  readonly articles: {
+    /** The statuses exported (`COMPLETED` plus `includeStatuses`). */
+    readonly statuses: readonly string[];
+    /** Articles of the source left out for their status: status → count (`(none)` for NULL). */
+    readonly skippedByStatus: Readonly<Record<string, number>>;
+    /** The local ids of the skipped articles with their status, by id. */
+    readonly skipped: readonly { readonly id: string; readonly status: string }[];
+  };
+  /**
+   * Newer schemas: the generation read for each exported article (article id → generation id)
+   * and where it came from; `none` when the database has no generations.
+   */
+  readonly generations: { readonly from: 'none' | 'manifest' | 'manifest+override'; readonly active: Readonly<Record<string, string>> };
   /** How the record ids were chosen. */
   readonly ids: { readonly preserved: number; readonly sagCompatible: number; readonly ledger: number };
   readonly documents: { readonly count: number; readonly paths: readonly string[] };
@@ -55,13 +85,18 @@ export interface SagAdapterReport {
     readonly count: number;
     /** Chunks without an article (e.g. chat sources): not part of any document. */
     readonly unbound: number;
-    /** Chunks of articles that were not selected or are deleted. */
+    /** Chunks of articles that were not selected or not exported (status). */
     readonly otherArticles: number;
+    /** Leftover chunks of an article's other generations (newer schemas). */
+    readonly otherGenerations: number;
   };
   readonly events: {
     readonly count: number;
+    /** Events with `status = 'DELETED'` (exactly, as SAG compares it). */
     readonly softDeleted: number;
     readonly otherArticles: number;
+    /** Leftover events of an article's other generations (newer schemas). */
+    readonly otherGenerations: number;
     /** OCTX ids of events whose parent was not exported: they became top-level events. */
     readonly detachedFromParent: readonly string[];
     /** OCTX ids of events whose `chunk_id` is missing or not exported. */
@@ -78,7 +113,8 @@ const optionsSchema = z.object({
   sourceId: z.string({ error: 'is required (the source_config.id / data_source_id)' }).min(1, { error: 'must not be empty' }),
   idMode: z.enum(['ledger', 'sag-compatible']).optional(),
   articleIds: z.array(z.string().min(1)).optional(),
-  generationId: z.string().min(1).optional(),
+  includeStatuses: z.array(z.string().trim().min(1, { error: 'must not contain an empty status' })).optional(),
+  generations: z.record(z.string().min(1), z.string().min(1, { error: 'must not map an article to an empty generation id' })).optional(),
   documentsOnly: z.boolean().optional(),
   documentType: z.string().min(1).optional(),
 });
@@ -113,24 +149,39 @@ export function sagSlug(title: string): string {
   return slug === '' ? 'document' : slug;
 }
 
-/** A datetime column as text (`2026-07-01 10:00:00` → `2026-07-01T10:00:00`), like SAG's naive ISO strings. */
-function isoLike(v: unknown): string | undefined {
+/**
+ * A datetime column as SAG's exporter writes it: naive ISO 8601 to the second
+ * (`2026-07-01 10:00:00.123456` → `2026-07-01T10:00:00`; SQLAlchemy stores microseconds, SAG
+ * writes seconds). An offset, when a value has one, is kept; a number is read as Unix time (UTC).
+ */
+export function sagTime(v: unknown): string | undefined {
   if (v === null || v === undefined || v === '') return undefined;
-  if (typeof v === 'string') return v.replace(/^(\d{4}-\d{2}-\d{2}) (\d)/, '$1T$2');
-  if (typeof v === 'number') return new Date(v > 1e11 ? v : v * 1000).toISOString();
+  if (typeof v === 'string') {
+    const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?(?:[.,]\d+)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/.exec(v.trim());
+    if (!m) return v;
+    return `${m[1]}T${m[2] ?? '00'}:${m[3] ?? '00'}:${m[4] ?? '00'}${m[5] ?? ''}`;
+  }
+  if (typeof v === 'number' || typeof v === 'bigint') {
+    const n = Number(v);
+    return new Date(n > 1e11 ? n : n * 1000).toISOString().slice(0, 19);
+  }
   return undefined;
 }
 
 /**
- * Reads one source of a zleap-sag SQLite database into a builder: articles → documents
- * (`# title` + content under `knowledge/documents/<slug>-<id tail>.md`), `source_chunk` →
- * chunks (`rank` → `ordinal`), non-deleted `source_event` → events (with recomputed levels),
- * `source_event.chunk_id` → chunk-event links, `event_entity` + `entity` → entities and
- * weighted event-entity links.
- * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_ADAPTER_INPUT_INVALID` (not a
- *   SAG database, unknown source, duplicate ranks, empty texts, broken references, …),
- *   `OCTX_OPTIONS_INVALID`, `OCTX_DEPENDENCY_MISSING` (no SQLite driver: neither `node:sqlite`
- *   nor the optional `better-sqlite3`), and the builder's errors
+ * Reads one source of a zleap-sag engine database (SAG v1.7: `<SAG_DATA_DIR>/sag.db`, by
+ * default `./.data/engine/sag.db`) into a builder: `COMPLETED` articles (plus
+ * `includeStatuses`) → documents (`# title` + content under
+ * `knowledge/documents/<slug>-<id tail>.md`), `source_chunk` → chunks (`rank` → `ordinal`),
+ * non-deleted `source_event` → events (with recomputed levels), `source_event.chunk_id` →
+ * chunk-event links, `event_entity` + `entity` → entities and weighted event-entity links — in
+ * newer schemas, each article's rows of its active generation only.
+ * @throws OctxError `OCTX_OPEN_ERROR` (not an SQLite file), `OCTX_SAG_NOT_ENGINE_DB` (no engine
+ *   tables: e.g. SAG's application database `./.data/sag.db`), `OCTX_ADAPTER_INPUT_INVALID`
+ *   (unknown source, no finished article, duplicate ranks, empty texts, broken references, a
+ *   generation override that does not fit, …), `OCTX_OPTIONS_INVALID` (including the removed
+ *   `generationId`), `OCTX_DEPENDENCY_MISSING` (no SQLite driver: neither `node:sqlite` nor the
+ *   optional `better-sqlite3`), and the builder's errors
  */
 export async function fromSagDatabase(builder: PackageBuilder, dbPath: string, options: FromSagOptions): Promise<SagAdapterReport> {
   return readSagDatabase(builder, dbPath, options);
@@ -148,6 +199,13 @@ export async function readSagDatabase(
   options: FromSagOptions,
   sqliteLoaders: Partial<SqliteModuleLoaders> = {},
 ): Promise<SagAdapterReport> {
+  if ((options as { generationId?: unknown }).generationId !== undefined)
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'generationId',
+      message:
+        'generationId was removed: a generation belongs to one article, and each article is read at its active generation (sag_source_manifest.active_generation_id); to read another one, give generations: { "<article-id>": "<generation-id>" }',
+    });
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     throw OctxError.aggregate(
@@ -175,29 +233,33 @@ export async function readSagDatabase(
 
 /**
  * Reads the source into the builder, step by step: the schema, the source's name, then articles
- * → documents, chunks, events and entities (every problem collected, then thrown at once), the
- * records into the builder, and what the coverage gate will say.
+ * → documents, the generation of each article, chunks, events and entities (every problem
+ * collected, then thrown at once), the records into the builder, and what the coverage gate will
+ * say.
  */
 function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: string, options: FromSagOptions): SagAdapterReport {
   const idMode: SagIdMode = options.idMode ?? 'ledger';
   const warnings: string[] = [];
-  const schema = readSchema(db, dbPath, options);
+  const schema = readSchema(db, dbPath);
   const sourceName = readSourceName(db, schema, options.sourceId);
   const { counts, exchange } = idExchange(builder, idMode);
-  const { articles, documentOf, paths } = readArticles(builder, db, dbPath, schema, options, exchange);
+  const { articles, documentOf, paths, selection } = readArticles(builder, db, dbPath, schema, options, exchange, warnings);
+  const generations = activeGenerations(db, dbPath, schema, options, documentOf, warnings);
 
   const base = {
     generation: schema.generation,
     source: { id: options.sourceId, ...(sourceName !== undefined ? { name: sourceName } : {}) },
     idMode,
+    articles: selection,
+    generations: { from: generations.from, active: Object.fromEntries([...generations.active].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) },
     documents: { count: articles.length, paths },
   } as const;
   if (options.documentsOnly) {
     return {
       ...base,
       ids: counts,
-      chunks: { count: 0, unbound: 0, otherArticles: 0 },
-      events: { count: 0, softDeleted: 0, otherArticles: 0, detachedFromParent: [], withoutChunk: [] },
+      chunks: { count: 0, unbound: 0, otherArticles: 0, otherGenerations: 0 },
+      events: { count: 0, softDeleted: 0, otherArticles: 0, otherGenerations: 0, detachedFromParent: [], withoutChunk: [] },
       entities: { count: 0 },
       relations: { chunkEvents: 0, eventEntities: 0 },
       structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
@@ -206,8 +268,9 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
   }
 
   const problems: OctxIssue[] = [];
-  const chunks = readChunks(db, dbPath, schema, documentOf, exchange, problems, warnings);
-  const events = readEvents(db, dbPath, schema, documentOf, exchange, problems);
+  const chunks = readChunks(db, dbPath, schema, options.sourceId, documentOf, generations, exchange, problems, warnings);
+  const events = readEvents(db, dbPath, schema, options.sourceId, documentOf, generations, exchange, problems);
+  overridesWithoutRows(dbPath, generations, chunks, events, problems);
   const entities = readEntities(db, dbPath, schema, options.sourceId, events.eventOf, exchange, problems);
   if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the SAG database ${dbPath} cannot be exported as it is:`, problems);
 
@@ -217,11 +280,12 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
   return {
     ...base,
     ids: counts,
-    chunks: { count: chunks.chunkRecords.length, unbound: chunks.unbound, otherArticles: chunks.otherArticles },
+    chunks: { count: chunks.chunkRecords.length, unbound: chunks.unbound, otherArticles: chunks.otherArticles, otherGenerations: chunks.otherGenerations },
     events: {
       count: events.kept.size,
       softDeleted: events.softDeleted,
       otherArticles: events.otherArticles,
+      otherGenerations: events.otherGenerations,
       detachedFromParent: events.detachedFromParent,
       withoutChunk: links.withoutChunk,
     },
@@ -236,16 +300,14 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
 
 type SagTable = (typeof REQUIRED_TABLES)[number];
 
-/** What {@link readSchema} found: the tables, their columns, the schema generation and the source filter. */
+/** What {@link readSchema} found: the tables, their columns and the schema generation. */
 interface SagSchema {
   readonly tables: ReadonlySet<string>;
   readonly cols: Readonly<Record<SagTable, ReadonlySet<string>>>;
   /** The column naming the source (`p` in the queries). */
   readonly generation: 'source_config_id' | 'data_source_id';
-  /** ` AND <alias>generation_id = @generation` when a generation is chosen and the table has the column, else `''`. */
-  readonly gen: (table: SagTable, alias?: string) => string;
-  /** The named parameters of the source filter: `@source`, and `@generation` when chosen. */
-  readonly params: Readonly<Record<string, string>>;
+  /** Whether `source_chunk` and `source_event` carry `generation_id` (zleap-sag ≥ 0.8.2). */
+  readonly hasGenerations: boolean;
 }
 
 function columnsOf(db: ReadOnlyDatabase, table: string): Set<string> {
@@ -254,19 +316,15 @@ function columnsOf(db: ReadOnlyDatabase, table: string): Set<string> {
 
 /**
  * Checks that the database is a zleap-sag engine database and finds its schema generation
- * (`source_config_id` or `data_source_id`, the same in every table).
- * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (tables missing, unknown or mixed generations)
+ * (`source_config_id` or `data_source_id`, the same in every table) and whether it has
+ * generations.
+ * @throws OctxError `OCTX_SAG_NOT_ENGINE_DB` (engine tables missing: e.g. SAG's application
+ *   database), `OCTX_ADAPTER_INPUT_INVALID` (unknown or mixed schema generations)
  */
-function readSchema(db: ReadOnlyDatabase, dbPath: string, options: FromSagOptions): SagSchema {
+function readSchema(db: ReadOnlyDatabase, dbPath: string): SagSchema {
   const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Row[]).map((r) => String(r.name)));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
-  if (missing.length > 0) {
-    throw OctxError.of({
-      code: 'OCTX_ADAPTER_INPUT_INVALID',
-      path: dbPath,
-      message: `not a zleap-sag engine database: table(s) ${missing.join(', ')} missing (expected ${REQUIRED_TABLES.join(', ')})`,
-    });
-  }
+  if (missing.length > 0) throw notEngineDatabase(dbPath, tables, missing);
   const cols = Object.fromEntries(REQUIRED_TABLES.map((t) => [t, columnsOf(db, t)])) as Record<SagTable, Set<string>>;
   const generation = cols.article.has('source_config_id') ? 'source_config_id' : cols.article.has('data_source_id') ? 'data_source_id' : undefined;
   if (!generation)
@@ -285,9 +343,8 @@ function readSchema(db: ReadOnlyDatabase, dbPath: string, options: FromSagOption
         message: `table ${t} has no ${generation} column while article has one: mixed schema generations`,
       });
   }
-  const gen = (table: SagTable, alias = '') => (options.generationId !== undefined && cols[table].has('generation_id') ? ` AND ${alias}generation_id = @generation` : '');
-  const params = { source: options.sourceId, ...(options.generationId !== undefined ? { generation: options.generationId } : {}) };
-  return { tables, cols, generation, gen, params };
+  const hasGenerations = cols.source_chunk.has('generation_id') && cols.source_event.has('generation_id');
+  return { tables, cols, generation, hasGenerations };
 }
 
 /** The source's name from `source_config` (older schema) or `data_source(s)` (newer), when the table has one. */
@@ -343,11 +400,33 @@ function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { pre
 
 // ── articles → documents ────────────────────────────────────────────────────────────────
 
+/** The status SAG gives an article whose processing finished. */
+const COMPLETED = 'COMPLETED';
+/** Every article status SAG writes (it deletes articles outright: there is no DELETED). */
+const SAG_ARTICLE_STATUSES: readonly string[] = ['PENDING', 'PROCESSING', COMPLETED, 'FAILED'];
+
+/** Python's `str.isspace()` characters: what `str.lstrip()` removes (JS `\s` differs: no U+001C–U+001F or U+0085, but U+FEFF). */
+// eslint-disable-next-line no-control-regex -- U+001C–U+001F are whitespace to Python, so they must be listed
+const PY_LEADING_SPACE = /^[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
 /**
- * Adds the source's selected, non-deleted articles as documents (`# title` + content, under
- * `knowledge/documents/<slug>-<id tail>.md`).
- * @returns the articles, their local id → OCTX document id, and the package paths
- * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (unknown `articleIds`, no article in the source)
+ * An article's Markdown body as SAG's exporter writes it: when `content.lstrip()` starts with
+ * `#` (a heading, but also `#tag`), the stripped content as it is; otherwise `# title`, a blank
+ * line and the content. A trailing newline is ensured.
+ */
+export function sagDocumentBody(title: string, content: string): string {
+  const stripped = content.replace(PY_LEADING_SPACE, '');
+  const markdown = stripped.startsWith('#') ? stripped : `# ${title}\n\n${content}`;
+  return markdown.endsWith('\n') ? markdown : `${markdown}\n`;
+}
+
+/**
+ * Adds the source's selected articles with an exported status (`COMPLETED` plus
+ * `includeStatuses`) as documents (`# title` + content, under
+ * `knowledge/documents/<slug>-<id tail>.md`); the others are counted per status.
+ * @returns the articles, their local id → OCTX document id, the package paths, and the selection report
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (unknown `articleIds` or ones with another
+ *   status, no exported article in the source)
  */
 function readArticles(
   builder: PackageBuilder,
@@ -356,35 +435,58 @@ function readArticles(
   schema: SagSchema,
   options: FromSagOptions,
   exchange: IdExchange,
-): { articles: Row[]; documentOf: Map<string, string>; paths: string[] } {
-  const { cols, generation: p, gen, params } = schema;
+  warnings: string[],
+): { articles: Row[]; documentOf: Map<string, string>; paths: string[]; selection: SagAdapterReport['articles'] } {
+  const { cols, generation: p } = schema;
   const articleRows = db
     .prepare(
-      `SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source${gen('article')} ORDER BY id`,
+      `SELECT id, title, content, ${cols.article.has('status') ? 'status' : 'NULL AS status'}, ${cols.article.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'} FROM article WHERE ${p} = @source ORDER BY id`,
     )
-    .all(params) as Row[];
-  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text, number or blob) read as text, as SAG compares it
-  let articles = articleRows.filter((r) => String(r.status ?? '').toUpperCase() !== 'DELETED');
+    .all({ source: options.sourceId }) as Row[];
+  const statuses = [COMPLETED, ...new Set((options.includeStatuses ?? []).map((s) => s.trim().toUpperCase()).filter((s) => s !== COMPLETED))];
+  const unknownStatuses = statuses.filter((s) => !SAG_ARTICLE_STATUSES.includes(s));
+  if (unknownStatuses.length > 0)
+    warnings.push(`includeStatuses names status(es) SAG does not write: ${unknownStatuses.join(', ')} (its statuses: ${SAG_ARTICLE_STATUSES.join(', ')})`);
+  const included = new Set(statuses);
+  // SAG writes its enum names (PENDING, PROCESSING, COMPLETED, FAILED) and compares them exactly.
+  const statusOf = (r: Row) => str(r.status) ?? '(none)';
+  let candidates = articleRows;
   if (options.articleIds) {
     const wanted = new Set(options.articleIds);
-    const found = new Set(articles.map((a) => String(a.id)));
-    const unknown = options.articleIds.filter((id) => !found.has(id));
+    const byId = new Map(articleRows.map((a) => [String(a.id), a]));
+    const unknown = options.articleIds.filter((id) => !byId.has(id));
     if (unknown.length > 0)
       throw OctxError.of({
         code: 'OCTX_ADAPTER_INPUT_INVALID',
         path: dbPath,
         field: 'articleIds',
-        message: `article(s) ${unknown.slice(0, LIST).join(', ')} are not (non-deleted) articles of source ${options.sourceId}`,
+        message: `article(s) ${unknown.slice(0, LIST).join(', ')} are not articles of source ${options.sourceId}`,
       });
-    articles = articles.filter((a) => wanted.has(String(a.id)));
+    const otherStatus = options.articleIds.filter((id) => !included.has(statusOf(byId.get(id)!)));
+    if (otherStatus.length > 0)
+      throw OctxError.of({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'articleIds',
+        message: `article(s) ${otherStatus
+          .slice(0, LIST)
+          .map((id) => `${id} (${statusOf(byId.get(id)!)})`)
+          .join(', ')} are not ${statuses.join('/')}: SAG has not finished them; include their status with includeStatuses (--include-status)`,
+      });
+    candidates = articleRows.filter((a) => wanted.has(String(a.id)));
   }
+  const articles = candidates.filter((a) => included.has(statusOf(a)));
+  const skipped = candidates.filter((a) => !included.has(statusOf(a))).map((a) => ({ id: String(a.id), status: statusOf(a) }));
+  const skippedByStatus: Record<string, number> = {};
+  for (const a of skipped) skippedByStatus[a.status] = (skippedByStatus[a.status] ?? 0) + 1;
   if (articles.length === 0) {
     const known = (db.prepare(`SELECT DISTINCT ${p} AS s FROM article ORDER BY 1 LIMIT ${LIST}`).all() as Row[]).map((r) => String(r.s));
+    const why = skipped.length > 0 ? ` (skipped: ${describeCounts(skippedByStatus)}; include them with includeStatuses / --include-status)` : '';
     throw OctxError.of({
       code: 'OCTX_ADAPTER_INPUT_INVALID',
       path: dbPath,
       field: p,
-      message: `source ${options.sourceId} has no (non-deleted) article in this database${known.length > 0 ? `; sources with articles: ${known.join(', ')}` : ''}`,
+      message: `source ${options.sourceId} has no ${statuses.join('/')} article in this database${why}${known.length > 0 ? `; sources with articles: ${known.join(', ')}` : ''}`,
     });
   }
   const documentOf = new Map<string, string>();
@@ -393,16 +495,113 @@ function readArticles(
     const localId = String(a.id);
     const documentId = exchange('document', localId, parseExtra(a.extra_data));
     const title = text(a.title).trim() || 'Document';
-    const content = text(a.content);
-    let markdown = /^\s*#\s/.test(content) ? content.replace(/^\s+/, '') : `# ${title}\n\n${content}`;
-    if (!markdown.endsWith('\n')) markdown += '\n';
     const path = `documents/${sagSlug(title)}-${documentId.slice(-8)}.md`;
-    const merged = mergeFrontmatter(markdown, { type: options.documentType ?? 'Document', title, documentId }, `knowledge/${path}`);
+    const merged = mergeFrontmatter(sagDocumentBody(title, text(a.content)), { type: options.documentType ?? 'Document', title, documentId }, `knowledge/${path}`);
     builder.addDocument({ path, markdown: merged.markdown });
     documentOf.set(localId, builder.documentId(path));
     paths.push(`knowledge/${path}`);
   }
-  return { articles, documentOf, paths };
+  return { articles, documentOf, paths, selection: { statuses, skippedByStatus, skipped } };
+}
+
+/** `2 PENDING, 1 FAILED`. */
+function describeCounts(counts: Readonly<Record<string, number>>): string {
+  return Object.entries(counts)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+}
+
+// ── generations (zleap-sag ≥ 0.8.2) ─────────────────────────────────────────────────────
+
+/** The generation read for each exported article. */
+interface ActiveGenerations {
+  readonly from: SagAdapterReport['generations']['from'];
+  /** Article id → the generation whose rows are read; an article without one: all its rows. */
+  readonly active: ReadonlyMap<string, string>;
+  /** Articles whose generation was given in `options.generations`. */
+  readonly overridden: ReadonlySet<string>;
+  /** Whether a row of `article` with `generationId` belongs to the export. */
+  keep(article: string, generationId: unknown): boolean;
+}
+
+/**
+ * The generation of each exported article: `options.generations[article]`, else
+ * `sag_source_manifest.active_generation_id` of the row (`data_source_id`, `source_id` = the
+ * article id). Databases without generations read every row.
+ * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID` (an override for a database without generations
+ *   or for an article that is not exported)
+ */
+function activeGenerations(
+  db: ReadOnlyDatabase,
+  dbPath: string,
+  schema: SagSchema,
+  options: FromSagOptions,
+  documentOf: ReadonlyMap<string, string>,
+  warnings: string[],
+): ActiveGenerations {
+  const overrides = Object.entries(options.generations ?? {});
+  if (!schema.hasGenerations) {
+    if (overrides.length > 0)
+      throw OctxError.of({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        field: 'generations',
+        message: 'this database has no generations (zleap-sag ≤ 0.7: source_chunk and source_event have no generation_id); drop the generation override',
+      });
+    return { from: 'none', active: new Map(), overridden: new Set(), keep: () => true };
+  }
+  const notExported = overrides.map(([article]) => article).filter((article) => !documentOf.has(article));
+  if (notExported.length > 0)
+    throw OctxError.of({
+      code: 'OCTX_ADAPTER_INPUT_INVALID',
+      path: dbPath,
+      field: 'generations',
+      message: `a generation is given for article(s) ${notExported.slice(0, LIST).join(', ')}, which are not exported articles of source ${options.sourceId}`,
+    });
+  const active = new Map<string, string>();
+  const manifestColumns = schema.tables.has('sag_source_manifest') ? columnsOf(db, 'sag_source_manifest') : new Set<string>();
+  if (['data_source_id', 'source_id', 'active_generation_id'].every((c) => manifestColumns.has(c))) {
+    const rows = db.prepare('SELECT source_id, active_generation_id FROM sag_source_manifest WHERE data_source_id = @source').all({ source: options.sourceId }) as Row[];
+    for (const r of rows) {
+      const article = str(r.source_id);
+      const generation = str(r.active_generation_id);
+      if (article !== undefined && generation !== undefined && generation !== '' && documentOf.has(article)) active.set(article, generation);
+    }
+    const without = [...documentOf.keys()].filter((a) => !active.has(a) && options.generations?.[a] === undefined);
+    if (without.length > 0)
+      warnings.push(`${without.length} article(s) have no active generation in sag_source_manifest (${without.slice(0, LIST).join(', ')}): every generation of their rows is read`);
+  } else {
+    warnings.push(
+      `the database has generation_id columns but ${manifestColumns.size > 0 ? 'a sag_source_manifest table without data_source_id, source_id and active_generation_id' : 'no sag_source_manifest table'}: every generation is read (give one per article with generations / --generation <article-id>=<generation-id>)`,
+    );
+  }
+  for (const [article, generation] of overrides) active.set(article, generation);
+  return {
+    from: overrides.length > 0 ? 'manifest+override' : 'manifest',
+    active,
+    overridden: new Set(overrides.map(([article]) => article)),
+    keep: (article, generationId) => {
+      const wanted = active.get(article);
+      return wanted === undefined || str(generationId) === wanted;
+    },
+  };
+}
+
+/** An overridden generation that has no chunk and no event of its article is a mistake: it is named, with the generations found. */
+function overridesWithoutRows(dbPath: string, generations: ActiveGenerations, chunks: SagChunks, events: SagEvents, problems: OctxIssue[]): void {
+  for (const article of generations.overridden) {
+    if ((chunks.keptPerArticle.get(article) ?? 0) + (events.keptPerArticle.get(article) ?? 0) > 0) continue;
+    const found = [...new Set([...(chunks.generationsPerArticle.get(article) ?? []), ...(events.generationsPerArticle.get(article) ?? [])])].sort();
+    problems.push(
+      issue({
+        code: 'OCTX_ADAPTER_INPUT_INVALID',
+        path: dbPath,
+        recordId: article,
+        field: 'generations',
+        message: `article ${article} has no chunk or event of generation ${generations.active.get(article)!}${found.length > 0 ? `; its generations: ${found.join(', ')}` : ''}`,
+      }),
+    );
+  }
 }
 
 // ── source_chunk → chunks ───────────────────────────────────────────────────────────────
@@ -414,34 +613,54 @@ interface SagChunks {
   readonly chunkOf: Map<string, string>;
   readonly unbound: number;
   readonly otherArticles: number;
+  readonly otherGenerations: number;
+  /** Article id → chunks kept. */
+  readonly keptPerArticle: ReadonlyMap<string, number>;
+  /** Article id → every `generation_id` its chunks have (kept or not). */
+  readonly generationsPerArticle: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+/** Counts `article` in `counts`, and adds `generationId` (when there is one) to its set in `seen`. */
+function tally(counts: Map<string, number> | undefined, seen: Map<string, Set<string>>, article: string, generationId: unknown): void {
+  if (counts) counts.set(article, (counts.get(article) ?? 0) + 1);
+  const g = str(generationId);
+  if (g === undefined) return;
+  let set = seen.get(article);
+  if (!set) seen.set(article, (set = new Set()));
+  set.add(g);
 }
 
 /**
- * Maps the source's `source_chunk` rows of exported articles to chunk records (`rank` →
- * `ordinal`). Bad ranks and empty texts are added to `problems`; duplicate ranks go first, as
- * one issue that names them.
+ * Maps the source's `source_chunk` rows of exported articles — of each article's generation,
+ * in newer schemas — to chunk records (`rank` → `ordinal`). Bad ranks and empty texts are added
+ * to `problems`; duplicate ranks go first, as one issue that names them.
  */
 function readChunks(
   db: ReadOnlyDatabase,
   dbPath: string,
   schema: SagSchema,
+  sourceId: string,
   documentOf: ReadonlyMap<string, string>,
+  generations: ActiveGenerations,
   exchange: IdExchange,
   problems: OctxIssue[],
   warnings: string[],
 ): SagChunks {
-  const { cols, generation: p, gen, params } = schema;
+  const { cols, generation: p } = schema;
   const chunkRows = db
     .prepare(
-      `SELECT id, article_id, content, ${cols.source_chunk.has('raw_content') ? 'raw_content' : 'NULL AS raw_content'}, ${cols.source_chunk.has('heading') ? 'heading' : 'NULL AS heading'}, rank, ${cols.source_chunk.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'}${cols.source_chunk.has('generation_id') ? ', generation_id' : ''} FROM source_chunk WHERE ${p} = @source${gen('source_chunk')} ORDER BY article_id, rank, id`,
+      `SELECT id, article_id, content, ${cols.source_chunk.has('raw_content') ? 'raw_content' : 'NULL AS raw_content'}, ${cols.source_chunk.has('heading') ? 'heading' : 'NULL AS heading'}, rank, ${cols.source_chunk.has('extra_data') ? 'extra_data' : 'NULL AS extra_data'}${schema.hasGenerations ? ', generation_id' : ''} FROM source_chunk WHERE ${p} = @source ORDER BY article_id, rank, id`,
     )
-    .all(params) as Row[];
+    .all({ source: sourceId }) as Row[];
   let unbound = 0;
   let otherChunkArticles = 0;
+  let otherGenerations = 0;
   const chunkOf = new Map<string, string>();
   const ranks = new Map<string, Map<number, string>>();
   const duplicateRanks: string[] = [];
-  const generations = new Set<string>();
+  const duplicateArticles = new Set<string>();
+  const keptPerArticle = new Map<string, number>();
+  const generationsPerArticle = new Map<string, Set<string>>();
   const chunkRecords: Record<string, unknown>[] = [];
   for (const c of chunkRows) {
     const localId = String(c.id);
@@ -455,8 +674,13 @@ function readChunks(
       otherChunkArticles++;
       continue;
     }
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text or integer) as text
-    if (c.generation_id !== undefined && c.generation_id !== null) generations.add(String(c.generation_id));
+    if (!generations.keep(article, c.generation_id)) {
+      // A leftover of another generation of the article (re-processed, not yet cleaned up).
+      tally(undefined, generationsPerArticle, article, c.generation_id);
+      otherGenerations++;
+      continue;
+    }
+    tally(keptPerArticle, generationsPerArticle, article, c.generation_id);
     const rank = typeof c.rank === 'bigint' ? Number(c.rank) : c.rank;
     if (typeof rank !== 'number' || !Number.isInteger(rank) || rank < 0) {
       problems.push(
@@ -475,6 +699,7 @@ function readChunks(
     const clash = perArticle.get(rank);
     if (clash !== undefined) {
       duplicateRanks.push(`article ${article} rank ${rank}: chunks ${clash} and ${localId}`);
+      duplicateArticles.add(article);
       continue;
     }
     perArticle.set(rank, localId);
@@ -497,17 +722,23 @@ function readChunks(
     chunkRecords.push({ id, document_id: documentId, ordinal: rank, text: body, ...(heading !== '' ? { heading } : {}) });
   }
   if (duplicateRanks.length > 0) {
+    // Only an article read without a known generation can mix generations: say how to pick one.
+    const mixed = [...duplicateArticles].filter((a) => !generations.active.has(a) && (generationsPerArticle.get(a)?.size ?? 0) > 1);
+    const pick =
+      mixed.length > 0
+        ? ` — article(s) ${mixed.join(', ')} have rows of several generations (${mixed.map((a) => [...generationsPerArticle.get(a)!].sort().join(', ')).join('; ')}) and no active generation in sag_source_manifest; choose one per article with generations (--generation <article-id>=<generation-id>)`
+        : '';
     problems.unshift(
       issue({
         code: 'OCTX_ADAPTER_INPUT_INVALID',
         path: dbPath,
         field: 'source_chunk.rank',
-        message: `duplicate chunk ranks (OCTX ordinals are unique per document): ${duplicateRanks.slice(0, LIST).join('; ')}${duplicateRanks.length > LIST ? ` … and ${duplicateRanks.length - LIST} more` : ''}${generations.size > 1 ? ` — the chunks span ${generations.size} generations; choose one with generationId` : ''}`,
+        message: `duplicate chunk ranks (OCTX ordinals are unique per document): ${duplicateRanks.slice(0, LIST).join('; ')}${duplicateRanks.length > LIST ? ` … and ${duplicateRanks.length - LIST} more` : ''}${pick}`,
       }),
     );
   }
   if (unbound > 0) warnings.push(`${unbound} chunk(s) of this source belong to no article (e.g. chat sources) and are not exported`);
-  return { chunkRecords, chunkOf, unbound, otherArticles: otherChunkArticles };
+  return { chunkRecords, chunkOf, unbound, otherArticles: otherChunkArticles, otherGenerations, keptPerArticle, generationsPerArticle };
 }
 
 // ── source_event → events ───────────────────────────────────────────────────────────────
@@ -524,7 +755,12 @@ interface SagEvents {
   readonly eventRecords: { level: number; localId: string; record: Record<string, unknown> }[];
   readonly softDeleted: number;
   readonly otherArticles: number;
+  readonly otherGenerations: number;
   readonly detachedFromParent: string[];
+  /** Article id → events kept. */
+  readonly keptPerArticle: ReadonlyMap<string, number>;
+  /** Article id → every `generation_id` its events have (kept or not). */
+  readonly generationsPerArticle: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**
@@ -533,29 +769,47 @@ interface SagEvents {
  * event). Loops, empty titles and empty contents are added to `problems`; no title is copied
  * into content.
  */
-function readEvents(db: ReadOnlyDatabase, dbPath: string, schema: SagSchema, documentOf: ReadonlyMap<string, string>, exchange: IdExchange, problems: OctxIssue[]): SagEvents {
-  const { cols, generation: p, gen, params } = schema;
+function readEvents(
+  db: ReadOnlyDatabase,
+  dbPath: string,
+  schema: SagSchema,
+  sourceId: string,
+  documentOf: ReadonlyMap<string, string>,
+  generations: ActiveGenerations,
+  exchange: IdExchange,
+  problems: OctxIssue[],
+): SagEvents {
+  const { cols, generation: p } = schema;
   const ev = cols.source_event;
   const opt = (c: string) => (ev.has(c) ? c : `NULL AS ${c}`);
   const eventRows = db
     .prepare(
-      `SELECT id, article_id, title, ${opt('summary')}, ${opt('content')}, ${opt('category')}, ${opt('status')}, ${opt('parent_id')}, ${opt('start_time')}, ${opt('end_time')}, ${opt('chunk_id')}, ${opt('extra_data')} FROM source_event WHERE ${p} = @source${gen('source_event')} ORDER BY id`,
+      `SELECT id, article_id, title, ${opt('summary')}, ${opt('content')}, ${opt('category')}, ${opt('status')}, ${opt('parent_id')}, ${opt('start_time')}, ${opt('end_time')}, ${opt('chunk_id')}, ${opt('extra_data')}${schema.hasGenerations ? ', generation_id' : ''} FROM source_event WHERE ${p} = @source ORDER BY id`,
     )
-    .all(params) as Row[];
+    .all({ source: sourceId }) as Row[];
   let softDeleted = 0;
   let otherEventArticles = 0;
+  let otherGenerations = 0;
+  const keptPerArticle = new Map<string, number>();
+  const generationsPerArticle = new Map<string, Set<string>>();
   const kept = new Map<string, Row & { extra: unknown }>();
   for (const e of eventRows) {
-    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- an SQLite value (text, number or blob) read as text, as SAG compares it
-    if (String(e.status ?? '').toUpperCase() === 'DELETED') {
-      softDeleted++;
-      continue;
-    }
     const article = str(e.article_id);
     if (article === undefined || !documentOf.has(article)) {
       otherEventArticles++;
       continue;
     }
+    if (!generations.keep(article, e.generation_id)) {
+      tally(undefined, generationsPerArticle, article, e.generation_id);
+      otherGenerations++;
+      continue;
+    }
+    // SAG's not_deleted(): status IS NULL OR status != 'DELETED' — exactly, case-sensitive.
+    if (str(e.status) === 'DELETED') {
+      softDeleted++;
+      continue;
+    }
+    tally(keptPerArticle, generationsPerArticle, article, e.generation_id);
     kept.set(String(e.id), { ...e, extra: parseExtra(e.extra_data) });
   }
   const { level, cycles } = eventLevels(kept);
@@ -595,7 +849,7 @@ function readEvents(db: ReadOnlyDatabase, dbPath: string, schema: SagSchema, doc
           path: dbPath,
           recordId: localId,
           field: 'source_event.content',
-          message: `event ${localId} has neither content nor summary (its title is not copied into content); re-extract its article`,
+          message: `event ${localId} has neither content nor summary (SAG's exporter would copy the title into content; octx-export does not invent text); re-extract its article`,
         }),
       );
     }
@@ -605,8 +859,8 @@ function readEvents(db: ReadOnlyDatabase, dbPath: string, schema: SagSchema, doc
     if (parentLocal !== undefined && !kept.has(parentLocal)) detachedFromParent.push(id);
     const summary = text(e.summary).trim();
     const category = text(e.category).trim();
-    const start = isoLike(e.start_time);
-    const end = isoLike(e.end_time);
+    const start = sagTime(e.start_time);
+    const end = sagTime(e.end_time);
     eventRecords.push({
       level: l,
       localId,
@@ -622,7 +876,7 @@ function readEvents(db: ReadOnlyDatabase, dbPath: string, schema: SagSchema, doc
       },
     });
   }
-  return { kept, eventOf, eventRecords, softDeleted, otherArticles: otherEventArticles, detachedFromParent };
+  return { kept, eventOf, eventRecords, softDeleted, otherArticles: otherEventArticles, otherGenerations, detachedFromParent, keptPerArticle, generationsPerArticle };
 }
 
 /**
