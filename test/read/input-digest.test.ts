@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HashingTextEmbedder, PackageBuilder, computePackageDigest, openPackage, validatePackage, type Embedder } from '../../src/index.js';
 import { INPUT_HASH_DECLARATION, inputHashDeclaration, inputSha256, normalizeEmbeddingInput, withInputHash } from '../../src/vectors/input-digest.js';
 import { failure, failureAsync } from '../helpers/errors.js';
-import { cleanupTempDirs, tempDir, writeDir, type FileMap } from '../read/helpers.js';
+import { cleanupTempDirs, tempDir, writeDir, type FileMap } from './helpers.js';
 
 afterAll(cleanupTempDirs);
 
