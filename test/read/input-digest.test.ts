@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { Field, FixedSizeList, Float32, Int32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData, tableFromIPC, type DataType } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
-import { HashingTextEmbedder, PackageBuilder, computePackageDigest, openPackage, validatePackage, type Embedder } from '../../src/index.js';
+import { HashingTextEmbedder, PackageBuilder, computePackageDigest, loadWorkdir, openPackage, validatePackage, type Embedder } from '../../src/index.js';
 import { INPUT_HASH_DECLARATION, inputHashDeclaration, inputSha256, normalizeEmbeddingInput, withInputHash } from '../../src/vectors/input-digest.js';
 import { failure, failureAsync } from '../helpers/errors.js';
 import { cleanupTempDirs, tempDir, writeDir, type FileMap } from './helpers.js';
@@ -376,5 +376,25 @@ describe("embed({ only: 'missing' | 'stale' })", () => {
     expect(r.texts).toHaveLength(2);
     expect((await failureAsync(b.embed('events', r, { only: 'all' as never }))).code).toBe('OCTX_OPTIONS_INVALID');
     await b.dispose();
+  });
+});
+
+describe('loadWorkdir carries input digests', () => {
+  it('from an Arrow column and from JSONL vector lines', async () => {
+    const dir = await tempDir();
+    const source = await buildSource(dir);
+    const { files } = await unpack(source);
+    const rows = await vectorRows(source, 'events');
+    const map: FileMap = {};
+    for (const [p, b] of files) if (p !== 'vectors/events.arrow') map[p] = b;
+    map['vectors/events.jsonl'] = rows.map((r) => JSON.stringify({ record_id: r.id, vector: Array.from(r.vector), input_sha256: r.digest })).join('\n') + '\n';
+    const folder = await writeDir(map);
+    const b = new PackageBuilder({ asset: { name: 'From a folder' } });
+    await loadWorkdir(b, folder);
+    const out = join(dir, 'folder.octx');
+    await b.export({ output: out });
+    expect((await validatePackage(out)).issues).toEqual([]);
+    expect((await vectorRows(out, 'chunks')).map((r) => r.digest)).toEqual((await vectorRows(source, 'chunks')).map((r) => r.digest));
+    expect((await vectorRows(out, 'events')).map((r) => r.digest)).toEqual(rows.map((r) => r.digest));
   });
 });
