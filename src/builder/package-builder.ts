@@ -382,7 +382,8 @@ export class PackageBuilder {
   addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[], options?: AddVectorOptions): this {
     let digest: string | undefined;
     if (options !== undefined) {
-      if (typeof options !== 'object' || options === null) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'options', message: 'addVector options must be an object' });
+      if (typeof options !== 'object' || options === null)
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'options', message: 'addVector options must be an object' });
       const { input, inputSha256 } = options;
       if (input !== undefined && inputSha256 !== undefined) {
         throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'give input or inputSha256, not both' });

@@ -113,7 +113,7 @@ describe('examples/http-embeddings.ts against an embeddings server on 127.0.0.1'
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  it("embeds a release, then derives one and embeds only the missing chunk; both packages are valid", async () => {
+  it('embeds a release, then derives one and embeds only the missing chunk; both packages are valid', async () => {
     const port = (server.address() as AddressInfo).port;
     const r = await runExample('http-embeddings', [dir], { OCTX_EMBEDDINGS_URL: `http://127.0.0.1:${port}/v1`, OCTX_EMBEDDINGS_MODEL: 'loopback-embed' });
     expect(r.stderr).toBe('');

@@ -229,10 +229,7 @@ describe('validatePackage recomputes input digests', () => {
     const out = await buildSource(dir);
     const { files } = await unpack(out);
     // The event template needs {title} and {content}: a changed content is a mismatch too.
-    const events = files
-      .get('data/events.jsonl')!
-      .toString('utf8')
-      .replace('Alpha met beta.', 'Alpha met gamma.');
+    const events = files.get('data/events.jsonl')!.toString('utf8').replace('Alpha met beta.', 'Alpha met gamma.');
     const report = await validatePackage(await repackWith(out, { 'data/events.jsonl': Buffer.from(events) }));
     expect(report.issues.map((i) => [i.code, i.recordId])).toEqual([['OCTX_VECTOR_INPUT_MISMATCH', EVENTS[0]!.id]]);
   });
@@ -252,14 +249,25 @@ describe('validatePackage recomputes input digests', () => {
     const cases: [string, Buffer, string | undefined][] = [
       ['upper-case', digestArrow(rows.map((r, i) => (i === 1 ? { ...r, digest: r.digest!.toUpperCase() } : r))), id(2)],
       ['short', digestArrow(rows.map((r, i) => (i === 0 ? { ...r, digest: 'abc' } : r))), id(1)],
-      ['null', digestArrow(rows.map((r, i) => (i === 2 ? { ...r, digest: null } : r)), { nullable: true }), undefined],
+      [
+        'null',
+        digestArrow(
+          rows.map((r, i) => (i === 2 ? { ...r, digest: null } : r)),
+          { nullable: true },
+        ),
+        undefined,
+      ],
       ['int32', digestArrow(rows, { type: 'int32' }), undefined],
     ];
     for (const [name, bytes, recordId] of cases) {
       const report = await validatePackage(await repackWith(out, { 'vectors/chunks.arrow': bytes }));
       const bad = report.issues.filter((i) => i.code === 'OCTX_VECTOR_INPUT_SHA256_INVALID');
       expect(bad.length, name).toBeGreaterThan(0);
-      if (recordId !== undefined) expect(bad.map((i) => i.recordId), name).toEqual([recordId]);
+      if (recordId !== undefined)
+        expect(
+          bad.map((i) => i.recordId),
+          name,
+        ).toEqual([recordId]);
       expect(report.capabilities.vectors?.valid, name).toBe(false);
       expect(report.capabilities['sag-structured']?.valid, name).toBe(true);
     }
@@ -326,7 +334,9 @@ describe("embed({ only: 'missing' | 'stale' })", () => {
     expect(after.map((x) => x.id)).toEqual([...CHUNKS.map((c) => c.id), ...added]);
     for (const old of before) {
       const now = after.find((x) => x.id === old.id)!;
-      expect(Buffer.from(now.vector.buffer, now.vector.byteOffset, now.vector.byteLength).equals(Buffer.from(old.vector.buffer, old.vector.byteOffset, old.vector.byteLength))).toBe(true);
+      expect(
+        Buffer.from(now.vector.buffer, now.vector.byteOffset, now.vector.byteLength).equals(Buffer.from(old.vector.buffer, old.vector.byteOffset, old.vector.byteLength)),
+      ).toBe(true);
       expect(now.digest).toBe(old.digest);
     }
     expect(after.slice(3).map((x) => x.digest)).toEqual(added.map((_, i) => sha(`New chunk ${i}.`)));
