@@ -9,7 +9,7 @@
  * streams the target's JSONL once and compares each record's digest with the one recomputed
  * from its rendered text. No text is held beyond the record being checked.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
@@ -195,7 +195,7 @@ export class VectorTargetChecker {
         );
         continue;
       }
-      const actual = createHash('sha256').update(text, 'utf8').digest();
+      const actual = hash('sha256', text, 'buffer');
       if (actual.equals(digests.subarray(index * 32, index * 32 + 32))) continue;
       this.report(
         issue({

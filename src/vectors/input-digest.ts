@@ -9,7 +9,7 @@
  * {@link INPUT_HASH_DECLARATION}), so it takes part in the fingerprint; the template itself is
  * not repeated there: `input_template` stays its one source.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import type { VectorConfigInput } from './config.js';
@@ -42,9 +42,12 @@ export function normalizeEmbeddingInput(text: string): string {
   return (text.includes('\r') ? text.replace(CR, '\n') : text).normalize('NFC');
 }
 
-/** Lower-case hex SHA-256 of the UTF-8 bytes of an already normalised text. */
+/**
+ * Lower-case hex SHA-256 of the UTF-8 bytes of an already normalised text. One-shot
+ * `crypto.hash`: two to three times faster than a `createHash` object per record.
+ */
 export function sha256OfNormalized(normalized: string): string {
-  return createHash('sha256').update(normalized, 'utf8').digest('hex');
+  return hash('sha256', normalized, 'hex');
 }
 
 /** The `input_sha256` of `text`: SHA-256 of its {@link normalizeEmbeddingInput} form. */
