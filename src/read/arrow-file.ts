@@ -101,13 +101,13 @@ export interface ArrowVectorBatch {
 /** A utf8 column of one batch. */
 export interface Utf8Column {
   readonly bytes: Uint8Array;
-  start(i: number): number;
-  end(i: number): number;
+  readonly start: (i: number) => number;
+  readonly end: (i: number) => number;
   /** Number of null cells. */
   readonly nulls: number;
-  isNull(i: number): boolean;
+  readonly isNull: (i: number) => boolean;
   /** Row `i` as text (`null` for a null cell). */
-  text(i: number): string | null;
+  readonly text: (i: number) => string | null;
 }
 
 /** Options of {@link readArrowVectorBatches}. */
@@ -408,23 +408,8 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const elemData = vecData.children[0]!;
   const n = data.length;
   const dim = layout.dimension;
-  if (idData.length !== n || vecData.length !== n) throw bad('column lengths differ');
-
-  // record_id offsets are checked here because apache-arrow does not validate them.
-  const offs = idData.valueOffsets;
-  const bytes = idData.values as Uint8Array;
-  const o0 = idData.offset;
-  if (offs.length < o0 + n + 1) throw bad('record_id offsets are short');
-  let prev = offs[o0]!;
-  if (prev < 0) throw bad('record_id offsets are negative');
-  for (let i = 1; i <= n; i++) {
-    const end = offs[o0 + i]!;
-    if (end < prev || end > bytes.length) throw bad('record_id offsets are out of range');
-    prev = end;
-  }
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const idNulls = Math.max(0, idData.nullCount);
-  const isIdNull = (i: number): boolean => idNulls > 0 && !bit(idData.nullBitmap, o0 + i);
+  if (vecData.length !== n) throw bad('column lengths differ');
+  const ids = utf8Column(idData, n, 'record_id', bad);
 
   const floats = elemData.values as Float32Array;
   const base = elemData.offset + vecData.offset * dim;
@@ -438,12 +423,12 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
     length: n,
     dimension: dim,
     values,
-    idBytes: bytes,
-    idStart: (i) => offs[o0 + i]!,
-    idEnd: (i) => offs[o0 + i + 1]!,
-    recordId: (i) => (isIdNull(i) ? null : text.toString('utf8', offs[o0 + i], offs[o0 + i + 1])),
-    idNulls,
-    isIdNull,
+    idBytes: ids.bytes,
+    idStart: ids.start,
+    idEnd: ids.end,
+    recordId: ids.text,
+    idNulls: ids.nulls,
+    isIdNull: ids.isNull,
     vectorNulls: vecNulls,
     isVectorNull: (i) => vecNulls > 0 && !bit(vecData.nullBitmap, vecData.offset + i),
     elementNulls: elemNulls,
@@ -456,7 +441,7 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   };
 }
 
-/** A utf8 column of a batch, offsets checked (apache-arrow does not validate them). */
+/** A utf8 column of a batch (`record_id`, `input_sha256`), offsets checked: apache-arrow does not validate them. */
 function utf8Column(col: DataLike, n: number, name: string, bad: (why: string) => OctxError): Utf8Column {
   if (col.length !== n) throw bad('column lengths differ');
   const offs = col.valueOffsets;
