@@ -11,7 +11,7 @@
  * `octx-export/adapters/sag` (zleap-sag databases).
  * @packageDocumentation
  */
-export { PackageBuilder, type ExportResult, type EmbedOptions } from './builder/package-builder.js';
+export { PackageBuilder, type ExportResult, type EmbedOptions, type AddVectorOptions } from './builder/package-builder.js';
 export type { ExportOptions, PackageBuilderOptions } from './builder/options.js';
 export type { DocumentInput } from './knowledge/document.js';
 export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind } from './model/records.js';

@@ -9,6 +9,7 @@ import { validatePackage, type ValidationReport } from '../read/validate-package
 import { splitFrontmatter, stripBom } from '../knowledge/frontmatter.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 import { VECTOR_TARGETS } from '../vectors/targets.js';
+import { inputHashDeclaration } from '../vectors/input-digest.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
@@ -60,7 +61,7 @@ export interface DeriveTarget {
   linkChunkEvent(link: ChunkEventLink): unknown;
   linkEventEntity(link: EventEntityLink): unknown;
   setVectorConfig(config: VectorConfigInput): unknown;
-  addVector(target: VectorTarget, recordId: string, vector: Float32Array): unknown;
+  addVector(target: VectorTarget, recordId: string, vector: Float32Array, options?: { inputSha256?: string }): unknown;
   dispose(): Promise<void>;
 }
 
@@ -132,10 +133,16 @@ export async function deriveBuilder<B extends DeriveTarget>(
     }
     const vectors = structure && report.capabilities.vectors?.valid === true;
     if (vectors) {
-      builder.setVectorConfig((await pkg.vectorConfig()) as VectorConfigInput);
+      const config = (await pkg.vectorConfig()) as VectorConfigInput;
+      builder.setVectorConfig(config);
+      // Input digests travel with their vectors when the config declares the recipe we know
+      // (the validator has already compared them with the records); otherwise they are dropped.
+      const digests = inputHashDeclaration(config) === 'supported';
       for (const target of VECTOR_TARGETS) {
         if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
-        for await (const row of pkg.vectors(target)) builder.addVector(target, row.recordId, row.vector);
+        for await (const row of pkg.vectors(target)) {
+          builder.addVector(target, row.recordId, row.vector, digests && row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
+        }
       }
     } else if ('vectors' in report.capabilities) {
       skipped.push({ path: 'vectors/', reason: 'the source vectors are invalid (or depend on an invalid structure); they are not carried' });

@@ -150,7 +150,8 @@ async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, f
       throw OctxError.of({ code: 'OCTX_VECTOR_VALUE_INVALID', path, line, message: 'vector lines are {"record_id": "<uuid>", "vector": [numbers]}' });
     }
     try {
-      builder.addVector(target, value.record_id, value.vector as number[]);
+      // An optional input digest travels with its vector (checked, and all-or-none, by addVector).
+      builder.addVector(target, value.record_id, value.vector as number[], value.input_sha256 !== undefined ? { inputSha256: value.input_sha256 as string } : undefined);
     } catch (e) {
       throw atLine(e, path, line);
     }
@@ -167,6 +168,7 @@ async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, f
     for await (const batch of reader) {
       const ids = batch.getChild('record_id');
       const vectors = batch.getChild('vector');
+      const digests = batch.getChild('input_sha256');
       if (!ids || !vectors) throw OctxError.of({ code: 'OCTX_VECTOR_COLUMNS_REQUIRED', path, message: 'an Arrow vector file needs record_id and vector columns' });
       const dim = (vectors.type as { listSize?: number }).listSize ?? 0;
       const values = vectors.data[0]?.children[0]?.values as Float32Array | undefined;
@@ -176,7 +178,7 @@ async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, f
           values && vectors.data.length === 1
             ? values.subarray((vectors.data[0]!.offset + i) * dim, (vectors.data[0]!.offset + i + 1) * dim)
             : Float32Array.from(vectors.get(i) as Iterable<number>);
-        builder.addVector(target, id, row);
+        builder.addVector(target, id, row, digests ? { inputSha256: digests.get(i) as string } : undefined);
         n++;
       }
     }

@@ -22,6 +22,15 @@ import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput 
 import { embedAll, type Embedder } from '../vectors/embedder.js';
 import { TARGET_ID_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
 import { compileInputTemplate, templateForTarget } from '../vectors/template.js';
+import {
+  INPUT_HASH_DECLARATION,
+  checkInputSha256,
+  inputHashDeclaration,
+  inputSha256 as inputSha256Of,
+  normalizeEmbeddingInput,
+  sha256OfNormalized,
+  withInputHash,
+} from '../vectors/input-digest.js';
 import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
@@ -53,6 +62,22 @@ export interface EmbedOptions {
   readonly signal?: AbortSignal;
   /** Called with the number of records embedded so far. */
   readonly onProgress?: (embedded: number) => void;
+  /**
+   * Which records to embed. Absent: every record of the target (a record that already has a
+   * vector is `OCTX_VECTOR_RECORD_ID_DUPLICATE`). `'missing'`: only records without a vector
+   * (e.g. those added after `PackageBuilder.derive`). `'stale'`: those, and the records whose
+   * vector's `input_sha256` differs from the digest of their current text (the old vector is
+   * replaced); a target whose vectors carry no digest cannot be judged and is refused.
+   */
+  readonly only?: 'missing' | 'stale';
+}
+
+/** Options of {@link PackageBuilder.addVector}: the input digest of the row (one or the other). */
+export interface AddVectorOptions {
+  /** The text the vector was computed from (the rendered template); it is normalised and hashed. */
+  readonly input?: string;
+  /** The precomputed `input_sha256`: 64 lower-case hex digits of SHA-256 over the normalised text. */
+  readonly inputSha256?: string;
 }
 
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
@@ -344,10 +369,42 @@ export class PackageBuilder {
   /**
    * Adds the vector of one record of a target. The record may be added before or after; at
    * export, a target whose vectors do not cover every record is omitted (never padded).
+   *
+   * With `{ input }` (the text embedded) or `{ inputSha256 }` the row gets an `input_sha256`
+   * (see `vectors/input-digest.ts` for the recipe); the config must then declare it
+   * (`input_hash`, see `INPUT_HASH_DECLARATION`). All or none: within one target every vector
+   * has a digest or none has.
    * @throws OctxError `OCTX_VECTOR_CONFIG_REQUIRED`, `OCTX_ID_INVALID`, `OCTX_REFERENCE_UNKNOWN`,
-   *   `OCTX_VECTOR_VALUE_INVALID`, `OCTX_VECTOR_RECORD_ID_DUPLICATE`
+   *   `OCTX_VECTOR_VALUE_INVALID`, `OCTX_VECTOR_RECORD_ID_DUPLICATE`,
+   *   `OCTX_VECTOR_INPUT_SHA256_INVALID` (malformed digest, or digests on only some rows),
+   *   `OCTX_VECTOR_CONFIG_INVALID` (a digest without `input_hash` in the config), `OCTX_OPTIONS_INVALID`
    */
-  addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[]): this {
+  addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[], options?: AddVectorOptions): this {
+    let digest: string | undefined;
+    if (options !== undefined) {
+      if (typeof options !== 'object' || options === null)
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'options', message: 'addVector options must be an object' });
+      const { input, inputSha256 } = options;
+      if (input !== undefined && inputSha256 !== undefined) {
+        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'give input or inputSha256, not both' });
+      }
+      if (input !== undefined) {
+        if (typeof input !== 'string') throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'input must be the text that was embedded' });
+        digest = inputSha256Of(input);
+      } else if (inputSha256 !== undefined) digest = checkInputSha256(inputSha256, isVectorTarget(target) ? target : 'chunks', recordId);
+      if (digest !== undefined && this.#vectorConfig !== undefined && inputHashDeclaration(this.#vectorConfig.config) !== 'supported') {
+        throw OctxError.of({
+          code: 'OCTX_VECTOR_CONFIG_INVALID',
+          recordId,
+          field: 'input_hash',
+          message: `a vector with an input digest needs the config to declare how it is computed: add input_hash: ${JSON.stringify(INPUT_HASH_DECLARATION)}`,
+        });
+      }
+    }
+    return this.#addVector(target, recordId, vector, digest, false);
+  }
+
+  #addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[], inputSha256: string | undefined, replace: boolean): this {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
@@ -367,29 +424,68 @@ export class PackageBuilder {
       this.#vectorSpills.set(target, spill);
     }
     const vectors = spill;
-    this.#collect(() => vectors.add(dense, recordId, vector));
+    this.#collect(() => vectors.add(dense, recordId, vector, { ...(inputSha256 !== undefined ? { inputSha256 } : {}), replace }));
     return this;
   }
 
   /**
-   * Embeds every record of a target with `embedder` and adds the vectors. The embedder's
-   * `config` becomes the package's vector config (or must equal the one already set); each
-   * record's input is rendered from its `input_template`. Add the target's records first.
-   * @throws OctxError `OCTX_TEMPLATE_FIELD_MISSING`, `OCTX_EMBEDDER_FAILED`, `OCTX_ABORTED`, and
-   *   the errors of {@link PackageBuilder.addVector}
+   * Embeds the records of a target with `embedder` and adds the vectors. The embedder's
+   * `config`, with `input_hash` (see `INPUT_HASH_DECLARATION`) added, becomes the package's
+   * vector config (or must equal the one already set); each record's input is rendered from its
+   * `input_template`, normalised (CRLF/CR → LF, NFC), embedded, and its SHA-256 is stored as
+   * the row's `input_sha256`. Add the target's records first.
+   *
+   * `options.only` picks the records (see {@link EmbedOptions.only}). When the config already
+   * set is the embedder's config *without* `input_hash` (set by the caller, or carried over by
+   * `derive` from a package made before input digests), the vectors are added without digests,
+   * and `only: 'stale'` is refused; likewise `only: 'missing'` on a target whose vectors carry no
+   * digest adds the new ones without one (all or none per target).
+   * @throws OctxError `OCTX_TEMPLATE_FIELD_MISSING`, `OCTX_EMBEDDER_FAILED`, `OCTX_ABORTED`,
+   *   `OCTX_OPTIONS_INVALID`, and the errors of {@link PackageBuilder.addVector}
    */
   async embed(target: VectorTarget, embedder: Embedder, options: EmbedOptions = {}): Promise<this> {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    const only = options.only;
+    if (only !== undefined && only !== 'missing' && only !== 'stale') {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'only', message: `only must be 'missing' or 'stale' (got ${JSON.stringify(only)})` });
+    }
     await embedder.prepare?.({ signal: options.signal });
-    this.setVectorConfig(embedder.config);
+    const effective = withInputHash(embedder.config);
+    let digests = true;
+    const current = this.#vectorConfig;
+    if (current !== undefined && inputHashDeclaration(current.config) !== 'supported' && current.fingerprint === prepareVectorConfig(embedder.config).fingerprint) {
+      // The same pipeline, declared without input digests: keep that config, add no digests.
+      digests = false;
+    } else this.setVectorConfig(effective);
+    const existing = this.#vectorSpills.get(target);
+    if (existing !== undefined && existing.size > 0 && !existing.hasInputSha256) digests = false;
+    if (only === 'stale' && !digests) {
+      throw OctxError.of({
+        code: 'OCTX_OPTIONS_INVALID',
+        field: 'only',
+        message: `only: 'stale' needs input digests to find changed records, but the ${target} vectors ${existing?.hasInputSha256 === false && existing.size > 0 ? 'carry no input_sha256' : "would get none (the package's vector config has no input_hash)"}; use only: 'missing', or embed into a builder without these vectors`,
+      });
+    }
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
     const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD[target]));
+    const ids = this.#ids;
+    const spills = this.#vectorSpills;
+    // Digests (and whether a vector is replaced) of the records in flight: bounded by embedAll's window.
+    const pending = new Map<string, { sha: string | undefined; replace: boolean }>();
     async function* items(): AsyncGenerator<{ id: string; text: string }> {
       for await (const { record } of readSpilledRecords(file)) {
         const id = record.id as string;
-        yield { id, text: render(record, id) };
+        const spill = spills.get(target);
+        const dense = only !== undefined && spill !== undefined ? ids.find(id) : -1;
+        const has = dense >= 0 && spill!.has(dense);
+        if (has && only === 'missing') continue;
+        const text = normalizeEmbeddingInput(render(record, id));
+        const sha = digests ? sha256OfNormalized(text) : undefined;
+        if (has && spill!.inputSha256Of(dense) === sha) continue;
+        pending.set(id, { sha, replace: has });
+        yield { id, text };
       }
     }
     await embedAll({
@@ -400,8 +496,13 @@ export class PackageBuilder {
       retries: options.retries,
       signal: options.signal,
       onProgress: options.onProgress,
-      onBatch: (ids, vectors) => {
-        for (let i = 0; i < ids.length; i++) this.addVector(target, ids[i]!, vectors[i]!);
+      onBatch: (batchIds, vectors) => {
+        for (let i = 0; i < batchIds.length; i++) {
+          const id = batchIds[i]!;
+          const p = pending.get(id);
+          pending.delete(id);
+          this.#addVector(target, id, vectors[i]!, p?.sha, p?.replace === true);
+        }
       },
     });
     return this;

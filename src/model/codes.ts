@@ -77,6 +77,8 @@ export const OCTX_CODES = {
   OCTX_VECTOR_COVERAGE: 'record ids do not exactly cover the target records',
   OCTX_VECTOR_VALUE_INVALID: 'NaN or infinite vector element, or wrong vector length',
   OCTX_VECTOR_NORM: 'a vector of a normalized config is not unit length (warning)',
+  OCTX_VECTOR_INPUT_MISMATCH: 'an input_sha256 differs from the digest of the record text rendered with the config template',
+  OCTX_VECTOR_INPUT_SHA256_INVALID: 'input_sha256 column or value malformed (not non-null utf8 lowercase hex 64), or digests given for only some rows of a target',
   // ── producer (SDK) ──────────────────────────────────────────────────────────────────
   OCTX_PATH_INVALID: 'producer: a document path breaks the path rules',
   OCTX_ID_INVALID: 'producer: an id is not a canonical lowercase UUIDv7',

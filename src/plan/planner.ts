@@ -172,7 +172,11 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     const kind = recordKindAt(f.path);
     return kind ? { path: f.path, size: f.size, lines: structureFiles[kind].lines, maxLineBytes: structureFiles[kind].maxLineBytes } : { path: f.path, size: f.size };
   });
-  for (const a of arrowTargets) sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions), rows: a.rows.length, dimensions: a.spill.dimensions });
+  for (const a of arrowTargets) {
+    // An input_sha256 column adds 64 bytes of digest and 4 of offset per row.
+    const digests = a.spill.hasInputSha256 ? a.rows.length * 68 : 0;
+    sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions) + digests, rows: a.rows.length, dimensions: a.spill.dimensions });
+  }
   assertLimits(sized, options.limits);
   return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings };
 }

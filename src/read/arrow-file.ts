@@ -16,6 +16,7 @@ import { Message, MessageHeader, Precision, RecordBatchReader, Type, type Schema
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
+import { INPUT_SHA256_COLUMN } from '../vectors/input-digest.js';
 
 /** The file magic at the start: `ARROW1` and two padding bytes. */
 const MAGIC_HEAD = Buffer.from('ARROW1\0\0', 'latin1');
@@ -54,6 +55,10 @@ export interface ArrowVectorSchema {
   readonly vectorIndex: number;
   /** `fixed_size_list` width. */
   readonly dimension: number;
+  /** Index of a usable `input_sha256` column (non-nullable utf8), or -1. */
+  readonly inputSha256Index: number;
+  /** Why an `input_sha256` column that is present cannot be used (wrong type, nullable, repeated). */
+  readonly inputSha256Problem?: string;
 }
 
 /**
@@ -86,6 +91,23 @@ export interface ArrowVectorBatch {
   readonly elementNulls: number;
   /** True when row `i`'s vector holds a null element. */
   hasNullElement(i: number): boolean;
+  /**
+   * The `input_sha256` column, when the schema has a usable one: its UTF-8 bytes (row `i` is
+   * `bytes[start(i) … end(i))`) and null cells.
+   */
+  readonly inputSha256?: Utf8Column;
+}
+
+/** A utf8 column of one batch. */
+export interface Utf8Column {
+  readonly bytes: Uint8Array;
+  readonly start: (i: number) => number;
+  readonly end: (i: number) => number;
+  /** Number of null cells. */
+  readonly nulls: number;
+  readonly isNull: (i: number) => boolean;
+  /** Row `i` as text (`null` for a null cell). */
+  readonly text: (i: number) => string | null;
 }
 
 /** Options of {@link readArrowVectorBatches}. */
@@ -98,6 +120,8 @@ export interface ArrowReadOptions {
   readonly limits: ArchiveLimits;
   /** `config.dimensions`, when known: the schema's width must equal it. */
   readonly expectedDimension?: number;
+  /** Called once with the checked schema layout, before the first batch. */
+  readonly onSchema?: (layout: ArrowVectorSchema) => void;
   /**
    * Assemble record-batch bodies in a small ring of reused buffers instead of a fresh allocation
    * per batch. For consumers that are done with a batch before asking for the next (the
@@ -316,7 +340,9 @@ function sameBlocks(a: readonly Block[], b: readonly Block[]): boolean {
  * Checks the schema of a vector target: exactly one `record_id` and one `vector` column,
  * `record_id` non-nullable `utf8` (not large, not dictionary), `vector` non-nullable
  * `fixed_size_list<float32>` with a non-nullable child, width within 1…`maxDimension` and equal
- * to `expectedDimension` when given. Extra columns are allowed.
+ * to `expectedDimension` when given. Extra columns are allowed; an `input_sha256` column is
+ * located, and one that is not a single non-nullable `utf8` column is described in
+ * `inputSha256Problem` (not thrown: the rest of the file can still be read).
  * @throws OctxError `OCTX_VECTOR_COLUMNS_REQUIRED`, `OCTX_VECTOR_RECORD_ID_SCHEMA`,
  *   `OCTX_VECTOR_VALUE_SCHEMA`, `OCTX_VECTOR_DIMENSION_INVALID`
  */
@@ -348,7 +374,16 @@ export function checkVectorSchema(schema: Schema, path: string, maxDimension: nu
   if (expectedDimension !== undefined && dimension !== expectedDimension) {
     throw problem('OCTX_VECTOR_DIMENSION_INVALID', path, `vector dimension ${dimension} differs from config.dimensions ${expectedDimension}`);
   }
-  return { recordIdIndex: ids[0]!, vectorIndex: vecs[0]!, dimension };
+  const digests = fields.flatMap((f, i) => (f.name === INPUT_SHA256_COLUMN ? [i] : []));
+  let inputSha256Problem: string | undefined;
+  if (digests.length > 1) inputSha256Problem = `there are ${digests.length} input_sha256 columns`;
+  else if (digests.length === 1) {
+    const f = fields[digests[0]!]!;
+    if (f.type.typeId !== Type.Utf8) inputSha256Problem = `input_sha256 must be utf8, not ${String(f.type)}`;
+    else if (f.nullable) inputSha256Problem = 'the input_sha256 field must be declared non-nullable';
+  }
+  const inputSha256Index = digests.length === 1 && inputSha256Problem === undefined ? digests[0]! : -1;
+  return { recordIdIndex: ids[0]!, vectorIndex: vecs[0]!, dimension, inputSha256Index, ...(inputSha256Problem === undefined ? {} : { inputSha256Problem }) };
 }
 
 interface DataLike {
@@ -373,23 +408,8 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const elemData = vecData.children[0]!;
   const n = data.length;
   const dim = layout.dimension;
-  if (idData.length !== n || vecData.length !== n) throw bad('column lengths differ');
-
-  // record_id offsets are checked here because apache-arrow does not validate them.
-  const offs = idData.valueOffsets;
-  const bytes = idData.values as Uint8Array;
-  const o0 = idData.offset;
-  if (offs.length < o0 + n + 1) throw bad('record_id offsets are short');
-  let prev = offs[o0]!;
-  if (prev < 0) throw bad('record_id offsets are negative');
-  for (let i = 1; i <= n; i++) {
-    const end = offs[o0 + i]!;
-    if (end < prev || end > bytes.length) throw bad('record_id offsets are out of range');
-    prev = end;
-  }
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const idNulls = Math.max(0, idData.nullCount);
-  const isIdNull = (i: number): boolean => idNulls > 0 && !bit(idData.nullBitmap, o0 + i);
+  if (vecData.length !== n) throw bad('column lengths differ');
+  const ids = utf8Column(idData, n, 'record_id', bad);
 
   const floats = elemData.values as Float32Array;
   const base = elemData.offset + vecData.offset * dim;
@@ -397,16 +417,18 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const values = floats.subarray(base, base + n * dim);
   const vecNulls = Math.max(0, vecData.nullCount);
   const elemNulls = Math.max(0, elemData.nullCount);
+  const inputSha256 = layout.inputSha256Index >= 0 ? utf8Column(data.children[layout.inputSha256Index]!, n, 'input_sha256', bad) : undefined;
   return {
+    ...(inputSha256 === undefined ? {} : { inputSha256 }),
     length: n,
     dimension: dim,
     values,
-    idBytes: bytes,
-    idStart: (i) => offs[o0 + i]!,
-    idEnd: (i) => offs[o0 + i + 1]!,
-    recordId: (i) => (isIdNull(i) ? null : text.toString('utf8', offs[o0 + i], offs[o0 + i + 1])),
-    idNulls,
-    isIdNull,
+    idBytes: ids.bytes,
+    idStart: ids.start,
+    idEnd: ids.end,
+    recordId: ids.text,
+    idNulls: ids.nulls,
+    isIdNull: ids.isNull,
     vectorNulls: vecNulls,
     isVectorNull: (i) => vecNulls > 0 && !bit(vecData.nullBitmap, vecData.offset + i),
     elementNulls: elemNulls,
@@ -416,6 +438,33 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
       for (let k = 0; k < dim; k++) if (!bit(elemData.nullBitmap, from + k)) return true;
       return false;
     },
+  };
+}
+
+/** A utf8 column of a batch (`record_id`, `input_sha256`), offsets checked: apache-arrow does not validate them. */
+function utf8Column(col: DataLike, n: number, name: string, bad: (why: string) => OctxError): Utf8Column {
+  if (col.length !== n) throw bad('column lengths differ');
+  const offs = col.valueOffsets;
+  const bytes = col.values as Uint8Array;
+  const o0 = col.offset;
+  if (offs.length < o0 + n + 1) throw bad(`${name} offsets are short`);
+  let prev = offs[o0]!;
+  if (prev < 0) throw bad(`${name} offsets are negative`);
+  for (let i = 1; i <= n; i++) {
+    const end = offs[o0 + i]!;
+    if (end < prev || end > bytes.length) throw bad(`${name} offsets are out of range`);
+    prev = end;
+  }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const nulls = Math.max(0, col.nullCount);
+  const isNull = (i: number): boolean => nulls > 0 && !bit(col.nullBitmap, o0 + i);
+  return {
+    bytes,
+    start: (i) => offs[o0 + i]!,
+    end: (i) => offs[o0 + i + 1]!,
+    nulls,
+    isNull,
+    text: (i) => (isNull(i) ? null : text.toString('utf8', offs[o0 + i], offs[o0 + i + 1])),
   };
 }
 
@@ -559,6 +608,7 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
   if (!schema) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file has no schema');
   const layout = checkVectorSchema(schema, path, limits.maxArrowDimension, options.expectedDimension);
   dimension = layout.dimension;
+  options.onSchema?.(layout);
   if (rows * dimension > limits.maxArrowValues) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowValues} vector values (limit maxArrowValues)`);
   const batches = arrowReader[Symbol.asyncIterator]();
   for (;;) {

@@ -66,6 +66,8 @@ export interface VectorRow {
   readonly recordId: string;
   /** `dimension` floats; a view into the current Arrow batch (copy it to keep it long). */
   readonly vector: Float32Array;
+  /** The row's `input_sha256`, when the target carries that column (as stored; not checked here). */
+  readonly inputSha256?: string;
 }
 
 /** An open package. Call {@link OctxPackage.close} when done. */
@@ -409,7 +411,8 @@ class Package implements OctxPackage {
           if (recordId === null || batch.isVectorNull(i)) {
             throw OctxError.of({ code: 'OCTX_VECTOR_NULL', path, message: `row ${i} of a batch holds a null` });
           }
-          yield { recordId, vector: batch.values.subarray(i * dim, (i + 1) * dim) };
+          const digest = batch.inputSha256?.text(i);
+          yield { recordId, vector: batch.values.subarray(i * dim, (i + 1) * dim), ...(digest != null ? { inputSha256: digest } : {}) };
         }
       }
       // Read to the end so the digest check of the stream runs.

@@ -37,7 +37,9 @@ import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
-import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
+import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
+import { inputHashDeclaration } from '../vectors/input-digest.js';
+import { compileInputTemplate, templateForTarget, type InputTemplateRenderer } from '../vectors/template.js';
 import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
@@ -95,7 +97,7 @@ const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 const FILE_SHA_PATTERN = /^[0-9a-f]{64}$/;
 const VECTOR_PATHS: ReadonlySet<string> = new Set([VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
 const STRUCTURE_SET: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
-const TARGETS = VECTOR_TARGETS.map((target) => ({ path: VECTOR_TARGET_PATHS[target], kind: TARGET_ID_KIND[target], jsonl: RECORD_KINDS[TARGET_RECORD_KIND[target]].path }));
+const TARGETS = VECTOR_TARGETS.map((target) => ({ target, path: VECTOR_TARGET_PATHS[target], kind: TARGET_ID_KIND[target], jsonl: RECORD_KINDS[TARGET_RECORD_KIND[target]].path }));
 
 /** A failure of the container while content was being read: it ends the validation. */
 class ContainerFailure extends Error {
@@ -565,10 +567,11 @@ class Validator {
     }
 
     let dimensions: number | undefined;
+    let config: Record<string, unknown> | undefined;
     const configBytes = await this.readAll(VECTOR_CONFIG_PATH);
     if (this.settle(VECTOR_CONFIG_PATH, createHash('sha256').update(configBytes).digest('hex'))) {
       try {
-        const config = parseVectorConfigBytes(configBytes, this.limits.maxJsonDepth);
+        config = parseVectorConfigBytes(configBytes, this.limits.maxJsonDepth);
         for (const i of vectorConfigIssues(config, VECTOR_CONFIG_PATH)) this.add(VECTORS, i);
         const d = config.dimensions;
         if (typeof d === 'number' && Number.isInteger(d) && d >= 1) dimensions = d;
@@ -577,11 +580,30 @@ class Validator {
         this.add(VECTORS, e.issues[0]!);
       }
     }
-    for (const t of targets) await this.scanArrow(t.path, t.kind, t.jsonl, dimensions);
+    for (const t of targets) await this.scanArrow(t, dimensions, config);
   }
 
-  /** Streams one Arrow target once: SHA-256 and all vector checks together. */
-  private async scanArrow(path: string, kind: IdKind, jsonl: string, dimensions: number | undefined): Promise<void> {
+  /**
+   * The renderer that recomputes a target's input digests: only when the config declares the
+   * recipe this library knows (`input_hash`) and has an `input_template` usable for the target.
+   * Otherwise an `input_sha256` column is checked for form only.
+   */
+  private inputRenderer(config: Record<string, unknown> | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
+    if (config === undefined || !Object.hasOwn(config, 'input_template') || inputHashDeclaration(config) !== 'supported') return undefined;
+    try {
+      return compileInputTemplate(templateForTarget(config, target));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Streams one Arrow target once: SHA-256 and all vector checks together; then, when it
+   * carries `input_sha256` and the config allows recomputing it, streams the target's JSONL once
+   * more to compare each digest with the record's rendered text.
+   */
+  private async scanArrow(t: (typeof TARGETS)[number], dimensions: number | undefined, config: Record<string, unknown> | undefined): Promise<void> {
+    const { path, kind, jsonl } = t;
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     let failure: OctxError | undefined;
@@ -607,10 +629,15 @@ class Validator {
         size: this.source.size(path),
         limits: this.limits,
         pooledBodies: true,
+        onSchema: (layout) => {
+          if (layout.inputSha256Problem !== undefined) checker.inputSha256Schema(layout.inputSha256Problem);
+        },
         ...(dimensions === undefined ? {} : { expectedDimension: dimensions }),
       });
       for await (const b of batches) checker.batch(b);
       checker.finish();
+      const render = checker.hasInputSha256 ? this.inputRenderer(config, t.target) : undefined;
+      if (render !== undefined) await this.verifyInputs(checker, t.target, render);
     } catch (e) {
       if (failure) throw new ContainerFailure(failure);
       if (!(e instanceof OctxError)) throw e;
@@ -623,6 +650,16 @@ class Validator {
       throw new ContainerFailure(failure ?? toOctxError(e));
     }
     this.settle(path, hash.digest('hex'));
+  }
+
+  /** {@link VectorTargetChecker.verifyInputs} over the target's JSONL (already hashed and checked). */
+  private async verifyInputs(checker: VectorTargetChecker, target: VectorTarget, render: InputTemplateRenderer): Promise<void> {
+    const records = target === 'chunks' ? this.pkg.chunks() : target === 'events' ? this.pkg.events() : this.pkg.entities();
+    try {
+      await checker.verifyInputs(records, render);
+    } catch (e) {
+      throw new ContainerFailure(toOctxError(e));
+    }
   }
 
   // ── 5. settle and report ───────────────────────────────────────────────────────────────

@@ -3,8 +3,16 @@
  * unique record ids, and coverage exactly equal to the records of the target's JSONL file.
  * Works batch by batch with one byte of state per target record; record ids are looked up from
  * the Arrow bytes directly (no string per row) and turned into text only for messages.
+ *
+ * An `input_sha256` column is checked for form as the rows stream by, and each well-formed
+ * digest is kept (32 bytes per target record); {@link VectorTargetChecker.verifyInputs} then
+ * streams the target's JSONL once and compares each record's digest with the one recomputed
+ * from its rendered text. No text is held beyond the record being checked.
  */
+import { hash } from 'node:crypto';
 import { issue, type OctxIssue } from '../model/errors.js';
+import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
+import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { ArrowVectorBatch } from './arrow-file.js';
 import type { IdKind } from '../model/id-kind.js';
 import type { IdSpace } from './id-space.js';
@@ -27,6 +35,12 @@ export class VectorTargetChecker {
   private readonly seen: Uint8Array;
   private readonly unknownSeen = new Set<string>();
   private row = 0;
+  /** Binary digests by target record index (allocated on the first batch with the column). */
+  private digests: Uint8Array | undefined;
+  /** 1 where `digests` holds a well-formed digest of that record. */
+  private digestOk: Uint8Array | undefined;
+  /** True once a batch without a usable column was seen (the column is all-or-none). */
+  private batchWithoutDigests = false;
 
   /**
    * @param path the Arrow file, for issues
@@ -46,9 +60,48 @@ export class VectorTargetChecker {
     this.report(issue({ code, path: this.path, message, ...(recordId === undefined ? {} : { recordId }) }));
   }
 
+  /** Reports why a present `input_sha256` column cannot be used (from the schema). */
+  inputSha256Schema(problem: string): void {
+    this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', problem);
+  }
+
+  /** True when the target carries a usable `input_sha256` column. */
+  get hasInputSha256(): boolean {
+    return this.digests !== undefined;
+  }
+
+  /** Form of one row's input digest; keeps it for {@link verifyInputs}. */
+  private digest(b: ArrowVectorBatch, r: number, rowNo: number, index: number): void {
+    const col = b.inputSha256!;
+    const id = this.ids.idOf(this.kind, index);
+    if (col.isNull(r)) {
+      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', `row ${rowNo}: the input_sha256 of ${id} is null; the column is all-or-none`, id);
+      return;
+    }
+    const start = col.start(r);
+    const bytes = col.bytes;
+    let ok = col.end(r) - start === 64;
+    for (let k = 0; ok && k < 64; k++) {
+      const c = bytes[start + k]!;
+      ok = (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
+    }
+    if (!ok) {
+      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', `row ${rowNo}: the input_sha256 of ${id} is not 64 lower-case hex digits`, id);
+      return;
+    }
+    const hex = Buffer.from(bytes.buffer, bytes.byteOffset + start, 64).toString('latin1');
+    this.digests!.set(Buffer.from(hex, 'hex'), index * 32);
+    this.digestOk![index] = 1;
+  }
+
   /** Checks one batch. */
   batch(b: ArrowVectorBatch): void {
     const { length, dimension: dim, values } = b;
+    if (b.inputSha256 !== undefined && this.digests === undefined) {
+      this.digests = new Uint8Array(this.seen.length * 32);
+      this.digestOk = new Uint8Array(this.seen.length);
+    }
+    if (b.inputSha256 === undefined) this.batchWithoutDigests = true;
     const anyBad = !allFinite(values);
     const checkNulls = b.idNulls > 0 || b.vectorNulls > 0 || b.elementNulls > 0;
     for (let r = 0; r < length; r++) {
@@ -88,7 +141,10 @@ export class VectorTargetChecker {
       if (this.seen[index]) {
         const id = this.ids.idOf(this.kind, index);
         this.fail('OCTX_VECTOR_RECORD_ID_DUPLICATE', `row ${rowNo}: record_id ${id} appears more than once`, id);
-      } else this.seen[index] = 1;
+      } else {
+        this.seen[index] = 1;
+        if (b.inputSha256 !== undefined) this.digest(b, r, rowNo, index);
+      }
     }
     this.row += length;
   }
@@ -99,6 +155,57 @@ export class VectorTargetChecker {
       if (this.seen[i]) continue;
       const id = this.ids.idOf(this.kind, i);
       this.fail('OCTX_VECTOR_COVERAGE', `record ${id} of ${this.jsonlPath} has no vector; a target must cover every record`, id);
+    }
+    if (this.digests !== undefined && this.batchWithoutDigests) {
+      // Cannot happen with one schema per file; kept so a future reader change cannot mix silently.
+      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', 'some record batches carry input_sha256 and others do not');
+    }
+  }
+
+  /**
+   * Recomputes each record's input digest from `records` (the target's JSONL, streamed) and
+   * `render` (the config's template for the target): SHA-256 of the rendered text after
+   * CRLF/CR → LF and NFC. A record whose digest differs, or whose text cannot be rendered, is
+   * `OCTX_VECTOR_INPUT_MISMATCH` with its id. Records without a kept digest are skipped (their
+   * form problem is already reported).
+   */
+  async verifyInputs(records: AsyncIterable<{ readonly line: number; readonly record: unknown }>, render: InputTemplateRenderer): Promise<void> {
+    const digests = this.digests;
+    const ok = this.digestOk;
+    if (digests === undefined || ok === undefined) return;
+    for await (const { line, record } of records) {
+      if (typeof record !== 'object' || record === null) continue;
+      const id = (record as { id?: unknown }).id;
+      if (typeof id !== 'string') continue;
+      const index = this.ids.indexOf(id, this.kind);
+      if (index < 0 || ok[index] !== 1) continue;
+      let text: string;
+      try {
+        text = normalizeEmbeddingInput(render(record, id));
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        this.report(
+          issue({
+            code: 'OCTX_VECTOR_INPUT_MISMATCH',
+            path: this.path,
+            recordId: id,
+            field: 'input_sha256',
+            message: `the input of ${id} (${this.jsonlPath} line ${line}) cannot be rendered with the config's input_template, so its input_sha256 cannot match: ${why}`,
+          }),
+        );
+        continue;
+      }
+      const actual = hash('sha256', text, 'buffer');
+      if (actual.equals(digests.subarray(index * 32, index * 32 + 32))) continue;
+      this.report(
+        issue({
+          code: 'OCTX_VECTOR_INPUT_MISMATCH',
+          path: this.path,
+          recordId: id,
+          field: 'input_sha256',
+          message: `the vector of ${id} was computed from other text: its input_sha256 is ${Buffer.from(digests.subarray(index * 32, index * 32 + 32)).toString('hex')}, but the text rendered from ${this.jsonlPath} line ${line} hashes to ${actual.toString('hex')}`,
+        }),
+      );
     }
   }
 }

@@ -1,7 +1,9 @@
 /**
  * Writes one `vectors/<target>.arrow` file (SEED §7, reference §10.6): Arrow IPC *file* format,
  * columns `record_id: utf8 non-null` and `vector: fixed_size_list<float32>[dimensions]
- * non-null`, no body compression, streamed batch by batch from a {@link VectorSpill}.
+ * non-null` (then `input_sha256: utf8 non-null` when the spill carries input digests — an extra
+ * column, which the SEED allows), no body compression, streamed batch by batch from a
+ * {@link VectorSpill}.
  */
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
@@ -11,7 +13,8 @@ import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, Re
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { throwIfAborted } from './abort.js';
-import type { VectorSpill } from './vector-spill.js';
+import { INPUT_SHA256_COLUMN } from './input-digest.js';
+import { DIGEST_BYTES, type VectorSpill } from './vector-spill.js';
 
 /** One row to write: the caller's dense record index (as given to the spill) and the record id. */
 export interface VectorRow {
@@ -45,17 +48,20 @@ export interface ArrowTargetResult {
   readonly rows: number;
 }
 
-/** Column types of a vector target file. */
-export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float32> };
+/** Column types of a vector target file (`input_sha256` only when the vectors carry input digests). */
+export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float32>; input_sha256?: Utf8 };
 
 /**
  * The schema of a vector target file: `record_id: Utf8` and
- * `vector: FixedSizeList<Float32>[dimensions]` (child field `item`), all three non-nullable.
+ * `vector: FixedSizeList<Float32>[dimensions]` (child field `item`), all three non-nullable,
+ * then, with `digests`, `input_sha256: Utf8` non-nullable.
  */
-function schemaParts(dimensions: number): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
+function schemaParts(dimensions: number, digests: boolean): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
   const floatType = new Float32();
   const vecType = new FixedSizeList(dimensions, new Field('item', floatType, false));
-  const schema = new Schema<VectorTargetColumns>([new Field('record_id', new Utf8(), false), new Field('vector', vecType, false)]);
+  const fields = [new Field('record_id', new Utf8(), false), new Field('vector', vecType, false)];
+  if (digests) fields.push(new Field(INPUT_SHA256_COLUMN, new Utf8(), false));
+  const schema = new Schema<VectorTargetColumns>(fields);
   return { schema, floatType, vecType };
 }
 
@@ -167,7 +173,8 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   throwIfAborted(signal);
 
   const dims = spill.dimensions;
-  const { schema, floatType, vecType } = schemaParts(dims);
+  const digests = spill.hasInputSha256;
+  const { schema, floatType, vecType } = schemaParts(dims, digests);
   const utf8Type = new Utf8();
   const structType = new Struct(schema.fields);
 
@@ -178,6 +185,9 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   const offsets = new Int32Array(cap + 1);
   let idBytes = Buffer.allocUnsafe(cap * 40);
   let seen = new Uint8Array(1024);
+  // input_sha256: fixed-width values, so the offsets never change.
+  const digestBytes = digests ? new Uint8Array(cap * DIGEST_BYTES) : undefined;
+  const digestOffsets = digests ? Int32Array.from({ length: cap + 1 }, (_, i) => i * DIGEST_BYTES) : undefined;
 
   const sink = new HashingSink();
   const writer = new SchemaFirstFileWriter();
@@ -195,7 +205,12 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     const child = makeData({ type: floatType, length: n * dims, nullCount: 0, data: values });
     const vec = makeData({ type: vecType, length: n, nullCount: 0, child });
     const ids = makeData({ type: utf8Type, length: n, nullCount: 0, valueOffsets: offsets.subarray(0, n + 1), data: idBytes.subarray(0, offsets[n]) });
-    const data = makeData({ type: structType, length: n, nullCount: 0, children: [ids, vec] });
+    const children = [ids, vec];
+    if (digestBytes !== undefined && digestOffsets !== undefined) {
+      spill.readInputSha256(indexes.subarray(0, n), digestBytes);
+      children.push(makeData({ type: utf8Type, length: n, nullCount: 0, valueOffsets: digestOffsets.subarray(0, n + 1), data: digestBytes.subarray(0, n * DIGEST_BYTES) }));
+    }
+    const data = makeData({ type: structType, length: n, nullCount: 0, children });
     writer.write(new RecordBatch(schema, data));
     position = await sink.drainTo(fileHandle(), position);
     total += n;

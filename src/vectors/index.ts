@@ -14,3 +14,4 @@ export type { HashingTextEmbedderOptions } from './hashing-embedder.js';
 export { HashingTextEmbedder } from './hashing-embedder.js';
 export type { InputTemplateRenderer } from './template.js';
 export { renderInputTemplate, templateForTarget, DEFAULT_INPUT_TEMPLATES } from './template.js';
+export { INPUT_HASH_DECLARATION, INPUT_SHA256_COLUMN, inputSha256, normalizeEmbeddingInput, inputHashDeclaration, withInputHash } from './input-digest.js';

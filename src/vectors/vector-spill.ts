@@ -7,6 +7,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
+import { INPUT_SHA256_COLUMN, INPUT_SHA256_PATTERN } from './input-digest.js';
 import type { VectorTarget } from './targets.js';
 
 /** Options of {@link VectorSpill}. */
@@ -19,6 +20,21 @@ export interface VectorSpillOptions {
   readonly dimensions: number;
   /** When true, vectors whose L2 norm is not within 1e-3 of 1 are counted in `normWarnings`. */
   readonly normalized: boolean;
+}
+
+/** Options of {@link VectorSpill.add}. */
+export interface VectorSpillAddOptions {
+  /**
+   * The row's `input_sha256` (64 lower-case hex digits). All or none: every vector of a spill
+   * carries one, or none does.
+   */
+  readonly inputSha256?: string;
+  /**
+   * Replace the record's vector when it has one (the new row is appended and the record's slot
+   * points at it; the old row stays in the file, unreferenced). Without it a second vector for
+   * a record is `OCTX_VECTOR_RECORD_ID_DUPLICATE`.
+   */
+  readonly replace?: boolean;
 }
 
 /** Vectors of a `normalized: true` config that are not unit length. */
@@ -35,6 +51,8 @@ const NORM_SAMPLE = 10;
 const WRITE_BUFFER_BYTES = 1 << 20;
 /** Slot indexes are int32; keep recordIndex below that too. */
 const MAX_RECORD_INDEX = 0x7fff_fffe;
+/** Bytes of one stored digest: the 64 ASCII hex digits, exactly as the Arrow column holds them. */
+export const DIGEST_BYTES = 64;
 
 /**
  * Holds one target's vectors on disk, not in memory. Rows are appended to the spill file as
@@ -46,6 +64,9 @@ const MAX_RECORD_INDEX = 0x7fff_fffe;
  * `add` is synchronous and allocation-free: it validates while copying into the write buffer
  * and computes the L2 norm in the same pass. {@link readRows} fills a contiguous
  * `Float32Array` for a batch of records, one positional read per run of consecutive slots.
+ *
+ * Input digests (`input_sha256`), when given, go to a second file (`<file>.sha`, created on the
+ * first digest) as 64 ASCII bytes per row slot, so memory stays at 4 bytes per record.
  */
 export class VectorSpill {
   /** Target of these vectors. */
@@ -67,8 +88,16 @@ export class VectorSpill {
   #bufBytes = 0;
   /** Rows already written to the file (the buffer holds the rows after these). */
   #flushedRows = 0;
+  /** Rows appended to the file (a replaced vector leaves its old row behind). */
   #rows = 0;
+  /** Records with a vector. */
+  #count = 0;
   #slots: Int32Array;
+  /** Digest mode, fixed by the first vector: all rows carry an input digest, or none does. */
+  #digests: 'unset' | 'with' | 'without' = 'unset';
+  #digestFd: number | undefined;
+  /** Digest write buffer: `DIGEST_BYTES` per row of `#buf`, flushed with it. */
+  #digestBuf: Uint8Array | undefined;
   #normCount = 0;
   readonly #normSample: string[] = [];
 
@@ -105,9 +134,19 @@ export class VectorSpill {
     }
   }
 
-  /** Number of vectors added. */
+  /** Number of records with a vector. */
   get size(): number {
-    return this.#rows;
+    return this.#count;
+  }
+
+  /** True when the vectors carry input digests (all of them do, see {@link VectorSpillAddOptions}). */
+  get hasInputSha256(): boolean {
+    return this.#digests === 'with';
+  }
+
+  /** File of the input digests (exists only when {@link hasInputSha256}). */
+  get digestFile(): string {
+    return `${this.file}.sha`;
   }
 
   /** Non-unit vectors seen so far (always zero when `normalized` is false). */
@@ -125,12 +164,37 @@ export class VectorSpill {
    * @param recordIndex dense non-negative integer the caller assigned to this record
    * @param recordId the record's id, for messages
    * @throws OctxError `OCTX_VECTOR_VALUE_INVALID` (field `vector`) for a wrong length or a NaN/±Inf
-   *   element; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when this record already has a vector;
+   *   element; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when this record already has a vector (and
+   *   `replace` is not set); `OCTX_VECTOR_INPUT_SHA256_INVALID` (field `input_sha256`) for a
+   *   malformed digest, or a digest given for some vectors of the spill but not others;
    *   `OCTX_OPTIONS_INVALID` for a bad recordIndex; `OCTX_IO_ERROR` when flushing fails.
    *   Nothing is stored when it throws.
    */
-  add(recordIndex: number, recordId: string, vector: Float32Array | readonly number[]): void {
+  add(recordIndex: number, recordId: string, vector: Float32Array | readonly number[], options: VectorSpillAddOptions = {}): void {
     this.#ensureOpen();
+    const digest = options.inputSha256;
+    if (digest !== undefined && (typeof digest !== 'string' || !INPUT_SHA256_PATTERN.test(digest))) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_INPUT_SHA256_INVALID',
+        path: this.#path,
+        recordId,
+        field: INPUT_SHA256_COLUMN,
+        message: 'input_sha256 must be 64 lower-case hex digits',
+      });
+    }
+    const mode = digest === undefined ? 'without' : 'with';
+    if (this.#digests !== 'unset' && this.#digests !== mode) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_INPUT_SHA256_INVALID',
+        path: this.#path,
+        recordId,
+        field: INPUT_SHA256_COLUMN,
+        message:
+          mode === 'with'
+            ? `this record's vector has an input digest, but the ${this.target} vectors added before have none; a target carries input_sha256 on every row or on none`
+            : `this record's vector has no input digest, but the ${this.target} vectors added before have one; a target carries input_sha256 on every row or on none`,
+      });
+    }
     if (!Number.isInteger(recordIndex) || recordIndex < 0 || recordIndex > MAX_RECORD_INDEX) {
       throw OctxError.of({
         code: 'OCTX_OPTIONS_INVALID',
@@ -181,26 +245,83 @@ export class VectorSpill {
       }
       sumSq += f * f;
     }
-    if (this.has(recordIndex)) {
+    const replacing = this.has(recordIndex);
+    if (replacing && options.replace !== true) {
       throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_DUPLICATE', path: this.#path, recordId, message: 'this record already has a vector' });
     }
+    if (digest !== undefined) this.#bufferDigest(digest);
 
+    this.#digests = mode;
     this.#bufBytes += this.#rowBytes;
     this.#setSlot(recordIndex, this.#rows);
     this.#rows++;
+    if (!replacing) this.#count++;
     if (this.normalized && Math.abs(Math.sqrt(sumSq) - 1) > NORM_TOLERANCE) {
       this.#normCount++;
       if (this.#normSample.length < NORM_SAMPLE) this.#normSample.push(recordId);
     }
   }
 
+  /** Copies a digest into the digest buffer at the position of the row being added (not yet counted). */
+  #bufferDigest(digest: string): void {
+    if (this.#digestBuf === undefined) {
+      this.#digestBuf = new Uint8Array((this.#buf.byteLength / this.#rowBytes) * DIGEST_BYTES);
+      try {
+        this.#digestFd = openSync(this.digestFile, 'w+');
+      } catch (cause) {
+        this.#digestBuf = undefined;
+        throw ioError(`cannot open vector digest file ${this.digestFile}`, cause);
+      }
+    }
+    const at = (this.#bufBytes / this.#rowBytes) * DIGEST_BYTES;
+    for (let i = 0; i < DIGEST_BYTES; i++) this.#digestBuf[at + i] = digest.charCodeAt(i);
+  }
+
   /** Writes buffered rows to the spill file. */
   flush(): void {
     this.#ensureOpen();
     if (this.#bufBytes === 0) return;
+    const rows = this.#bufBytes / this.#rowBytes;
+    if (this.#digestFd !== undefined && this.#digestBuf !== undefined) {
+      writeFully(this.#digestFd, this.#digestBuf, rows * DIGEST_BYTES, this.#flushedRows * DIGEST_BYTES);
+    }
     writeFully(this.#fd, this.#buf, this.#bufBytes, this.#flushedRows * this.#rowBytes);
-    this.#flushedRows += this.#bufBytes / this.#rowBytes;
+    this.#flushedRows += rows;
     this.#bufBytes = 0;
+  }
+
+  /**
+   * Fills `into` with the input digests (64 ASCII hex bytes each) of `recordIndexes`, in that
+   * order: row i at `into[i * 64]`. Only for a spill with {@link hasInputSha256}.
+   * @throws OctxError `OCTX_VECTOR_COVERAGE` when a record has no vector; `OCTX_OPTIONS_INVALID`
+   *   when the spill has no digests or `into` is too small; `OCTX_IO_ERROR` on a read failure.
+   */
+  readInputSha256(recordIndexes: Int32Array | readonly number[], into: Uint8Array): void {
+    this.flush();
+    const n = recordIndexes.length;
+    const fd = this.#digestFd;
+    if (fd === undefined || this.#digests !== 'with') {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path: this.#path, message: 'these vectors carry no input digests' });
+    }
+    if (into.length < n * DIGEST_BYTES) {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path: this.#path, message: `readInputSha256 needs room for ${n * DIGEST_BYTES} bytes, got ${into.length}` });
+    }
+    let i = 0;
+    while (i < n) {
+      const first = this.#slotOf(recordIndexes[i] as number);
+      let run = 1;
+      while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
+      readFully(fd, into, i * DIGEST_BYTES, run * DIGEST_BYTES, first * DIGEST_BYTES);
+      i += run;
+    }
+  }
+
+  /** The input digest of one record's vector, or `undefined` when the spill carries none. */
+  inputSha256Of(recordIndex: number): string | undefined {
+    if (this.#digests !== 'with') return undefined;
+    const one = Buffer.allocUnsafe(DIGEST_BYTES);
+    this.readInputSha256([recordIndex], one);
+    return one.toString('latin1');
   }
 
   /**
@@ -243,6 +364,13 @@ export class VectorSpill {
       closeSync(this.#fd);
     } catch (cause) {
       failure ??= ioError(`cannot close vector spill file ${this.file}`, cause);
+    }
+    if (this.#digestFd !== undefined) {
+      try {
+        closeSync(this.#digestFd);
+      } catch (cause) {
+        failure ??= ioError(`cannot close vector digest file ${this.digestFile}`, cause);
+      }
     }
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows, unchanged, what flush() threw (or the close error)
     if (failure !== undefined) throw failure;

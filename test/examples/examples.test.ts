@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openPackage, validatePackage } from 'octx-export';
@@ -8,9 +11,10 @@ import { afterAll } from 'vitest';
 import { ROOT } from '../helpers/temp.js';
 
 /** Runs `node --import tsx examples/<name>.ts <args>` from the repository root. */
-function runExample(name: string, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function runExample(name: string, args: readonly string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', `${name}.ts`), ...args], { cwd: ROOT, timeout: 55_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const options = { cwd: ROOT, timeout: 55_000, encoding: 'utf8' as const, env: { ...process.env, ...env } };
+    execFile(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', `${name}.ts`), ...args], options, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr });
     });
   });
@@ -80,4 +84,57 @@ describe('examples/ run and write valid packages', () => {
     expect(await capabilities('sag-database')).toEqual(['sag-structured']);
     expect(runs.get('sag-database')!.stdout).toContain('ids: 2 preserved, 16 sag-compatible, 0 from the ledger');
   });
+});
+
+describe('examples/http-embeddings.ts against an embeddings server on 127.0.0.1', () => {
+  let server: Server;
+  const inputs: string[][] = [];
+  beforeAll(async () => {
+    // Speaks the OpenAI embeddings wire format: 8 unit-length floats per text, from its SHA-256.
+    server = createServer((req, res) => {
+      const parts: Buffer[] = [];
+      req.on('data', (c: Buffer) => parts.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(parts).toString('utf8')) as { input: string[]; model: string };
+        inputs.push(body.input);
+        const data = body.input.map((text, index) => {
+          const h = createHash('sha256').update(text).digest();
+          const v = Array.from({ length: 8 }, (_, i) => h.readInt16BE(i * 2) / 32768);
+          const norm = Math.hypot(...v);
+          return { object: 'embedding', index, embedding: v.map((x) => x / norm) };
+        });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('embeds a release, then derives one and embeds only the missing chunk; both packages are valid', async () => {
+    const port = (server.address() as AddressInfo).port;
+    const r = await runExample('http-embeddings', [dir], { OCTX_EMBEDDINGS_URL: `http://127.0.0.1:${port}/v1`, OCTX_EMBEDDINGS_MODEL: 'loopback-embed' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout.match(/validation: valid/g)).toHaveLength(2);
+    expect(r.stdout).toContain('(1 record(s) embedded');
+    // The derived release sent only the new chunk's text (after the width probes).
+    expect(inputs.flat()).toContain('A hotfix skips the freeze but still needs a green regression suite.');
+    expect(inputs.flat().filter((t) => t.startsWith('Every release starts'))).toHaveLength(1);
+    for (const v of ['1.0.0', '1.1.0']) {
+      const report = await validatePackage(join(dir, `http-embeddings-${v}.octx`));
+      expect(report.fullyValidated).toBe(true);
+    }
+    const pkg = await openPackage(join(dir, 'http-embeddings-1.1.0.octx'));
+    try {
+      const rows = [];
+      for await (const row of pkg.vectors('chunks')) rows.push(row.inputSha256);
+      expect(rows).toHaveLength(2);
+      expect(rows.every((d) => typeof d === 'string' && /^[0-9a-f]{64}$/.test(d))).toBe(true);
+    } finally {
+      await pkg.close();
+    }
+  }, 60_000);
 });

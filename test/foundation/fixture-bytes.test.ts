@@ -22,9 +22,11 @@ import { ROOT, tempDir } from '../helpers/temp.js';
 // Generated from the code before the architecture refactor (issue 11); a changed value means the
 // SDK now writes different bytes — never update them to make a refactor pass.
 const GOLDEN = {
+  // Changed deliberately by issue 14: embed() now writes an input_sha256 column into every
+  // target and input_hash into vectors/config.json (and so a new fingerprint).
   workdirWithVectors: {
-    file: '0d4bd600edb250d080beb7ca0cddc854f18152d05b25d5e8f33a94cf47551ddd',
-    digest: 'sha256:847a0d0589286cfe3f05f40bfe0b58569be9241ae758f277ddbfefb7fb7d8ab9',
+    file: 'a88b843ced828c0bc4d35f39c6440dfff849ce8602997b039740b6ae375c4fbc',
+    digest: 'sha256:1d9786aeedf9fa5aa1c1c21315011e82e0ab0f6ba36876cb9ec5d792165ed5e8',
   },
   workdirDocumentsOnly: {
     file: '20096faea6ae778ed1e762102e74ef55dcaba9c19bb3483a1ca909716531a66c',
@@ -52,9 +54,10 @@ const GOLDEN = {
     file: '3ef388c0753e17602f1a90163a2bffbbb8673638548ccf4facc814cd56893017',
     digest: 'sha256:5f0a41f10c518f1b3d1cd0d69e24fa55d89ef2162de7e5e3dc9d19f651d7bb18',
   },
+  // Changed with workdirWithVectors (issue 14: input_sha256 + input_hash).
   repackOfWorkdirWithVectors: {
-    file: '815eef70e344ff37206df96b757dc85a8e7e473976df78556f9008932d1241bd',
-    digest: 'sha256:847a0d0589286cfe3f05f40bfe0b58569be9241ae758f277ddbfefb7fb7d8ab9',
+    file: 'f942514cc496d9d178d3138082d9cfc2f53dfcb6d2a2f6fe1735608f75985528',
+    digest: 'sha256:1d9786aeedf9fa5aa1c1c21315011e82e0ab0f6ba36876cb9ec5d792165ed5e8',
   },
 } as const;
 

@@ -3,14 +3,13 @@
  * wire format and misbehaves on request: rate limits (429 with and without `Retry-After`), server
  * errors, slow answers, malformed bodies, a permanent 401.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HttpEmbedder, OctxError, PackageBuilder, embedAll, newId, openPackage, validatePackage, type EmbedItem, type HttpEmbedderRetry } from 'octx-export';
-import { ROOT, tempDir } from '../helpers/temp.js';
+import { tempDir } from '../helpers/temp.js';
 
 const DIMENSIONS = 8;
 
@@ -217,22 +216,5 @@ describe('HttpEmbedder', () => {
     } finally {
       await pkg.close();
     }
-  });
-
-  it('examples/http-embeddings.ts exports a valid package against the service', async () => {
-    const output = join(tempDir(), 'example.octx');
-    const run = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', join(ROOT, 'examples/http-embeddings.ts'), output],
-        { cwd: ROOT, timeout: 55_000, encoding: 'utf8', env: { ...process.env, OCTX_EMBEDDINGS_URL: baseURL, OCTX_EMBEDDINGS_MODEL: 'test-embed' } },
-        (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-      );
-    });
-    expect(run.stderr).toBe('');
-    expect(run.code).toBe(0);
-    expect(run.stdout).toContain('valid    true');
-    const report = await validatePackage(output);
-    expect(Object.keys(report.capabilities).sort()).toEqual(['sag-structured', 'vectors']);
   });
 });

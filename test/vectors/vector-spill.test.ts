@@ -164,3 +164,51 @@ describe('VectorSpill', () => {
     expect(statSync(s.file).size).toBe(0);
   });
 });
+
+describe('VectorSpill input digests and replacement', () => {
+  const hex = (c: string): string => c.repeat(64);
+
+  it('keeps one digest per row beside the vectors, across flushes, and reads them in any order', () => {
+    // 70 000 × 4 floats = 1.1 MB: more than one write buffer, so digests are flushed with rows.
+    const s = spill(4);
+    const n = 70_000;
+    const digest = (i: number): string => (i.toString(16).padStart(8, '0') + 'a'.repeat(56)).slice(0, 64);
+    for (let i = 0; i < n; i++) s.add(i, `r${i}`, [i, 0, 0, 0], { inputSha256: digest(i) });
+    expect(s.hasInputSha256).toBe(true);
+    const into = new Uint8Array(3 * 64);
+    s.readInputSha256([n - 1, 0, 40_000], into);
+    expect(Buffer.from(into).toString('latin1')).toBe(digest(n - 1) + digest(0) + digest(40_000));
+    expect(s.inputSha256Of(12_345)).toBe(digest(12_345));
+  });
+
+  it('is all or none, refuses malformed digests, and stores nothing when it throws', () => {
+    const s = spill(2);
+    s.add(0, 'a', [1, 2], { inputSha256: hex('0') });
+    const without = caught(() => s.add(1, 'b', [1, 2]));
+    expect([without.code, without.issues[0]?.recordId, without.issues[0]?.field]).toEqual(['OCTX_VECTOR_INPUT_SHA256_INVALID', 'b', 'input_sha256']);
+    expect(caught(() => s.add(1, 'b', [1, 2], { inputSha256: hex('A') })).code).toBe('OCTX_VECTOR_INPUT_SHA256_INVALID');
+    expect(caught(() => s.add(1, 'b', [1, 2], { inputSha256: 'abc' })).code).toBe('OCTX_VECTOR_INPUT_SHA256_INVALID');
+    expect(s.size).toBe(1);
+    expect(s.has(1)).toBe(false);
+
+    const t = spill(2);
+    t.add(0, 'a', [1, 2]);
+    expect(t.hasInputSha256).toBe(false);
+    expect(t.inputSha256Of(0)).toBeUndefined();
+    expect(caught(() => t.add(1, 'b', [1, 2], { inputSha256: hex('1') })).code).toBe('OCTX_VECTOR_INPUT_SHA256_INVALID');
+  });
+
+  it('replaces a vector (and its digest) only when asked; the record count stays', () => {
+    const s = spill(2);
+    s.add(0, 'a', [1, 1], { inputSha256: hex('1') });
+    s.add(1, 'b', [2, 2], { inputSha256: hex('2') });
+    expect(caught(() => s.add(0, 'a', [9, 9], { inputSha256: hex('9') })).code).toBe('OCTX_VECTOR_RECORD_ID_DUPLICATE');
+    s.add(0, 'a', [9, 9], { inputSha256: hex('9'), replace: true });
+    expect(s.size).toBe(2);
+    const out = new Float32Array(4);
+    s.readRows([0, 1], out);
+    expect(Array.from(out)).toEqual([9, 9, 2, 2]);
+    expect(s.inputSha256Of(0)).toBe(hex('9'));
+    expect(s.inputSha256Of(1)).toBe(hex('2'));
+  });
+});
