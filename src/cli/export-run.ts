@@ -2,12 +2,12 @@
  * What every exporting command shares: the export options, building the PackageBuilder from
  * them, running the export with progress and warnings, and printing the result.
  */
-import { resolve } from 'node:path';
 import type { ExportResult, PackageBuilder } from '../builder/package-builder.js';
 import type { PackageBuilderOptions } from '../builder/options.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
 import { formatIssueLine } from './errors.js';
+import { prepareOutputTarget, writesToStdout } from './output-target.js';
 import { ProgressLine } from './progress.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
@@ -15,7 +15,8 @@ import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from
 
 /** Options of `build`, `derive` and the adapter commands. */
 export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  output: { type: 'string', short: 'o', value: '<file.octx>', description: 'the package to write', required: true },
+  output: { type: 'string', short: 'o', value: '<file.octx>', description: 'the package to write; - writes it to stdout (after it is verified)', required: true },
+  mkdir: { type: 'boolean', description: 'create the missing parent folders of -o (without it they are an error)' },
   name: { type: 'string', value: '<asset name>', description: 'display name of the asset', required: true },
   version: { type: 'string', value: '<x.y.z>', description: 'release version (default 1.0.0, or the next patch with --state)' },
   state: { type: 'string', value: '<file>', description: 'producer state file: keeps the asset id, released versions and record ids stable across runs' },
@@ -66,13 +67,21 @@ export function checkExportFlags(values: OptionValues): void {
 
 /**
  * Exports with progress on a terminal and warnings on stderr (not with `--json`: they are in the
- * report). The builder is disposed on failure.
+ * report). The builder is disposed on failure. With `-o -` the verified package is then copied
+ * to stdout, and the result's `output` is `-`.
  */
 export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean } = {}): Promise<ExportResult> {
   const progress = new ProgressLine(ctx.io.stderr);
+  let target;
   try {
-    return await builder.export({
-      output: resolve(str(ctx.values, 'output')!),
+    target = await prepareOutputTarget(ctx.values, ctx.json);
+  } catch (e) {
+    await builder.dispose();
+    throw e;
+  }
+  try {
+    const result = await builder.export({
+      output: target.path,
       overwrite: flag(ctx.values, 'overwrite'),
       documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
@@ -87,8 +96,13 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
         progress.update(e);
       },
     });
+    progress.done();
+    if (!target.toStdout) return result;
+    await target.deliver(ctx.io);
+    return { ...result, output: '-' };
   } finally {
     progress.done();
+    await target.cleanup();
   }
 }
 
@@ -100,7 +114,7 @@ export function exportSummary(result: ExportResult): string[] {
   const caps = Object.entries(manifest.capabilities ?? {}).map(([name, d]) => `${name}/${(d as { version?: string }).version ?? '?'}`);
   const c = report.structure.counts;
   const lines = [
-    `wrote ${result.output} (${kib(report.archive.size)})`,
+    `wrote ${result.output === '-' ? 'the package to stdout' : result.output} (${kib(report.archive.size)})`,
     `  asset         ${result.assetId} "${manifest.asset.name}"${manifest.asset.derived_from ? ` (derived from ${manifest.asset.derived_from.asset_id} ${manifest.asset.derived_from.version})` : ''}`,
     `  release       ${result.version} (${manifest.release.created_at})`,
     `  digest        ${result.packageDigest}`,
@@ -137,8 +151,8 @@ export function exportJson(command: string, result: ExportResult, extra: Record<
   };
 }
 
-/** Prints either the JSON document or the human lines. */
+/** Prints either the JSON document or the human lines (on stderr when stdout carries the package). */
 export function printOutcome(ctx: CommandContext, json: Record<string, unknown>, lines: readonly string[]): void {
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  else ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  else (writesToStdout(ctx.values) ? ctx.io.stderr : ctx.io.stdout).write(`${lines.join('\n')}\n`);
 }
