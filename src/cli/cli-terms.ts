@@ -13,6 +13,8 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/pass dropInvalidLayers: true to derive without it/g, 'fix the source, or derive it with --documents-only'],
   [/pass normalized true or false/g, 'give --normalized true or --normalized false'],
   [/pass export\(\{ limits \}\)/g, 'raise the limits'],
+  [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
+  [/documentsOnly was requested/g, '--documents-only was given'],
   [/\s*\(coverage rule \d\)/g, ''],
   [/seed 002 Retrieval Result/g, 'RAG retrieval result'],
   [/seed 002 Chunk/g, 'RAG chunk'],

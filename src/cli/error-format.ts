@@ -3,7 +3,7 @@
  *
  * ```
  * error[OCTX_RECORD_INVALID]: ordinal must be a non-negative integer
- *   at data/chunks.jsonl:3
+ *   --> data/chunks.jsonl:3
  *   record 019c2222-2222-7222-8222-222222222222
  *   field ordinal
  * hint: fix the field named above; …
@@ -24,10 +24,10 @@ export interface FormatIssueOptions {
   readonly indent?: string;
 }
 
-/** The place lines of an issue: `at path:line`, `record id`, `field name` (those it has). */
+/** The place lines of an issue: `--> path:line`, `record id`, `field name` (those it has). */
 export function placeLines(i: OctxIssue): string[] {
   const lines: string[] = [];
-  if (i.path !== undefined) lines.push(`at ${i.path}${i.line !== undefined ? `:${i.line}` : ''}`);
+  if (i.path !== undefined) lines.push(`--> ${i.path}${i.line !== undefined ? `:${i.line}` : ''}`);
   if (i.recordId !== undefined) lines.push(`record ${i.recordId}`);
   if (i.field !== undefined) lines.push(`field ${i.field}`);
   return lines;

@@ -6,6 +6,7 @@ import type { ExportResult, PackageBuilder } from '../builder/package-builder.js
 import type { PackageBuilderOptions } from '../builder/options.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
+import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
 import { prepareOutputTarget, writesToStdout } from './output-target.js';
 import { ProgressLine } from './progress.js';
@@ -154,5 +155,5 @@ export function exportJson(command: string, result: ExportResult, extra: Record<
 /** Prints either the JSON document or the human lines (on stderr when stdout carries the package). */
 export function printOutcome(ctx: CommandContext, json: Record<string, unknown>, lines: readonly string[]): void {
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  else (writesToStdout(ctx.values) ? ctx.io.stderr : ctx.io.stdout).write(`${lines.join('\n')}\n`);
+  else (writesToStdout(ctx.values) ? ctx.io.stderr : ctx.io.stdout).write(`${lines.map(inCliTerms).join('\n')}\n`);
 }

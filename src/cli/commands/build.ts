@@ -15,8 +15,8 @@ export const buildCommand: Command = {
   positionals: [{ name: 'workdir', description: 'the working folder' }],
   options: EXPORT_OPTIONS,
   examples: [
-    'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --name "Three Kingdoms"',
-    'octx-export build ./kb -o out/kb.octx --name "KB" --state .octx-state.json --require-structure',
+    'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
+    'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);

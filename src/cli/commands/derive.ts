@@ -32,7 +32,7 @@ export const deriveCommand: Command = {
     { name: 'workdir', description: 'a working folder with the additions (may be empty)' },
   ],
   options: EXPORT_OPTIONS,
-  examples: ['octx-export derive out/three-kingdoms.octx ./additions -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
+  examples: ['octx-export derive out/three-kingdoms.octx fixtures/reading-notes -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
   async run(ctx) {
     checkExportFlags(ctx.values);
     const [source, workdir] = ctx.positionals as [string, string];

@@ -45,8 +45,8 @@ export const fromIngestCommand: Command = {
     'skip-hash-check': { type: 'boolean', description: 'do not compare source.content_hash with the file' },
   },
   examples: [
-    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources --events fixtures/ingest/events.jsonl -o out/wiki.octx --name "LLM wiki"',
-    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources -o out/wiki-docs.octx --name "LLM wiki"',
+    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources --events fixtures/ingest/events.jsonl -o out/wiki.octx --mkdir --name "LLM wiki"',
+    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources -o out/wiki-docs.octx --mkdir --name "LLM wiki"',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);

@@ -47,8 +47,8 @@ export const fromRagCommand: Command = {
     'vector-config': { type: 'string', value: '<file.json>', description: 'more embedding settings for vectors/config.json (revision, pooling, input_template, …)' },
   },
   examples: [
-    'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --normalized true -o out/rag.octx --name "Finance reports"',
-    'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag.octx --name "Finance reports"',
+    'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --rebuild-documents --normalized true -o out/rag.octx --mkdir --name "Finance reports"',
+    'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag-rebuilt.octx --mkdir --name "Finance reports"',
   ],
   async run(ctx) {
     if (flag(ctx.values, 'require-structure')) {
