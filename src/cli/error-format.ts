@@ -22,6 +22,8 @@ export interface FormatIssueOptions {
   readonly label?: string;
   /** Prefix of every line (the validate report indents its issues). */
   readonly indent?: string;
+  /** Put the message in CLI terms (default true; the SDK's `terminalProgress` keeps SDK wording). */
+  readonly cliTerms?: boolean;
 }
 
 /** The place lines of an issue: `--> path:line`, `record id`, `field name` (those it has). */
@@ -37,7 +39,8 @@ export function placeLines(i: OctxIssue): string[] {
 export function formatIssue(i: OctxIssue, options: FormatIssueOptions = {}): string[] {
   const label = options.label ?? (i.severity === 'warning' ? 'warning' : 'error');
   const indent = options.indent ?? '';
-  const message = inCliTerms(i.message.split('\n')[0]!);
+  const first = i.message.split('\n')[0]!;
+  const message = options.cliTerms === false ? first : inCliTerms(first);
   return [`${indent}${label}[${i.code}]: ${message}`, ...placeLines(i).map((l) => `${indent}  ${l}`)];
 }
 

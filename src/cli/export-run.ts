@@ -9,7 +9,7 @@ import { flag, str, usageError } from './args.js';
 import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
 import { prepareOutputTarget, writesToStdout } from './output-target.js';
-import { ProgressLine } from './progress.js';
+import { terminalProgress, type TerminalProgress } from './progress.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
 import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
@@ -66,13 +66,37 @@ export function checkExportFlags(values: OptionValues): void {
   if (flag(values, 'documents-only') && flag(values, 'require-structure')) throw usageError('--documents-only and --require-structure exclude each other', 'documents-only');
 }
 
+/** The CLI's progress callback: the progress line on a terminal, warnings on stderr (not with `--json`: they are in the report). */
+export type CliProgress = TerminalProgress;
+
+/** A progress callback for a command (one per run, shared by loading and exporting). */
+export function cliProgress(ctx: CommandContext): CliProgress {
+  const line = terminalProgress({ stream: ctx.io.stderr, warnings: false });
+  const handler = ((e) => {
+    if (e.phase === 'warning') {
+      if (!ctx.json) {
+        line.done();
+        ctx.io.stderr.write(`${formatIssueLine(e.issue, 'warning')}\n`);
+      }
+      return;
+    }
+    line(e);
+  }) as CliProgress;
+  handler.done = () => line.done();
+  return handler;
+}
+
 /**
  * Exports with progress on a terminal and warnings on stderr (not with `--json`: they are in the
  * report). The builder is disposed on failure. With `-o -` the verified package is then copied
  * to stdout, and the result's `output` is `-`.
  */
-export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean } = {}): Promise<ExportResult> {
-  const progress = new ProgressLine(ctx.io.stderr);
+export async function runExport(
+  builder: PackageBuilder,
+  ctx: CommandContext,
+  overrides: { documentsOnly?: boolean; progress?: CliProgress } = {},
+): Promise<ExportResult> {
+  const progress = overrides.progress ?? cliProgress(ctx);
   let target;
   try {
     target = await prepareOutputTarget(ctx.values, ctx.json);
@@ -86,16 +110,7 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
       overwrite: flag(ctx.values, 'overwrite'),
       documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
-      onProgress: (e) => {
-        if (e.phase === 'warning') {
-          if (!ctx.json) {
-            progress.done();
-            ctx.io.stderr.write(`${formatIssueLine(e.issue, 'warning')}\n`);
-          }
-          return;
-        }
-        progress.update(e);
-      },
+      onProgress: progress,
     });
     progress.done();
     if (!target.toStdout) return result;

@@ -123,7 +123,7 @@ describe('inspect exit codes', () => {
     const bytes = readFileSync(good);
     const at = bytes.indexOf('"ordinal"');
     expect(at).toBeGreaterThan(0);
-    bytes[at + 2] ^= 0x01; // one bit in data/chunks.jsonl, stored uncompressed
+    bytes[at + 2] = bytes[at + 2]! ^ 0x01; // one bit in data/chunks.jsonl, stored uncompressed
     const bad = join(tmp, 'bad.octx');
     writeFileSync(bad, bytes);
     const [inspected, validated, notZip] = await Promise.all([cli(['inspect', bad]), cli(['validate', bad]), cli(['inspect', join(FIXTURE, 'README.md')])]);

@@ -1,7 +1,8 @@
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -13,7 +14,7 @@ export const buildCommand: Command = {
     'only when coverage is complete; otherwise it is omitted and the report says why.',
   ].join('\n'),
   positionals: [{ name: 'workdir', description: 'the working folder' }],
-  options: EXPORT_OPTIONS,
+  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
@@ -22,18 +23,13 @@ export const buildCommand: Command = {
     checkExportFlags(ctx.values);
     const workdir = ctx.positionals[0]!;
     await requireFolder(workdir, 'working folder');
-    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
+    indexFilesOption(ctx.values);
+    const { PackageBuilder } = await import('../../builder/package-builder.js');
     const builder = new PackageBuilder(builderOptions(ctx.values));
-    let loaded;
-    try {
-      loaded = await loadWorkdir(builder, workdir);
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
-    const result = await runExport(builder, ctx);
-    const lines = exportSummary(result);
-    if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
+    const progress = cliProgress(ctx);
+    const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
+    const result = await runExport(builder, ctx, { progress });
+    const lines = [...exportSummary(result), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('build', result, { loaded }), lines);
     return EXIT_OK;
   },

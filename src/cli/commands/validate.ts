@@ -3,6 +3,7 @@ import { CONSUMER_NAMES, type ConsumerName } from '../../consumers/index.js';
 import { EXIT_FAILED, EXIT_OK } from '../errors.js';
 import { formatIssue } from '../error-format.js';
 import { requirePackagePath } from '../fs-checks.js';
+import { terminalProgress } from '../progress.js';
 
 const SHOWN = 50;
 
@@ -28,7 +29,14 @@ export const validateCommand: Command = {
     await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
     const consumer = consumerOption(str(ctx.values, 'consumer'));
-    const report = await validatePackage(target, consumer !== undefined ? { consumer } : {});
+    // Progress on a terminal: validate documents, files, structure, vectors (those that apply).
+    const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
+    let report;
+    try {
+      report = await validatePackage(target, { ...(consumer !== undefined ? { consumer } : {}), onProgress: progress });
+    } finally {
+      progress.done();
+    }
     const ok = report.valid && report.consumer?.compatible !== false;
     if (ctx.json) {
       ctx.io.stdout.write(`${JSON.stringify({ ok, command: 'validate', path: target, ...report }, null, 2)}\n`);
