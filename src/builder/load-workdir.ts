@@ -96,7 +96,13 @@ async function walk(root: string, dir: string, out: string[], onFolder?: () => v
 const utf8Lenient = new TextDecoder('utf-8');
 
 /** Reference by path (`"document": "guides/setup.md"`) → `document_id`, on a chunk line. */
-function resolveDocumentPath(value: Record<string, unknown>, documentIdAt: (path: string) => string | undefined, path: string, line: number): Record<string, unknown> {
+function resolveDocumentPath(
+  value: Record<string, unknown>,
+  documentIdAt: (path: string) => string | undefined,
+  skipped: ReadonlySet<string>,
+  path: string,
+  line: number,
+): Record<string, unknown> {
   if (!Object.hasOwn(value, 'document')) return value;
   const { document, ...rest } = value;
   const recordId = typeof value.id === 'string' ? { recordId: value.id } : {};
@@ -106,15 +112,17 @@ function resolveDocumentPath(value: Record<string, unknown>, documentIdAt: (path
   if (typeof document !== 'string' || document === '') {
     throw OctxError.of({ code: 'OCTX_RECORD_INVALID', path, line, ...recordId, field: 'document', message: 'document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"' });
   }
-  const id = documentIdAt(document.startsWith('knowledge/') ? document.slice('knowledge/'.length) : document);
+  const target = (document.startsWith('knowledge/') ? document.slice('knowledge/'.length) : document).normalize('NFC');
+  const id = documentIdAt(target);
   if (id === undefined) {
+    const why = skipped.has(target) ? ': it was left out (indexFiles: skip)' : ' (document paths are relative to knowledge/)';
     throw OctxError.of({
       code: 'OCTX_REFERENCE_UNKNOWN',
       path,
       line,
       ...recordId,
       field: 'document',
-      message: `no Concept Document at knowledge/${document.replace(/^knowledge\//, '')} (document paths are relative to knowledge/)`,
+      message: `no Concept Document at knowledge/${target}${why}`,
     });
   }
   return { ...rest, document_id: id };
@@ -217,7 +225,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       }
     }
     builder.addDocument({ path, markdown: bytesOfFile });
-    addedAt.set(rel.slice('knowledge/'.length), path);
+    addedAt.set(rel.slice('knowledge/'.length).normalize('NFC'), path);
     documents++;
     bytes += bytesOfFile.length;
     onProgress?.({ phase: 'load', kind: 'documents', completed: documents, total: markdown.length, bytes });
@@ -243,6 +251,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       return undefined; // a reserved file: it has no id
     }
   };
+  const skippedSet = new Set(skipped);
   const counts: Record<string, number> = {};
   for (const kind of RECORD_KIND_ORDER) {
     const { path, countKey: key } = RECORD_KINDS[kind];
@@ -255,7 +264,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     onProgress?.({ phase: 'load', kind: step, completed: 0, total: 0, bytes: 0, totalBytes });
     for await (const { line, value, size } of jsonlRecords(join(dir, path), path)) {
       try {
-        ADD_RECORD[kind](builder, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, path, line) : value);
+        ADD_RECORD[kind](builder, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skippedSet, path, line) : value);
       } catch (e) {
         throw atLine(e, path, line);
       }

@@ -15,6 +15,7 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/pass export\(\{ limits \}\)/g, 'raise the limits'],
   [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
   [/documentsOnly was requested/g, '--documents-only was given'],
+  [/\(indexFiles: ([a-z-]+)\)/g, '(--index-files $1)'],
   [/\s*\(coverage rule \d\)/g, ''],
   [/seed 002 Retrieval Result/g, 'RAG retrieval result'],
   [/seed 002 Chunk/g, 'RAG chunk'],
