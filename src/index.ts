@@ -19,14 +19,7 @@ export { ChunkRecordSchema, EventRecordSchema, EntityRecordSchema, ChunkEventLin
 export type { ExportReport, StructureReport, StructureStatus, StructureCounts, VectorsReport, VectorTargetReport, ReportFile } from './plan/report.js';
 export { PROGRESS_PHASES, type ProgressEvent, type ProgressStep, type ProgressWarning, type ProgressPhase, type ProgressListener } from './model/progress.js';
 export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './cli/progress.js';
-export {
-  loadWorkdir,
-  renamedReservedPath,
-  INDEX_FILES_MODES,
-  type LoadWorkdirOptions,
-  type WorkdirLoadReport,
-  type IndexFilesMode,
-} from './builder/load-workdir.js';
+export { loadWorkdir, renamedReservedPath, INDEX_FILES_MODES, type LoadWorkdirOptions, type WorkdirLoadReport, type IndexFilesMode } from './builder/load-workdir.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';

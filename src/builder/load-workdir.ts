@@ -107,10 +107,24 @@ function resolveDocumentPath(
   const { document, ...rest } = value;
   const recordId = typeof value.id === 'string' ? { recordId: value.id } : {};
   if (Object.hasOwn(value, 'document_id')) {
-    throw OctxError.of({ code: 'OCTX_RECORD_INVALID', path, line, ...recordId, field: 'document', message: 'give the document either by path (document) or by id (document_id), not both' });
+    throw OctxError.of({
+      code: 'OCTX_RECORD_INVALID',
+      path,
+      line,
+      ...recordId,
+      field: 'document',
+      message: 'give the document either by path (document) or by id (document_id), not both',
+    });
   }
   if (typeof document !== 'string' || document === '') {
-    throw OctxError.of({ code: 'OCTX_RECORD_INVALID', path, line, ...recordId, field: 'document', message: 'document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"' });
+    throw OctxError.of({
+      code: 'OCTX_RECORD_INVALID',
+      path,
+      line,
+      ...recordId,
+      field: 'document',
+      message: 'document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"',
+    });
   }
   const target = (document.startsWith('knowledge/') ? document.slice('knowledge/'.length) : document).normalize('NFC');
   const id = documentIdAt(target);
@@ -162,7 +176,11 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const { onProgress } = options;
   const indexFiles = options.indexFiles ?? 'okf';
   if (!INDEX_FILES_MODES.includes(indexFiles)) {
-    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'indexFiles', message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(indexFiles)})` });
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'indexFiles',
+      message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(indexFiles)})`,
+    });
   }
   const files: string[] = [];
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });

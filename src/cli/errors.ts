@@ -110,7 +110,13 @@ export function errorJson(e: OctxError, command: string | undefined): Record<str
   return {
     ok: false,
     ...(command ? { command } : {}),
-    error: { code: e.code, message: inCliTerms(e.message.split('\n')[0]!), hint: inCliTerms(hintFor(e.code)), issues: e.issues, ...(e.report !== undefined ? { report: e.report } : {}) },
+    error: {
+      code: e.code,
+      message: inCliTerms(e.message.split('\n')[0]!),
+      hint: inCliTerms(hintFor(e.code)),
+      issues: e.issues,
+      ...(e.report !== undefined ? { report: e.report } : {}),
+    },
   };
 }
 

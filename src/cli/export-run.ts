@@ -91,11 +91,7 @@ export function cliProgress(ctx: CommandContext): CliProgress {
  * report). The builder is disposed on failure. With `-o -` the verified package is then copied
  * to stdout, and the result's `output` is `-`.
  */
-export async function runExport(
-  builder: PackageBuilder,
-  ctx: CommandContext,
-  overrides: { documentsOnly?: boolean; progress?: CliProgress } = {},
-): Promise<ExportResult> {
+export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean; progress?: CliProgress } = {}): Promise<ExportResult> {
   const progress = overrides.progress ?? cliProgress(ctx);
   let target;
   try {

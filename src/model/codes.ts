@@ -107,7 +107,8 @@ export const OCTX_CODES = {
   OCTX_TEMPLATE_FIELD_MISSING: 'producer: input_template names a field the record lacks',
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
   OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
-  OCTX_INDEX_FILE_RENAMED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
+  OCTX_INDEX_FILE_RENAMED:
+    'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
   OCTX_INDEX_FILE_SKIPPED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was left out (indexFiles: skip)',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────

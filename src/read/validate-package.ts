@@ -610,7 +610,10 @@ class Validator {
         this.add(VECTORS, e.issues[0]!);
       }
     }
-    const step = this.stepper('vectors', targets.map((t) => t.path));
+    const step = this.stepper(
+      'vectors',
+      targets.map((t) => t.path),
+    );
     for (const t of targets) {
       await this.scanArrow(t.path, t.kind, t.jsonl, dimensions);
       step(t.path);

@@ -117,7 +117,9 @@ describe('octx-export build (real CLI)', () => {
     expect(required.stdout).toBe('');
     expect(required.stderr).toContain(LONE_EVENT);
     expect(required.stderr).toContain(LONE_ENTITY);
-    expect(required.stderr).toMatch(/^error\[OCTX_SAG_EVENT_WITHOUT_ENTITY\]: event is in no event-entity link\n {2}--> data\/events\.jsonl\n {2}record 019f2206-ec0f-7c3d-81c0-e12f5136b1c2\n/m);
+    expect(required.stderr).toMatch(
+      /^error\[OCTX_SAG_EVENT_WITHOUT_ENTITY\]: event is in no event-entity link\n {2}--> data\/events\.jsonl\n {2}record 019f2206-ec0f-7c3d-81c0-e12f5136b1c2\n/m,
+    );
     expect(required.stderr.trimEnd().split('\n').at(-1)).toMatch(/^hint: every document needs a chunk/);
     expect(existsSync(join(tmp, 'required.octx'))).toBe(false);
   });

@@ -14,12 +14,15 @@ import { inCliTerms } from '../../src/cli/cli-terms.js';
 import { validatePackage } from '../../src/read/validate-package.js';
 import { OctxError } from '../../src/model/errors.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
+import type * as VerifyArchive from '../../src/export/verify-archive.js';
+
+type VerifyModule = typeof VerifyArchive;
 
 const FIXTURE = join(ROOT, 'fixtures/kb-three-kingdoms');
 
 const verify = vi.hoisted(() => ({ fail: false }));
 vi.mock('../../src/export/verify-archive.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/export/verify-archive.js')>();
+  const real = await importOriginal<VerifyModule>();
   return {
     ...real,
     verifyArchive: async (...args: Parameters<typeof real.verifyArchive>) => {
@@ -45,11 +48,7 @@ describe('did you mean', () => {
   it('suggests the closest command and option', async () => {
     expect(editDistance('bulid', 'build')).toBe(1);
     expect(closest('xyz', ['build', 'validate'])).toBeUndefined();
-    const [command, topOption, option] = await Promise.all([
-      cli(['bulid', 'x']),
-      cli(['--versoin']),
-      cli(['build', FIXTURE, '-o', 'x.octx', '--name', 'X', '--versoin', '1.0.0']),
-    ]);
+    const [command, topOption, option] = await Promise.all([cli(['bulid', 'x']), cli(['--versoin']), cli(['build', FIXTURE, '-o', 'x.octx', '--name', 'X', '--versoin', '1.0.0'])]);
     for (const r of [command, topOption, option]) {
       expect(r.code).toBe(2);
       expect(r.stdout.length).toBe(0);

@@ -76,7 +76,13 @@ describe('index.md files of plain Markdown folders', () => {
         expect(d.kind, d.path).toBe('concept');
         ids.set(d.path, d.documentId!);
       }
-      expect([...ids.keys()].sort()).toEqual(['knowledge/_index.md', 'knowledge/guides/_index.md', 'knowledge/guides/deploy.md', 'knowledge/guides/setup.md', 'knowledge/reference/commands.md']);
+      expect([...ids.keys()].sort()).toEqual([
+        'knowledge/_index.md',
+        'knowledge/guides/_index.md',
+        'knowledge/guides/deploy.md',
+        'knowledge/guides/setup.md',
+        'knowledge/reference/commands.md',
+      ]);
       // The id given in the frontmatter is kept; the others were minted.
       expect(ids.get('knowledge/reference/commands.md')).toBe('019c7a00-0000-7000-8000-00000000d001');
       const byChunk = new Map<string, string>();
@@ -152,7 +158,10 @@ describe('chunks that name their document by path', () => {
     expect(unknown.issues[0]).toMatchObject({ path: 'data/chunks.jsonl', line: 3, recordId: '019c7a00-0000-7000-8000-0000000c0003', field: 'document' });
     expect(unknown.issues[0]!.message).toContain('no Concept Document at knowledge/guides/install.md (document paths are relative to knowledge/)');
 
-    writeFileSync(chunks, [lines[0]!.replace('"document":"index.md"', '"document":"index.md","document_id":"019c7a00-0000-7000-8000-00000000d001"'), ...lines.slice(1)].join('\n') + '\n');
+    writeFileSync(
+      chunks,
+      [lines[0]!.replace('"document":"index.md"', '"document":"index.md","document_id":"019c7a00-0000-7000-8000-00000000d001"'), ...lines.slice(1)].join('\n') + '\n',
+    );
     const both = await failure(load(dir, 'as-documents'));
     expect(both.code).toBe('OCTX_RECORD_INVALID');
     expect(both.issues[0]).toMatchObject({ line: 1, field: 'document' });

@@ -78,7 +78,9 @@ describe('octx-export from-rag (real CLI)', () => {
     expect(retrieval.stderr).toMatch(/\nhint: /);
     expect(normalized.code).toBe(1);
     // In CLI terms: no "seed 002", and the flag instead of the SDK option.
-    expect(normalized.stderr).toMatch(/^error\[OCTX_ADAPTER_INPUT_INVALID\]: the RAG chunk format does not say whether the vectors are normalized.*: give --normalized true or --normalized false from your embedding pipeline/);
+    expect(normalized.stderr).toMatch(
+      /^error\[OCTX_ADAPTER_INPUT_INVALID\]: the RAG chunk format does not say whether the vectors are normalized.*: give --normalized true or --normalized false from your embedding pipeline/,
+    );
     expect(normalized.stderr).toContain('\n  field normalized\n');
     expect(stale.code).toBe(0);
     expect(stale.stdout).toContain('rag vectors   omitted (incomplete): the chunks target would be incomplete: 1 stale (text_md5 ≠ MD5 of chunk_text), 1 not status 1');

@@ -23,10 +23,14 @@ function manyFiles(n: number): string {
   return dir;
 }
 
+/** What the progress line writes before each redraw: carriage return, erase line. */
+const CLEAR_LINE = `\r${String.fromCharCode(0x1b)}[2K`;
+
 /** The step labels drawn on a progress line, in order, each once (consecutive repeats merged). */
 function drawnSteps(stderr: string): { labels: string[]; lines: string[] } {
   const lines = stderr
-    .split(/\r\x1b\[2K|\n/)
+    .split('\n')
+    .flatMap((l) => l.split(CLEAR_LINE))
     .map((l) => l.trim())
     .filter((l) => l !== '');
   const labels: string[] = [];
