@@ -95,7 +95,7 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
   const progress = overrides.progress ?? cliProgress(ctx);
   let target;
   try {
-    target = await prepareOutputTarget(ctx.values, ctx.json);
+    target = await prepareOutputTarget(ctx.values, ctx.json, ctx.io);
   } catch (e) {
     await builder.dispose();
     throw e;

@@ -34,13 +34,16 @@ export function writesToStdout(values: OptionValues): boolean {
 
 /**
  * Resolves `-o`. A missing parent folder is `OCTX_OUTPUT_INVALID` (exit 2) unless `--mkdir`,
- * which creates it; `-o -` with `--json` is a usage error (both would claim stdout).
+ * which creates it; `-o -` with `--json` (both would claim stdout) or with stdout on a terminal
+ * is a usage error.
  * @throws OctxError `OCTX_OUTPUT_INVALID`, `OCTX_USAGE_ERROR`
  */
-export async function prepareOutputTarget(values: OptionValues, json: boolean): Promise<OutputTarget> {
+export async function prepareOutputTarget(values: OptionValues, json: boolean, io?: CliIo): Promise<OutputTarget> {
   const output = str(values, 'output')!;
   if (output === STDOUT_OUTPUT) {
     if (json) throw usageError('-o - writes the package to stdout, so --json cannot print there too; drop one of them', 'output');
+    // Binary bytes on a terminal are never what was meant (as gzip and tar refuse it too).
+    if (io?.stdout.isTTY === true) throw usageError('-o - would write the binary package to the terminal; redirect stdout (-o - > file.octx, or | another command)', 'output');
     const dir = await mkdtemp(join(tmpdir(), 'octx-stdout-'));
     const path = join(dir, 'package.octx');
     return {

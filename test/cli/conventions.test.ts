@@ -99,6 +99,13 @@ describe('-o', () => {
     const json = await cli(['build', FIXTURE, '-o', '-', '--name', 'X', '--json']);
     expect(json.code).toBe(2);
     expect(JSON.parse(json.stdout.toString())).toMatchObject({ ok: false, error: { code: 'OCTX_USAGE_ERROR' } });
+    // Never binary bytes on a terminal.
+    const out: Buffer[] = [];
+    const err: string[] = [];
+    const io = { stdout: { isTTY: true, write: (c: Uint8Array) => (out.push(Buffer.from(c)), true) }, stderr: { write: (c: string) => (err.push(c), true) } } as never;
+    expect(await main(['build', FIXTURE, '-o', '-', '--name', 'X'], io)).toBe(2);
+    expect(out).toEqual([]);
+    expect(err.join('')).toMatch(/^error\[OCTX_USAGE_ERROR\]: -o - would write the binary package to the terminal/);
   });
 
   it('a missing parent folder is an error unless --mkdir', async () => {
