@@ -44,6 +44,7 @@ export function renamedReservedPath(path: string): string {
 
 /** What {@link loadWorkdir} read from a folder. */
 export interface WorkdirLoadReport {
+  /** Markdown files added (concepts, renamed index pages and valid OKF index/log files). */
   readonly documents: number;
   readonly chunks: number;
   readonly events: number;
@@ -205,10 +206,13 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const markdown = files.filter((rel) => rel.startsWith('knowledge/') && rel.endsWith('.md'));
   const extensionFiles = files.filter((rel) => rel.startsWith('extensions/'));
   let documents = 0;
+  let read = 0;
   let bytes = 0;
   onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
   for (const rel of markdown) {
     const bytesOfFile = await readFile(join(dir, rel));
+    read++;
+    bytes += bytesOfFile.length;
     let path = rel.slice('knowledge/'.length);
     const name = posix.basename(path);
     if (indexFiles !== 'okf' && (name === 'index.md' || name === 'log.md')) {
@@ -217,8 +221,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       if (problems.length > 0 && indexFiles === 'skip') {
         skipped.push(path);
         warn(issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: rel, message: `${rel} is not an OKF ${name} (${problems[0]}); left out (indexFiles: skip)` }));
-        documents++;
-        onProgress?.({ phase: 'load', kind: 'documents', completed: documents, total: markdown.length, bytes: (bytes += bytesOfFile.length) });
+        onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
         continue;
       }
       if (problems.length > 0) {
@@ -245,8 +248,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     builder.addDocument({ path, markdown: bytesOfFile });
     addedAt.set(rel.slice('knowledge/'.length).normalize('NFC'), path);
     documents++;
-    bytes += bytesOfFile.length;
-    onProgress?.({ phase: 'load', kind: 'documents', completed: documents, total: markdown.length, bytes });
+    onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
   }
   let extensions = 0;
   bytes = 0;
@@ -312,7 +314,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     if (rel.startsWith('vectors/') && rel !== 'vectors/config.json' && !VECTOR_TARGETS.some((t) => rel === `vectors/${t}.arrow` || rel === `vectors/${t}.jsonl`)) ignored.push(rel);
   }
   return {
-    documents: documents - skipped.length,
+    documents,
     chunks: counts.chunks!,
     events: counts.events!,
     entities: counts.entities!,
