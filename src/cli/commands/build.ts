@@ -12,12 +12,16 @@ export const buildCommand: Command = {
     'and vectors/config.json with vectors as vectors/<target>.arrow or vectors/<target>.jsonl',
     '({"record_id", "vector"} lines). The structure layer is written and sag-structured/0.1 declared',
     'only when coverage is complete; otherwise it is omitted and the report says why.',
+    'Documents without octx.document_id get a minted one (kept across runs with --state); a chunk may',
+    'name its document by path ("document": "guides/setup.md") instead of document_id. The format:',
+    'docs/working-folder.md (in the package folder).',
   ].join('\n'),
   positionals: [{ name: 'workdir', description: 'the working folder' }],
   options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
+    'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);
