@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import type { PackageBuilder } from './package-builder.js';
@@ -11,9 +11,40 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
+import type { ProgressListener } from '../model/progress.js';
+import { reservedDocumentProblems } from '../knowledge/reserved.js';
+
+/**
+ * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
+ * section page, say). Valid OKF index and log files are always kept as they are.
+ * - `okf` (default): refuse it (`OCTX_OKF_RESERVED_INVALID`), as OCTX-REFERENCE §8.2 asks;
+ * - `as-documents`: keep it as a Concept Document renamed to `_index.md` / `_log.md` in the same
+ *   folder (so its relative links still resolve), with an `OCTX_INDEX_FILE_RENAMED` warning;
+ * - `skip`: leave it out, with an `OCTX_INDEX_FILE_SKIPPED` warning.
+ */
+export type IndexFilesMode = 'okf' | 'as-documents' | 'skip';
+
+/** The accepted {@link IndexFilesMode} values. */
+export const INDEX_FILES_MODES: readonly IndexFilesMode[] = ['okf', 'as-documents', 'skip'];
+
+/** Options of {@link loadWorkdir}. */
+export interface LoadWorkdirOptions {
+  /** Progress of the `scan` and `load` steps (and warnings), e.g. `terminalProgress()`. */
+  readonly onProgress?: ProgressListener;
+  /** Non-OKF `index.md`/`log.md` files: see {@link IndexFilesMode} (default `okf`). */
+  readonly indexFiles?: IndexFilesMode;
+}
+
+/** The name a non-OKF reserved file gets with `indexFiles: 'as-documents'`: `a/index.md` → `a/_index.md`. */
+export function renamedReservedPath(path: string): string {
+  const dir = posix.dirname(path);
+  const name = `_${posix.basename(path)}`;
+  return dir === '.' ? name : `${dir}/${name}`;
+}
 
 /** What {@link loadWorkdir} read from a folder. */
 export interface WorkdirLoadReport {
+  /** Markdown files added (concepts, renamed index pages and valid OKF index/log files). */
   readonly documents: number;
   readonly chunks: number;
   readonly events: number;
@@ -24,6 +55,12 @@ export interface WorkdirLoadReport {
   readonly vectors: Readonly<Record<VectorTarget, number>>;
   /** Files that are not part of the package layout and were not read. */
   readonly ignored: readonly string[];
+  /** Non-OKF index/log files renamed (`indexFiles: 'as-documents'`), as `{ from, to }` under `knowledge/`. */
+  readonly renamed: readonly { readonly from: string; readonly to: string }[];
+  /** Non-OKF index/log files left out (`indexFiles: 'skip'`), under `knowledge/`. */
+  readonly skipped: readonly string[];
+  /** `OCTX_INDEX_FILE_RENAMED` / `OCTX_INDEX_FILE_SKIPPED` warnings. */
+  readonly warnings: readonly OctxIssue[];
 }
 
 /** The builder call that takes a record of each kind (typed: a new kind must be added here). */
@@ -46,14 +83,64 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Every regular file below `dir`, as POSIX paths relative to `root`. Symlinks are refused. */
-async function walk(root: string, dir: string, out: string[]): Promise<void> {
+async function walk(root: string, dir: string, out: string[], onFolder?: () => void): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
     const rel = relative(root, full).split(sep).join('/');
     if (entry.isSymbolicLink()) throw OctxError.of({ code: 'OCTX_SECURITY_ERROR', path: rel, message: 'symbolic links are not read from a working folder' });
-    if (entry.isDirectory()) await walk(root, full, out);
+    if (entry.isDirectory()) await walk(root, full, out, onFolder);
     else if (entry.isFile()) out.push(rel);
   }
+  onFolder?.();
+}
+
+const utf8Lenient = new TextDecoder('utf-8');
+
+/** Reference by path (`"document": "guides/setup.md"`) → `document_id`, on a chunk line. */
+function resolveDocumentPath(
+  value: Record<string, unknown>,
+  documentIdAt: (path: string) => string | undefined,
+  skipped: ReadonlySet<string>,
+  path: string,
+  line: number,
+): Record<string, unknown> {
+  if (!Object.hasOwn(value, 'document')) return value;
+  const { document, ...rest } = value;
+  const recordId = typeof value.id === 'string' ? { recordId: value.id } : {};
+  if (Object.hasOwn(value, 'document_id')) {
+    throw OctxError.of({
+      code: 'OCTX_RECORD_INVALID',
+      path,
+      line,
+      ...recordId,
+      field: 'document',
+      message: 'give the document either by path (document) or by id (document_id), not both',
+    });
+  }
+  if (typeof document !== 'string' || document === '') {
+    throw OctxError.of({
+      code: 'OCTX_RECORD_INVALID',
+      path,
+      line,
+      ...recordId,
+      field: 'document',
+      message: 'document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"',
+    });
+  }
+  const target = (document.startsWith('knowledge/') ? document.slice('knowledge/'.length) : document).normalize('NFC');
+  const id = documentIdAt(target);
+  if (id === undefined) {
+    const why = skipped.has(target) ? ': it was left out (indexFiles: skip)' : ' (document paths are relative to knowledge/)';
+    throw OctxError.of({
+      code: 'OCTX_REFERENCE_UNKNOWN',
+      path,
+      line,
+      ...recordId,
+      field: 'document',
+      message: `no Concept Document at knowledge/${target}${why}`,
+    });
+  }
+  return { ...rest, document_id: id };
 }
 
 /** Adds `path:line` to an error raised for one JSONL line. */
@@ -63,13 +150,13 @@ function atLine(e: unknown, path: string, line: number): unknown {
   return new OctxError(e.code, `${path}:${line}: ${e.message}`, { issues, cause: e });
 }
 
-async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line: number; value: Record<string, unknown> }> {
+async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line: number; value: Record<string, unknown>; size: number }> {
   // The package reader's strict splitter: exact UTF-8 (no silent U+FFFD), no BOM, no blank lines,
   // no duplicate keys — the same rules a consumer applies to the written file.
   for await (const line of readJsonlLines(createReadStream(file), { path, maxLines: Number.MAX_SAFE_INTEGER })) {
     const parsed = parseJsonlLine(line);
     if (!parsed.ok) throw OctxError.of({ code: parsed.code, path, line: line.line, message: parsed.message });
-    yield { line: line.line, value: parsed.record };
+    yield { line: line.line, value: parsed.record, size: line.bytes.length + 1 };
   }
 }
 
@@ -79,51 +166,148 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  * `vectors/config.json` with vectors as `vectors/<target>.arrow` (Arrow IPC) or
  * `vectors/<target>.jsonl` (`{"record_id", "vector"}` lines). Files are read in UTF-8 path order
  * so the same folder always gives the same package. Every record goes through the builder's
- * checks; an error names the file and line.
- * @throws OctxError (the builder's codes, with `path` and `line`)
+ * checks; an error names the file and line. A chunk line may name its document by path
+ * (`"document": "guides/setup.md"`, relative to `knowledge/`) instead of `document_id`: it is
+ * resolved to that document's `octx.document_id` (minted by the builder when the file has none).
+ * The format is documented in docs/working-folder.md.
+ * @throws OctxError (the builder's codes, with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on
+ *   field `document` for a path that names no Concept Document)
  */
-export async function loadWorkdir(builder: PackageBuilder, dir: string): Promise<WorkdirLoadReport> {
+export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
+  const { onProgress } = options;
+  const indexFiles = options.indexFiles ?? 'okf';
+  if (!INDEX_FILES_MODES.includes(indexFiles)) {
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'indexFiles',
+      message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(indexFiles)})`,
+    });
+  }
   const files: string[] = [];
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });
-  await walk(dir, dir, files);
+  let folders = 0;
+  await walk(dir, dir, files, () => {
+    // Listing is quick per folder; report every 64 folders so a huge tree still shows life.
+    if (++folders % 64 === 0) onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
+  });
   files.sort(compareUtf8);
+  onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
+  const fileSet = new Set(files);
   const ignored: string[] = [];
+  const renamed: { from: string; to: string }[] = [];
+  const skipped: string[] = [];
+  const warnings: OctxIssue[] = [];
+  const warn = (w: OctxIssue): void => {
+    warnings.push(w);
+    onProgress?.({ phase: 'warning', issue: w });
+  };
+  /** Original path under knowledge/ → the path it was added at (differs for renamed index files). */
+  const addedAt = new Map<string, string>();
+  const markdown = files.filter((rel) => rel.startsWith('knowledge/') && rel.endsWith('.md'));
+  const extensionFiles = files.filter((rel) => rel.startsWith('extensions/'));
   let documents = 0;
-  let extensions = 0;
-  for (const rel of files) {
-    if (rel.startsWith('knowledge/') && rel.endsWith('.md')) {
-      builder.addDocument({ path: rel.slice('knowledge/'.length), markdown: await readFile(join(dir, rel)) });
-      documents++;
-    } else if (rel.startsWith('extensions/')) {
-      builder.addExtensionFile(rel, await readFile(join(dir, rel)));
-      extensions++;
-    } else if (!RECORD_PATHS.has(rel) && !rel.startsWith('vectors/')) {
-      ignored.push(rel);
+  let read = 0;
+  let bytes = 0;
+  onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
+  for (const rel of markdown) {
+    const bytesOfFile = await readFile(join(dir, rel));
+    read++;
+    bytes += bytesOfFile.length;
+    let path = rel.slice('knowledge/'.length);
+    const name = posix.basename(path);
+    if (indexFiles !== 'okf' && (name === 'index.md' || name === 'log.md')) {
+      const text = utf8Lenient.decode(bytesOfFile).replace(/^\uFEFF/, '');
+      const problems = reservedDocumentProblems(rel, text);
+      if (problems.length > 0 && indexFiles === 'skip') {
+        skipped.push(path);
+        warn(issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: rel, message: `${rel} is not an OKF ${name} (${problems[0]}); left out (indexFiles: skip)` }));
+        onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
+        continue;
+      }
+      if (problems.length > 0) {
+        const to = renamedReservedPath(path);
+        if (fileSet.has(`knowledge/${to}`)) {
+          throw OctxError.of({
+            code: 'OCTX_FILE_PATH_DUPLICATE',
+            path: rel,
+            message: `${rel} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them`,
+          });
+        }
+        warn(
+          issue({
+            code: 'OCTX_INDEX_FILE_RENAMED',
+            severity: 'warning',
+            path: rel,
+            message: `${rel} is not an OKF ${name} (${problems[0]}); kept as the concept document knowledge/${to} (indexFiles: as-documents)`,
+          }),
+        );
+        renamed.push({ from: path, to });
+        path = to;
+      }
     }
+    builder.addDocument({ path, markdown: bytesOfFile });
+    addedAt.set(rel.slice('knowledge/'.length).normalize('NFC'), path);
+    documents++;
+    onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
   }
+  let extensions = 0;
+  bytes = 0;
+  for (const rel of extensionFiles) {
+    const content = await readFile(join(dir, rel));
+    builder.addExtensionFile(rel, content);
+    extensions++;
+    bytes += content.length;
+    onProgress?.({ phase: 'load', kind: 'extensions', completed: extensions, total: extensionFiles.length, bytes });
+  }
+  for (const rel of files) {
+    if (!(rel.startsWith('knowledge/') && rel.endsWith('.md')) && !rel.startsWith('extensions/') && !RECORD_PATHS.has(rel) && !rel.startsWith('vectors/')) ignored.push(rel);
+  }
+  const documentIdAt = (p: string): string | undefined => {
+    const at = addedAt.get(p.normalize('NFC'));
+    if (at === undefined) return undefined;
+    try {
+      return builder.documentId(at);
+    } catch {
+      return undefined; // a reserved file: it has no id
+    }
+  };
+  const skippedSet = new Set(skipped);
   const counts: Record<string, number> = {};
   for (const kind of RECORD_KIND_ORDER) {
     const { path, countKey: key } = RECORD_KINDS[kind];
+    // Progress names the file (`chunks`, `chunk-events`), as the user sees it in the folder.
+    const step = posix.basename(path, '.jsonl');
     counts[key] = 0;
-    if (!files.includes(path)) continue;
-    for await (const { line, value } of jsonlRecords(join(dir, path), path)) {
+    if (!fileSet.has(path)) continue;
+    const totalBytes = (await stat(join(dir, path))).size;
+    let read = 0;
+    onProgress?.({ phase: 'load', kind: step, completed: 0, total: 0, bytes: 0, totalBytes });
+    for await (const { line, value, size } of jsonlRecords(join(dir, path), path)) {
       try {
-        ADD_RECORD[kind](builder, value);
+        ADD_RECORD[kind](builder, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skippedSet, path, line) : value);
       } catch (e) {
         throw atLine(e, path, line);
       }
       counts[key] += 1;
+      read += size;
+      if (counts[key] % 1000 === 0) onProgress?.({ phase: 'load', kind: step, completed: counts[key], total: counts[key], bytes: read, totalBytes });
     }
+    onProgress?.({ phase: 'load', kind: step, completed: counts[key], total: counts[key], bytes: totalBytes, totalBytes });
   }
   const vectors = { chunks: 0, events: 0, entities: 0 } as Record<VectorTarget, number>;
-  if (files.includes('vectors/config.json')) {
+  if (fileSet.has('vectors/config.json')) {
     const text = await readFile(join(dir, 'vectors/config.json'), 'utf8');
     const parsed = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     if (!parsed.ok) throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_INVALID', path: 'vectors/config.json', message: parsed.message });
     builder.setVectorConfig(parsed.value as VectorConfigInput);
     for (const target of VECTOR_TARGETS) {
-      if (files.includes(`vectors/${target}.arrow`)) vectors[target] = await loadArrowVectors(builder, target, join(dir, `vectors/${target}.arrow`));
-      else if (files.includes(`vectors/${target}.jsonl`)) vectors[target] = await loadJsonlVectors(builder, target, join(dir, `vectors/${target}.jsonl`));
+      const arrow = fileSet.has(`vectors/${target}.arrow`);
+      const file = arrow ? `vectors/${target}.arrow` : `vectors/${target}.jsonl`;
+      if (!fileSet.has(file)) continue;
+      const totalBytes = (await stat(join(dir, file))).size;
+      onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: 0, total: 0, bytes: 0, totalBytes });
+      vectors[target] = arrow ? await loadArrowVectors(builder, target, join(dir, file)) : await loadJsonlVectors(builder, target, join(dir, file));
+      onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: vectors[target], total: vectors[target], bytes: totalBytes, totalBytes });
     }
   }
   for (const rel of files) {
@@ -139,6 +323,9 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string): Promise
     extensions,
     vectors,
     ignored,
+    renamed,
+    skipped,
+    warnings,
   };
 }
 

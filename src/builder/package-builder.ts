@@ -552,7 +552,14 @@ export class PackageBuilder {
       this.#collect(() => {
         for (const spill of this.#vectorSpills.values()) spill.flush();
       });
-      opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 0, total: 1 });
+      // The structure check is a step of its own only when there is structure to check.
+      const structureRecords = Object.values(structureFiles).reduce((n, f) => n + f.lines, 0);
+      const structureBytes = Object.values(structureFiles).reduce((n, f) => n + f.size, 0);
+      const planStep = (completed: number): void => {
+        if (structureRecords > 0 && !opts.documentsOnly)
+          opts.onProgress?.({ phase: 'plan', kind: 'structure', completed, total: structureRecords, bytes: completed === 0 ? 0 : structureBytes, totalBytes: structureBytes });
+      };
+      planStep(0);
       // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
       const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');
       const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, this.#collected(), structureFiles, !opts.documentsOnly) } : {};
@@ -564,7 +571,7 @@ export class PackageBuilder {
         ...consumer,
         ...(vectors !== undefined ? { vectors } : {}),
       });
-      opts.onProgress?.({ phase: 'validate', kind: 'structure', completed: 1, total: 1 });
+      planStep(structureRecords);
       const warnings = [...lockWarnings, ...plan.warnings];
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;

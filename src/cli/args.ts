@@ -3,6 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import { OctxError } from '../model/errors.js';
+import { didYouMean } from './suggest.js';
 
 /** One command-line option. */
 export interface OptionSpec {
@@ -97,7 +98,10 @@ export function parseCommandLine(command: Command, args: readonly string[]): { v
       .replace(/\. To specify a positional argument[^]*$/, '')
       .replace(/\s+/g, ' ')
       .trim();
-    throw usageError(`${command.name}: ${message}`);
+    // An unknown option gets the closest known one (`--versoin` → `--version`).
+    const unknown = /^Unknown option '(-[^']*)'/.exec(message)?.[1];
+    const names = Object.entries(options).flatMap(([name, o]) => [`--${name}`, ...(o.short ? [`-${o.short}`] : [])]);
+    throw usageError(`${command.name}: ${message}${unknown !== undefined ? didYouMean(unknown.replace(/=.*$/, ''), names) : ''}`);
   }
   const values = parsed.values as Record<string, string | boolean | string[] | undefined>;
   if (values.help) return { values, positionals: parsed.positionals };

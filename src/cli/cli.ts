@@ -14,6 +14,7 @@ import { fromSagCommand } from './commands/from-sag.js';
 import { inspectCommand } from './commands/inspect.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
+import { didYouMean } from './suggest.js';
 
 /** Every command, in the order `--help` lists them. */
 export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
@@ -37,19 +38,24 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
   const debug = argv.includes('--debug');
   const [first, ...rest] = argv;
   try {
-    if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    if (first === undefined) {
+      // A usage error: the help goes to stderr (stdout stays empty for pipes) and the exit code is 2.
+      io.stderr.write(mainHelp(COMMANDS, cliVersion()));
+      return EXIT_USAGE;
+    }
+    if (first === '--help' || first === '-h' || first === 'help') {
       const topic = first === 'help' ? rest[0] : undefined;
       const cmd = topic !== undefined ? COMMANDS.find((c) => c.name === topic) : undefined;
-      if (topic !== undefined && !cmd) throw usageError(`unknown command ${JSON.stringify(topic)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+      if (topic !== undefined && !cmd) throw unknownCommand(topic);
       io.stdout.write(cmd ? commandHelp(cmd) : mainHelp(COMMANDS, cliVersion()));
-      return first === undefined ? EXIT_USAGE : EXIT_OK;
+      return EXIT_OK;
     }
     if (first === '--version' || first === '-v') {
       io.stdout.write(`${cliVersion()}\n`);
       return EXIT_OK;
     }
     const command = COMMANDS.find((c) => c.name === first);
-    if (!command) throw usageError(`unknown command ${JSON.stringify(first)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
+    if (!command) throw unknownCommand(first);
     const { values, positionals } = parseCommandLine(command, rest);
     if (values.help) {
       io.stdout.write(commandHelp(command));
@@ -59,4 +65,11 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
   } catch (e) {
     return reportError(e, io, { json, debug, ...(first !== undefined && COMMANDS.some((c) => c.name === first) ? { command: first } : {}) });
   }
+}
+
+/** The usage error for an unknown command (or top-level option), with the closest name. */
+function unknownCommand(name: string): ReturnType<typeof usageError> {
+  const what = name.startsWith('-') ? 'option' : 'command';
+  const candidates = name.startsWith('-') ? ['--help', '--version', '-h', '-v'] : [...COMMANDS.map((c) => c.name), 'help'];
+  return usageError(`unknown ${what} ${JSON.stringify(name)}${didYouMean(name, candidates)}; commands: ${COMMANDS.map((c) => c.name).join(', ')}`);
 }

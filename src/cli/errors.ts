@@ -1,11 +1,14 @@
 /**
- * How the CLI reports failures: `error CODE at <place>: message` lines plus one `hint:` line,
- * never a stack trace for user errors (OctxError); unexpected errors print their stack only with
+ * How the CLI reports failures: each issue in the one format of `error-format.ts`
+ * (`error[CODE]: message`, then its file/record/field lines) plus one `hint:` line, never a
+ * stack trace for user errors (OctxError); unexpected errors print their stack only with
  * `--debug`. Exit codes: 1 invalid input or failed export, 2 usage or I/O error.
  */
 import { OCTX_CODES, type OctxCode } from '../model/codes.js';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import type { CliIo } from './args.js';
+import { inCliTerms } from './cli-terms.js';
+import { formatIssue, hintLine } from './error-format.js';
 
 /** Exit code of a successful run. */
 export const EXIT_OK = 0;
@@ -39,7 +42,7 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_OPEN_ERROR: 'check the path: it must be an existing .octx file or package folder',
   OCTX_IO_ERROR: 'check that the path exists and that you may read (or write) it',
   OCTX_OUTPUT_EXISTS: 'pass --overwrite to replace the file, or choose another -o path',
-  OCTX_OUTPUT_INVALID: 'choose an -o path in an existing, writable folder',
+  OCTX_OUTPUT_INVALID: 'choose an -o path in an existing, writable folder (add --mkdir to create missing folders)',
   OCTX_STATE_INVALID: 'point --state at the producer state file of this asset, or at a new file to start one',
   OCTX_RELEASE_CONFLICT: 'this version was already released with other content: pass a higher --version (or omit --version with --state to bump the patch)',
   OCTX_RELEASE_VERSION_REQUIRED: 'the content changed: pass a --version higher than the last release (or omit --version with --state)',
@@ -58,7 +61,8 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_DOCUMENT_INVALID: 'documents must be UTF-8 Markdown',
   OCTX_PATH_INVALID: 'use relative POSIX paths in NFC; documents end in .md, extension files live under extensions/<reverse-dns>/<major.minor>/',
   OCTX_FILE_PATH_DUPLICATE: 'two inputs map to the same package path; rename one',
-  OCTX_OKF_RESERVED_INVALID: 'index.md and log.md are reserved OKF files: follow their structure or rename the file',
+  OCTX_OKF_RESERVED_INVALID:
+    'index.md and log.md are reserved OKF files: follow their structure, rename the file, or build with --index-files as-documents (keep it as a document, renamed to _index.md) or --index-files skip',
   OCTX_JSON_INVALID: 'each JSON file (or JSONL line) must be one strict JSON value: no comments, NaN or trailing commas',
   OCTX_JSON_DUPLICATE_KEY: 'remove the repeated key from the JSON object',
   OCTX_JSONL_EMPTY_LINE: 'remove the empty line: every JSONL line is one JSON object',
@@ -94,19 +98,12 @@ export function hintFor(code: OctxCode): string {
   return HINTS[code] ?? `${OCTX_CODES[code] ?? 'see docs/cli.md'} — see docs/cli.md#exit-codes-and-errors`;
 }
 
-function place(i: OctxIssue): string {
-  const parts: string[] = [];
-  if (i.path !== undefined) parts.push(i.path + (i.line !== undefined ? `:${i.line}` : ''));
-  if (i.recordId !== undefined) parts.push(`record ${i.recordId}`);
-  if (i.field !== undefined) parts.push(`field ${i.field}`);
-  return parts.join(', ');
-}
-
-/** One issue as the CLI prints it: `error CODE at <place>: message` (first line of the message). */
+/**
+ * One issue as the CLI prints it (the format of `error-format.ts`), as one string of one or more
+ * lines.
+ */
 export function formatIssueLine(i: OctxIssue, label = i.severity === 'warning' ? 'warning' : 'error'): string {
-  const where = place(i);
-  const message = i.message.split('\n')[0]!;
-  return `${label} ${i.code}${where ? ` at ${where}` : ''}: ${message}`;
+  return formatIssue(i, { label }).join('\n');
 }
 
 const MAX_PRINTED = 20;
@@ -116,7 +113,13 @@ export function errorJson(e: OctxError, command: string | undefined): Record<str
   return {
     ok: false,
     ...(command ? { command } : {}),
-    error: { code: e.code, message: e.message.split('\n')[0], hint: hintFor(e.code), issues: e.issues, ...(e.report !== undefined ? { report: e.report } : {}) },
+    error: {
+      code: e.code,
+      message: inCliTerms(e.message.split('\n')[0]!),
+      hint: inCliTerms(hintFor(e.code)),
+      issues: e.issues,
+      ...(e.report !== undefined ? { report: e.report } : {}),
+    },
   };
 }
 
@@ -128,10 +131,10 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   const code = exitCodeFor(e);
   if (e instanceof OctxError) {
     const issues = e.issues.length > 0 ? e.issues : [{ code: e.code, severity: 'error' as const, message: e.message }];
-    const lines = issues.slice(0, MAX_PRINTED).map((i) => formatIssueLine({ ...i, severity: 'error' }));
+    const lines = issues.slice(0, MAX_PRINTED).flatMap((i) => formatIssue({ ...i, severity: 'error' }));
     if (issues.length > MAX_PRINTED)
       lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
-    lines.push(`hint: ${hintFor(e.code)}`);
+    lines.push(hintLine(hintFor(e.code)));
     if (options.debug && e.stack) lines.push(e.stack);
     io.stderr.write(`${lines.join('\n')}\n`);
     if (options.json) io.stdout.write(`${JSON.stringify(errorJson(e, options.command), null, 2)}\n`);
@@ -139,8 +142,8 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   }
   const err = e instanceof Error ? e : new Error(String(e));
   const sys = (err as NodeJS.ErrnoException).code;
-  const lines = [`error${sys ? ` ${sys}` : ''}: ${err.message.split('\n')[0]}`];
-  if (code === EXIT_USAGE) lines.push('hint: check that the path exists and that you may read (or write) it');
+  const lines = [`error[${sys ?? 'UNEXPECTED'}]: ${err.message.split('\n')[0]}`];
+  if (code === EXIT_USAGE) lines.push(hintLine('check that the path exists and that you may read (or write) it'));
   if (options.debug) lines.push(err.stack ?? '');
   else lines.push('(run again with --debug for the stack trace)');
   io.stderr.write(`${lines.join('\n')}\n`);

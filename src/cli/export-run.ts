@@ -2,20 +2,22 @@
  * What every exporting command shares: the export options, building the PackageBuilder from
  * them, running the export with progress and warnings, and printing the result.
  */
-import { resolve } from 'node:path';
 import type { ExportResult, PackageBuilder } from '../builder/package-builder.js';
 import type { PackageBuilderOptions } from '../builder/options.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
+import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
-import { ProgressLine } from './progress.js';
+import { prepareOutputTarget, writesToStdout } from './output-target.js';
+import { terminalProgress, type TerminalProgress } from './progress.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
 import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
 
 /** Options of `build`, `derive` and the adapter commands. */
 export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  output: { type: 'string', short: 'o', value: '<file.octx>', description: 'the package to write', required: true },
+  output: { type: 'string', short: 'o', value: '<file.octx>', description: 'the package to write; - writes it to stdout (after it is verified)', required: true },
+  mkdir: { type: 'boolean', description: 'create the missing parent folders of -o (without it they are an error)' },
   name: { type: 'string', value: '<asset name>', description: 'display name of the asset', required: true },
   version: { type: 'string', value: '<x.y.z>', description: 'release version (default 1.0.0, or the next patch with --state)' },
   state: { type: 'string', value: '<file>', description: 'producer state file: keeps the asset id, released versions and record ids stable across runs' },
@@ -64,31 +66,55 @@ export function checkExportFlags(values: OptionValues): void {
   if (flag(values, 'documents-only') && flag(values, 'require-structure')) throw usageError('--documents-only and --require-structure exclude each other', 'documents-only');
 }
 
+/** The CLI's progress callback: the progress line on a terminal, warnings on stderr (not with `--json`: they are in the report). */
+export type CliProgress = TerminalProgress;
+
+/** A progress callback for a command (one per run, shared by loading and exporting). */
+export function cliProgress(ctx: CommandContext): CliProgress {
+  const line = terminalProgress({ stream: ctx.io.stderr, warnings: false });
+  const handler = ((e) => {
+    if (e.phase === 'warning') {
+      if (!ctx.json) {
+        line.done();
+        ctx.io.stderr.write(`${formatIssueLine(e.issue, 'warning')}\n`);
+      }
+      return;
+    }
+    line(e);
+  }) as CliProgress;
+  handler.done = () => line.done();
+  return handler;
+}
+
 /**
  * Exports with progress on a terminal and warnings on stderr (not with `--json`: they are in the
- * report). The builder is disposed on failure.
+ * report). The builder is disposed on failure. With `-o -` the verified package is then copied
+ * to stdout, and the result's `output` is `-`.
  */
-export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean } = {}): Promise<ExportResult> {
-  const progress = new ProgressLine(ctx.io.stderr);
+export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean; progress?: CliProgress } = {}): Promise<ExportResult> {
+  const progress = overrides.progress ?? cliProgress(ctx);
+  let target;
   try {
-    return await builder.export({
-      output: resolve(str(ctx.values, 'output')!),
+    target = await prepareOutputTarget(ctx.values, ctx.json, ctx.io);
+  } catch (e) {
+    await builder.dispose();
+    throw e;
+  }
+  try {
+    const result = await builder.export({
+      output: target.path,
       overwrite: flag(ctx.values, 'overwrite'),
       documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
-      onProgress: (e) => {
-        if (e.phase === 'warning') {
-          if (!ctx.json) {
-            progress.done();
-            ctx.io.stderr.write(`${formatIssueLine(e.issue, 'warning')}\n`);
-          }
-          return;
-        }
-        progress.update(e);
-      },
+      onProgress: progress,
     });
+    progress.done();
+    if (!target.toStdout) return result;
+    await target.deliver(ctx.io);
+    return { ...result, output: '-' };
   } finally {
     progress.done();
+    await target.cleanup();
   }
 }
 
@@ -100,7 +126,7 @@ export function exportSummary(result: ExportResult): string[] {
   const caps = Object.entries(manifest.capabilities ?? {}).map(([name, d]) => `${name}/${(d as { version?: string }).version ?? '?'}`);
   const c = report.structure.counts;
   const lines = [
-    `wrote ${result.output} (${kib(report.archive.size)})`,
+    `wrote ${result.output === '-' ? 'the package to stdout' : result.output} (${kib(report.archive.size)})`,
     `  asset         ${result.assetId} "${manifest.asset.name}"${manifest.asset.derived_from ? ` (derived from ${manifest.asset.derived_from.asset_id} ${manifest.asset.derived_from.version})` : ''}`,
     `  release       ${result.version} (${manifest.release.created_at})`,
     `  digest        ${result.packageDigest}`,
@@ -137,8 +163,8 @@ export function exportJson(command: string, result: ExportResult, extra: Record<
   };
 }
 
-/** Prints either the JSON document or the human lines. */
+/** Prints either the JSON document or the human lines (on stderr when stdout carries the package). */
 export function printOutcome(ctx: CommandContext, json: Record<string, unknown>, lines: readonly string[]): void {
   if (ctx.json) ctx.io.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
-  else ctx.io.stdout.write(`${lines.join('\n')}\n`);
+  else (writesToStdout(ctx.values) ? ctx.io.stderr : ctx.io.stdout).write(`${lines.map(inCliTerms).join('\n')}\n`);
 }

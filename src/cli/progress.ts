@@ -1,9 +1,11 @@
 /**
- * Renders the SDK's progress events as one updating stderr line — phase, percent, count,
- * records per second and ETA — only when stderr is a terminal. Anywhere else (pipes, files,
- * CI logs) it stays silent, so machine output is never polluted.
+ * Renders the SDK's progress events as one updating stderr line — phase, percent, count, bytes,
+ * items per second and ETA — only when stderr is a terminal (or `OCTX_PROGRESS=1` forces it).
+ * Anywhere else (pipes, files, CI logs) it stays silent, so machine output is never polluted.
+ * The CLI draws with it, and the SDK exports it as {@link terminalProgress}.
  */
-import type { ProgressEvent } from '../plan/report.js';
+import type { ProgressEvent, ProgressStep } from '../model/progress.js';
+import { formatIssue } from './error-format.js';
 
 /** The stream the line is drawn on (`process.stderr` in the CLI). */
 export interface ProgressStream {
@@ -12,9 +14,28 @@ export interface ProgressStream {
   write(chunk: string): boolean;
 }
 
+/**
+ * `OCTX_PROGRESS=1` (or `always`) draws even when stderr is not a terminal (a captured log, a
+ * test); `OCTX_PROGRESS=0` (or `never`) never draws. Otherwise undefined: follow the terminal.
+ */
+export function progressFromEnv(env: NodeJS.ProcessEnv = process.env): boolean | undefined {
+  const v = env.OCTX_PROGRESS;
+  if (v === '1' || v === 'always') return true;
+  if (v === '0' || v === 'never') return false;
+  return undefined;
+}
+
+/** Bytes as `512 B`, `3.4 KiB`, `12.0 MiB`, `1.20 GiB`. */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
+}
+
 /** Options of {@link ProgressLine}. */
 export interface ProgressLineOptions {
-  /** Force on or off (default: `stream.isTTY`). */
+  /** Force on or off (default: `OCTX_PROGRESS`, else `stream.isTTY`). */
   readonly enabled?: boolean;
   /** Milliseconds clock (default `performance.now`). */
   readonly now?: () => number;
@@ -55,7 +76,7 @@ export class ProgressLine {
 
   constructor(stream: ProgressStream, options: ProgressLineOptions = {}) {
     this.#stream = stream;
-    this.enabled = options.enabled ?? stream.isTTY === true;
+    this.enabled = options.enabled ?? progressFromEnv() ?? stream.isTTY === true;
     this.#now = options.now ?? (() => performance.now());
     this.#interval = options.interval ?? 100;
     this.update = this.update.bind(this);
@@ -69,14 +90,39 @@ export class ProgressLine {
     return `${label} ${String(pct).padStart(3)}% ${completed}/${total} ${formatRate(rate)} ETA ${completed >= total ? '0s' : formatDuration(eta)}`;
   }
 
+  /**
+   * The text of the line for a step event: percent (of bytes when the step knows its bytes, else
+   * of items), the count, the bytes, items per second and the ETA. A step that knows neither its
+   * item count nor its bytes in advance shows the count so far.
+   */
+  static renderStep(event: ProgressStep, elapsedMs: number): string {
+    const label = `${event.phase} ${event.kind}`;
+    const { completed, total, bytes, totalBytes } = event;
+    const byBytes = totalBytes !== undefined && totalBytes > 0 && bytes !== undefined;
+    if (!byBytes) {
+      const base = ProgressLine.render(label, completed, total, elapsedMs);
+      return bytes !== undefined && bytes > 0 ? base.replace(/ (\S+\/s ETA)/, ` ${formatBytes(bytes)} $1`) : base;
+    }
+    const fraction = Math.min(1, bytes / totalBytes);
+    const rate = elapsedMs > 0 ? (completed / elapsedMs) * 1000 : 0;
+    const eta = fraction >= 1 ? '0s' : fraction > 0 ? formatDuration(((elapsedMs / 1000) * (1 - fraction)) / fraction) : '?';
+    const count = completed === total ? `${completed}` : `${completed}/${total}`;
+    return `${label} ${String(Math.floor(fraction * 100)).padStart(3)}% ${count} ${formatBytes(bytes)}/${formatBytes(totalBytes)} ${formatRate(rate)} ETA ${eta}`;
+  }
+
   /** Handles one SDK progress event (warnings are not drawn here). */
   update(event: ProgressEvent): void {
     if (!this.enabled || event.phase === 'warning') return;
-    this.step(`${event.phase} ${event.kind}`, event.completed, event.total);
+    const final = event.totalBytes !== undefined && event.totalBytes > 0 ? (event.bytes ?? 0) >= event.totalBytes : event.completed >= event.total;
+    this.#draw(`${event.phase} ${event.kind}`, final, (elapsed) => ProgressLine.renderStep(event, elapsed));
   }
 
   /** Draws a step of any long work (`label`, `completed` of `total` records). */
   step(label: string, completed: number, total: number): void {
+    this.#draw(label, completed >= total, (elapsed) => ProgressLine.render(label, completed, total, elapsed));
+  }
+
+  #draw(label: string, final: boolean, render: (elapsedMs: number) => string): void {
     if (!this.enabled) return;
     const now = this.#now();
     if (label !== this.#step) {
@@ -84,9 +130,9 @@ export class ProgressLine {
       this.#stepStart = now;
       this.#lastDraw = -Infinity;
     }
-    if (completed < total && now - this.#lastDraw < this.#interval) return;
+    if (!final && now - this.#lastDraw < this.#interval) return;
     this.#lastDraw = now;
-    let line = ProgressLine.render(label, completed, total, now - this.#stepStart);
+    let line = render(now - this.#stepStart);
     const width = this.#stream.columns;
     if (width !== undefined && width > 10 && line.length > width - 1) line = line.slice(0, width - 1);
     this.#stream.write(`\r\x1b[2K${line}`);
@@ -98,4 +144,50 @@ export class ProgressLine {
     if (this.enabled && this.#drawn) this.#stream.write('\r\x1b[2K');
     this.#drawn = false;
   }
+}
+
+/** Options of {@link terminalProgress}. */
+export interface TerminalProgressOptions extends ProgressLineOptions {
+  /** Where to draw (default `process.stderr`). */
+  readonly stream?: ProgressStream;
+  /** Print warning events as `warning[CODE]: message` lines (default true). */
+  readonly warnings?: boolean;
+}
+
+/** An `onProgress` callback that draws the CLI's progress line; call `done()` to clear it. */
+export interface TerminalProgress {
+  (event: ProgressEvent): void;
+  /** Clears the line (also safe when nothing was drawn). */
+  done(): void;
+}
+
+/**
+ * The CLI's progress bar for SDK callers, in one line:
+ *
+ * ```ts
+ * import { terminalProgress } from 'octx-export';
+ * const progress = terminalProgress();
+ * await loadWorkdir(builder, 'kb', { onProgress: progress });
+ * await builder.export({ output: 'kb.octx', onProgress: progress });
+ * progress.done();
+ * ```
+ *
+ * Draws on stderr only when it is a terminal (or `OCTX_PROGRESS=1`); warnings are printed as
+ * lines above the bar (they are in the export report too).
+ */
+export function terminalProgress(options: TerminalProgressOptions = {}): TerminalProgress {
+  const stream = options.stream ?? process.stderr;
+  const line = new ProgressLine(stream, options);
+  const printWarnings = options.warnings ?? true;
+  const handler = ((event: ProgressEvent) => {
+    if (event.phase === 'warning') {
+      if (!printWarnings) return;
+      line.done();
+      stream.write(`${formatIssue(event.issue, { label: 'warning', cliTerms: false }).join('\n')}\n`);
+      return;
+    }
+    line.update(event);
+  }) as TerminalProgress;
+  handler.done = () => line.done();
+  return handler;
 }

@@ -54,21 +54,35 @@ export async function writeArchive(path: string, manifest: Buffer, payloads: rea
   const all: ArchivePayload[] = [{ path: 'manifest.json', source: { bytes: manifest }, size: manifest.length }, ...sorted];
   const level = options.level;
   let t = performance.now();
-  if (level > 0) await compressSpilled(all, level, options.signal);
+  if (level > 0) await compressSpilled(all, level, options.signal, options.onProgress);
   if (options.timings) options.timings.compress = performance.now() - t;
   t = performance.now();
   const entries = all.map((p) => entryData(p, level));
+  const totalBytes = entries.reduce((n, e) => n + e.compressedSize, 0);
+  let bytes = 0;
+  options.onProgress?.({ phase: 'write', kind: 'entry', completed: 0, total: entries.length, bytes, totalBytes });
   await assembleZip(path, entries, {
     forceZip64: options.forceZip64,
     signal: options.signal,
-    onEntry: (index) => options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length }),
+    onEntry: (index) => {
+      bytes += entries[index]!.compressedSize;
+      options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length, bytes, totalBytes });
+    },
   });
   if (options.timings) options.timings.zip = performance.now() - t;
   return entries.map((e) => ({ name: e.name, size: e.size, compressedSize: e.compressedSize, method: e.method }));
 }
 
-/** Finishes the compression of every spilled payload, one spill at a time, blocks in parallel. */
-async function compressSpilled(payloads: readonly ArchivePayload[], level: number, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Finishes the compression of every spilled payload, one spill at a time, blocks in parallel.
+ * Reported as the `compress` step (entries and their bytes) when there is anything to compress.
+ */
+async function compressSpilled(
+  payloads: readonly ArchivePayload[],
+  level: number,
+  signal: AbortSignal | undefined,
+  onProgress: ((event: ProgressEvent) => void) | undefined,
+): Promise<void> {
   const bySpill = new Map<PayloadSpill, SpilledEntry[]>();
   for (const p of payloads) {
     if (!('spilled' in p.source) || isStoredByPath(p.path)) continue;
@@ -77,7 +91,18 @@ async function compressSpilled(payloads: readonly ArchivePayload[], level: numbe
     list.push(entry);
     bySpill.set(entry.spill, list);
   }
-  for (const [spill, entries] of bySpill) await spill.compress(entries, level, signal ? { signal } : {});
+  const total = [...bySpill.values()].reduce((n, l) => n + l.length, 0);
+  if (total === 0) return;
+  const totalBytes = [...bySpill.values()].reduce((n, l) => n + l.reduce((m, e) => m + e.size, 0), 0);
+  let completed = 0;
+  let bytes = 0;
+  onProgress?.({ phase: 'compress', kind: 'entries', completed, total, bytes, totalBytes });
+  for (const [spill, entries] of bySpill) {
+    await spill.compress(entries, level, signal ? { signal } : {});
+    completed += entries.length;
+    bytes += entries.reduce((m, e) => m + e.size, 0);
+    onProgress?.({ phase: 'compress', kind: 'entries', completed, total, bytes, totalBytes });
+  }
 }
 
 function isStoredByPath(path: string): boolean {

@@ -65,7 +65,11 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
   try {
     for (const target of plan.arrowTargets) {
       throwIfAborted(options.signal, 'vectors');
-      files.push(await materialiseArrow(target, options));
+      const rows = target.rows.length;
+      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: 0, total: rows, bytes: 0 });
+      const file = await materialiseArrow(target, options);
+      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: file.size, totalBytes: file.size });
+      files.push(file);
     }
     timings.vectors = performance.now() - started;
 
@@ -91,14 +95,15 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
 
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
-    options.onProgress?.({ phase: 'verify', kind: 'package', completed: 0, total: 1 });
-    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits, options.signal);
-    options.onProgress?.({ phase: 'verify', kind: 'package', completed: 1, total: 1 });
+    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits, options.signal, options.onProgress);
     timings.verify = performance.now() - verifyStarted;
 
     throwIfAborted(options.signal, 'publish');
     await options.beforePublish?.(manifest);
+    const size = (await stat(options.output.tempPath)).size;
+    options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 0, total: 1, bytes: 0, totalBytes: size });
     await options.output.commit();
+    options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 1, total: 1, bytes: size, totalBytes: size });
     const byName = new Map(written.map((w) => [w.name, w]));
     const planned = new Map(files.map((f) => [f.path, f]));
     const reportFiles: ReportFile[] = manifest.files.map(({ path }) => {

@@ -1,3 +1,4 @@
+import type { ProgressListener } from '../model/progress.js';
 import type { Readable } from 'node:stream';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -19,10 +20,17 @@ export type VerifyMode = 'full' | 'integrity';
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
  * (integrity) with every problem, so nothing is published.
  */
-export async function verifyArchive(path: string, expectedDigest: string, mode: VerifyMode, limits?: Partial<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
+export async function verifyArchive(
+  path: string,
+  expectedDigest: string,
+  mode: VerifyMode,
+  limits?: Partial<ArchiveLimits>,
+  signal?: AbortSignal,
+  onProgress?: ProgressListener,
+): Promise<void> {
   const options = limits ? { limits } : {};
   if (mode === 'full') {
-    const report = await validatePackage(path, options);
+    const report = await validatePackage(path, { ...options, ...(onProgress ? { onProgress } : {}) });
     if (!report.valid || !report.fullyValidated || report.packageDigest !== expectedDigest) {
       const errors = report.issues.filter((i) => i.severity === 'error');
       throw OctxError.aggregate(
@@ -45,7 +53,7 @@ export async function verifyArchive(path: string, expectedDigest: string, mode: 
     const digest = computePackageDigest(pkg.manifest);
     if (digest !== expectedDigest)
       issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
-    issues.push(...(await verifyEntries(pkg, pkg.listedFiles(), signal)));
+    issues.push(...(await verifyEntries(pkg, pkg.listedFiles(), signal, onProgress)));
   } finally {
     await pkg.close();
   }
@@ -65,7 +73,7 @@ const VERIFY_WIDTH = 4;
  * On abort no further entry is opened, the open ones are destroyed, and once they have all
  * settled (so no entry stream outlives the call) it rejects with `OCTX_ABORTED`.
  */
-async function verifyEntries(pkg: OctxPackage, files: readonly ListedFile[], signal: AbortSignal | undefined): Promise<OctxIssue[]> {
+async function verifyEntries(pkg: OctxPackage, files: readonly ListedFile[], signal: AbortSignal | undefined, onProgress?: ProgressListener): Promise<OctxIssue[]> {
   const aborted = (): OctxError => new OctxError('OCTX_ABORTED', 'export cancelled while verifying the archive');
   if (signal?.aborted) throw aborted();
   const source = sourceOf(pkg);
@@ -73,6 +81,10 @@ async function verifyEntries(pkg: OctxPackage, files: readonly ListedFile[], sig
   // Largest first: a large JSONL or Arrow file started last would run alone at the end.
   const order = files.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
   const found: (OctxIssue | undefined)[] = new Array<OctxIssue | undefined>(files.length);
+  const totalBytes = sizes.reduce((n, s) => n + s, 0);
+  let completed = 0;
+  let bytes = 0;
+  onProgress?.({ phase: 'verify', kind: 'entries', completed, total: files.length, bytes, totalBytes });
   const open = new Set<Readable>();
   const onAbort = (): void => {
     for (const s of open) s.destroy();
@@ -101,6 +113,9 @@ async function verifyEntries(pkg: OctxPackage, files: readonly ListedFile[], sig
     while (next < order.length && !signal?.aborted) {
       const i = order[next++]!;
       found[i] = await verifyOne(files[i]!.path);
+      completed += 1;
+      bytes += sizes[i]!;
+      onProgress?.({ phase: 'verify', kind: 'entries', completed, total: files.length, bytes, totalBytes });
     }
   };
   try {

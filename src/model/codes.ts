@@ -111,6 +111,9 @@ export const OCTX_CODES = {
   OCTX_SAG_NOT_ENGINE_DB:
     "producer: from-sag was given an SQLite file without the zleap-sag engine tables (e.g. SAG's application database ./.data/sag.db instead of ./.data/engine/sag.db)",
   OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
+  OCTX_INDEX_FILE_RENAMED:
+    'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
+  OCTX_INDEX_FILE_SKIPPED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was left out (indexFiles: skip)',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────
   OCTX_CONSUMER_INCOMPATIBLE: 'consumer: seed-valid data the chosen consumer (e.g. sag-1.7) refuses; each issue names the record, field, value and limit',

@@ -70,7 +70,4 @@ export interface ExportReport {
   readonly timings: Readonly<Record<string, number>>;
 }
 
-/** A progress event from `export({ onProgress })`. */
-export type ProgressEvent =
-  | { readonly phase: 'validate' | 'write' | 'verify'; readonly kind: string; readonly completed: number; readonly total: number }
-  | { readonly phase: 'warning'; readonly issue: OctxIssue };
+export type { ProgressEvent, ProgressStep, ProgressWarning, ProgressPhase, ProgressListener } from '../model/progress.js';

@@ -20,6 +20,7 @@
  * package) stop everything and yield a one-issue report, like open failures: the content can no
  * longer be trusted. Ordinary problems are all collected.
  */
+import type { ProgressListener } from '../model/progress.js';
 import { createHash } from 'node:crypto';
 import { issue, OctxError, type OctxIssue } from '../model/errors.js';
 import type { OctxCode } from '../model/codes.js';
@@ -58,6 +59,12 @@ export interface ValidateOptions {
    * `consumer` section. Default: none (`seed` adds an empty section). See docs/consumers.md.
    */
   readonly consumer?: ConsumerName;
+  /**
+   * Progress of the checks that read the package: `validate documents`, `validate files`
+   * (extension and other format-only files), `validate structure`, `validate vectors`, each with
+   * counts and bytes; a step that does not apply (no structure declared, say) is not reported.
+   */
+  readonly onProgress?: ProgressListener;
 }
 
 /** Result of one layer. */
@@ -148,7 +155,7 @@ export async function validatePackage(target: string | OctxPackage, options: Val
     }
   } else pkg = target;
   try {
-    const report = await new Validator(pkg, sourceOf(pkg), limits, maxIssues).run();
+    const report = await new Validator(pkg, sourceOf(pkg), limits, maxIssues, options.onProgress).run();
     if (!profile) return report;
     const consumer = await checkPackageForConsumer(pkg, profile, {
       valid: report.valid,
@@ -215,8 +222,26 @@ class Validator {
     private readonly source: PackageSource,
     private readonly limits: ArchiveLimits,
     maxIssues: number,
+    private readonly onProgress?: ProgressListener,
   ) {
     this.issues = new IssueCollector(maxIssues);
+  }
+
+  /** Reports one step of a check over `paths` (nothing when there are none): call with each path done. */
+  private stepper(kind: string, paths: readonly string[]): (path?: string) => void {
+    const on = this.onProgress;
+    if (!on || paths.length === 0) return () => undefined;
+    const size = (p: string): number => (this.source.has(p) ? this.source.size(p) : 0);
+    const totalBytes = paths.reduce((n, p) => n + size(p), 0);
+    let completed = 0;
+    let bytes = 0;
+    on({ phase: 'validate', kind, completed, total: paths.length, bytes, totalBytes });
+    return (p) => {
+      if (p === undefined) return;
+      completed += 1;
+      bytes += size(p);
+      on({ phase: 'validate', kind, completed, total: paths.length, bytes, totalBytes });
+    };
   }
 
   private add(layer: string, i: OctxIssue): void {
@@ -366,7 +391,9 @@ class Validator {
       const bytes = await this.readAll(p);
       return { bytes, sha: createHash('sha256').update(bytes).digest('hex') };
     };
+    const step = this.stepper('documents', paths);
     for await (const [path, { bytes, sha }] of inOrder(paths, 8, read)) {
+      step(path);
       // A document whose bytes are not the listed ones is not parsed: its content is untrusted.
       if (!this.settle(path, sha)) continue;
       const doc = readKnowledgeDocument(path, bytes);
@@ -410,7 +437,11 @@ class Validator {
 
   private async hashFormatOnlyFiles(): Promise<void> {
     const paths = [...this.listed.keys()].filter((p) => this.present(p) && payloadKind(p) !== 'knowledge' && !STRUCTURE_SET.has(p) && !VECTOR_PATHS.has(p));
-    for await (const [path, sha] of inOrder(paths, 4, (p) => this.hashFile(p))) this.settle(path, sha);
+    const step = this.stepper('files', paths);
+    for await (const [path, sha] of inOrder(paths, 4, (p) => this.hashFile(p))) {
+      this.settle(path, sha);
+      step(path);
+    }
   }
 
   private async hashOnly(paths: readonly string[]): Promise<void> {
@@ -453,6 +484,7 @@ class Validator {
     // Records before relations (a relation names records), and the event hierarchy is resolved
     // once every event is read.
     let relations = false;
+    const step = this.stepper('structure', STRUCTURE_PATHS);
     for (const kind of RECORD_KIND_ORDER) {
       const spec: RecordKindSpec = RECORD_KINDS[kind];
       if (spec.role === 'relation' && !relations) {
@@ -460,6 +492,7 @@ class Validator {
         checker.beginRelations();
       }
       await this.scanJsonl(spec.path, kind, checker);
+      step(spec.path);
       if (kind === 'event') checker.finishEvents();
     }
     checker.finish();
@@ -580,7 +613,14 @@ class Validator {
         this.add(VECTORS, e.issues[0]!);
       }
     }
-    for (const t of targets) await this.scanArrow(t, dimensions, config);
+    const step = this.stepper(
+      'vectors',
+      targets.map((t) => t.path),
+    );
+    for (const t of targets) {
+      await this.scanArrow(t, dimensions, config);
+      step(t.path);
+    }
   }
 
   /**

@@ -115,7 +115,7 @@ describe('octx-export from-sag without an SQLite driver (real CLI)', () => {
       env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${pathToFileURL(hideSqlite(tmp)).href}`.trim() },
     });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('error OCTX_DEPENDENCY_MISSING');
+    expect(r.stderr).toContain('error[OCTX_DEPENDENCY_MISSING]');
     expect(r.stderr).toContain('npm install better-sqlite3@12');
     expect(r.stderr).toMatch(/hint: .*npm install better-sqlite3@12/);
   });

@@ -8,14 +8,15 @@ const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as
 const COMMANDS = ['build', 'validate', 'inspect', 'derive', 'from-rag', 'from-ingest', 'from-sag'];
 
 describe('octx-export: help, version and usage errors (real CLI)', () => {
-  it('--help lists every command and exits 0; no arguments prints it and exits 2', async () => {
+  it('--help lists every command on stdout and exits 0; no arguments prints it on stderr and exits 2', async () => {
     const [help, none] = await Promise.all([runCli(['--help']), runCli([])]);
     expect(help.code).toBe(0);
     for (const c of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 invalid package or failed export, 2 usage or I/O error.');
     expect(help.stderr).toBe('');
     expect(none.code).toBe(2);
-    expect(none.stdout).toBe(help.stdout);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe(help.stdout);
   });
 
   it('--version prints the package version', async () => {
@@ -53,12 +54,12 @@ describe('octx-export: help, version and usage errors (real CLI)', () => {
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trimEnd().split('\n');
-      expect(lines[0]).toMatch(/^error OCTX_USAGE_ERROR/);
+      expect(lines[0]).toMatch(/^error\[OCTX_USAGE_ERROR\]: /);
       expect(lines.at(-1)).toMatch(/^hint: /);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     expect(unknownCommand.stderr).toContain('unknown command "bild"');
-    expect(missing.stderr).toContain('error OCTX_USAGE_ERROR at field output: build: --output <file.octx> is required');
+    expect(missing.stderr).toContain('error[OCTX_USAGE_ERROR]: build: --output <file.octx> is required\n  field output\n');
     expect(unknownOption.stderr).toContain("Unknown option '--frobnicate'");
     expect(badFlag.stderr).toContain('--id-mode must be ledger or sag-compatible');
   });
@@ -69,6 +70,6 @@ describe('octx-export: help, version and usage errors (real CLI)', () => {
     const doc = jsonOf(r);
     expect(doc).toMatchObject({ ok: false, command: 'inspect', error: { code: 'OCTX_OPEN_ERROR' } });
     expect((doc.error as { hint: string }).hint).toMatch(/existing \.octx file/);
-    expect(r.stderr).toMatch(/^error OCTX_OPEN_ERROR at does\/not\/exist\.octx/);
+    expect(r.stderr).toMatch(/^error\[OCTX_OPEN_ERROR\]: .*\n {2}--> does\/not\/exist\.octx\n/);
   });
 });

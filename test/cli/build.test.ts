@@ -108,7 +108,7 @@ describe('octx-export build (real CLI)', () => {
     expect(auto.code).toBe(0);
     expect(auto.stdout).toContain('capabilities  none — documents only');
     expect(auto.stdout).toMatch(/structure {5}omitted: coverage is incomplete/);
-    expect(auto.stderr).toMatch(/^warning OCTX_STRUCTURE_INCOMPLETE: /m);
+    expect(auto.stderr).toMatch(/^warning\[OCTX_STRUCTURE_INCOMPLETE\]: /m);
     const report = await validatePackage(join(tmp, 'auto.octx'));
     expect(report.valid).toBe(true);
     expect(report.capabilities).toEqual({});
@@ -117,7 +117,9 @@ describe('octx-export build (real CLI)', () => {
     expect(required.stdout).toBe('');
     expect(required.stderr).toContain(LONE_EVENT);
     expect(required.stderr).toContain(LONE_ENTITY);
-    expect(required.stderr).toMatch(/^error OCTX_SAG_EVENT_WITHOUT_ENTITY at data\/events\.jsonl, record 019f2206-ec0f-7c3d-81c0-e12f5136b1c2: /m);
+    expect(required.stderr).toMatch(
+      /^error\[OCTX_SAG_EVENT_WITHOUT_ENTITY\]: event is in no event-entity link\n {2}--> data\/events\.jsonl\n {2}record 019f2206-ec0f-7c3d-81c0-e12f5136b1c2\n/m,
+    );
     expect(required.stderr.trimEnd().split('\n').at(-1)).toMatch(/^hint: every document needs a chunk/);
     expect(existsSync(join(tmp, 'required.octx'))).toBe(false);
   });
@@ -147,11 +149,11 @@ describe('octx-export build (real CLI)', () => {
     writeFileSync(existing, 'not a package');
     const [bad, exists] = await Promise.all([runCli(['build', dir, '-o', join(tmp, 'bad.octx'), '--name', 'TK']), runCli(['build', FIXTURE, '-o', existing, '--name', 'TK'])]);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/^error OCTX_RECORD_INVALID at data\/chunks\.jsonl:3, record 019[0-9a-f-]+, field ordinal: /);
+    expect(bad.stderr).toMatch(/^error\[OCTX_RECORD_INVALID\]: .*\n {2}--> data\/chunks\.jsonl:3\n {2}record 019[0-9a-f-]+\n {2}field ordinal\n/);
     expect(bad.stderr).toMatch(/\nhint: fix the field named above/);
     expect(bad.stderr).not.toMatch(/\n\s+at /);
     expect(exists.code).toBe(2);
-    expect(exists.stderr).toMatch(/^error OCTX_OUTPUT_EXISTS/);
+    expect(exists.stderr).toMatch(/^error\[OCTX_OUTPUT_EXISTS\]: .* already exists; use --overwrite to replace it\n/);
     expect(exists.stderr).toContain('hint: pass --overwrite to replace the file, or choose another -o path');
     expect(readFileSync(existing, 'utf8')).toBe('not a package');
   });

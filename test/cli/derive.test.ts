@@ -54,6 +54,6 @@ describe('octx-export derive (real CLI)', () => {
     const tmp = tempDir();
     const r = await runCli(['derive', join(tmp, 'nope.octx'), tmp, '-o', join(tmp, 'x.octx'), '--name', 'X']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^error OCTX_OPEN_ERROR at .*nope\.octx: source package .* does not exist/);
+    expect(r.stderr).toMatch(/^error\[OCTX_OPEN_ERROR\]: source package .* does not exist\n {2}--> .*nope\.octx\n/);
   });
 });

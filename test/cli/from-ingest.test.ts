@@ -76,15 +76,16 @@ describe('octx-export from-ingest (real CLI)', () => {
     expect((await validatePackage(join(tmp, 'docs.octx'))).valid).toBe(true);
 
     expect(refused.code).toBe(1);
-    const lines = refused.stderr.trimEnd().split('\n');
-    expect(lines).toHaveLength(4);
-    expect(lines.slice(0, 3).sort()).toEqual(
+    // One block per issue (error[CODE]: message, then its place lines), then one hint line.
+    const blocks = refused.stderr.trimEnd().split(/\n(?=error\[|hint: )/);
+    expect(blocks).toHaveLength(4);
+    expect(blocks.slice(0, 3).sort()).toEqual(
       [
-        `error OCTX_ADAPTER_INPUT_INVALID at ${bad}:2, field (envelope): envelope #2 breaks schema rule "additionalProperties" at #/additionalProperties: the envelope: property "clusters" is not allowed (additionalProperties)`,
-        `error OCTX_ADAPTER_INPUT_INVALID at ${bad}:2, field /extractor/tier: envelope #2 breaks schema rule "enum" at #/properties/extractor/properties/tier/enum: /extractor/tier: "medium" is not one of "shallow", "deep" (enum)`,
-        `error OCTX_ADAPTER_INPUT_INVALID at ${bad}:2, field /triplets: envelope #2 breaks schema rule "minItems" at #/properties/triplets/minItems: /triplets: must have at least 1 item(s) (minItems)`,
+        `error[OCTX_ADAPTER_INPUT_INVALID]: envelope #2 breaks schema rule "additionalProperties" at #/additionalProperties: the envelope: property "clusters" is not allowed (additionalProperties)\n  --> ${bad}:2\n  field (envelope)`,
+        `error[OCTX_ADAPTER_INPUT_INVALID]: envelope #2 breaks schema rule "enum" at #/properties/extractor/properties/tier/enum: /extractor/tier: "medium" is not one of "shallow", "deep" (enum)\n  --> ${bad}:2\n  field /extractor/tier`,
+        `error[OCTX_ADAPTER_INPUT_INVALID]: envelope #2 breaks schema rule "minItems" at #/properties/triplets/minItems: /triplets: must have at least 1 item(s) (minItems)\n  --> ${bad}:2\n  field /triplets`,
       ].sort(),
     );
-    expect(lines[3]).toMatch(/^hint: /);
+    expect(blocks[3]).toMatch(/^hint: /);
   });
 });

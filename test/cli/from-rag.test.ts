@@ -73,13 +73,18 @@ describe('octx-export from-rag (real CLI)', () => {
       ]),
     ]);
     expect(retrieval.code).toBe(1);
-    expect(retrieval.stderr).toContain(`error OCTX_ADAPTER_INPUT_INVALID at ${join(FIX, 'retrieval-result.json')}:1, field retrieval_id: this is a seed 002 Retrieval Result`);
+    expect(retrieval.stderr).toContain(`error[OCTX_ADAPTER_INPUT_INVALID]: this is a RAG retrieval result`);
+    expect(retrieval.stderr).toContain(`\n  --> ${join(FIX, 'retrieval-result.json')}:1\n  field retrieval_id\n`);
     expect(retrieval.stderr).toMatch(/\nhint: /);
     expect(normalized.code).toBe(1);
-    expect(normalized.stderr).toMatch(/^error OCTX_ADAPTER_INPUT_INVALID at field normalized: seed 002 does not say whether the vectors are normalized/);
+    // In CLI terms: no "seed 002", and the flag instead of the SDK option.
+    expect(normalized.stderr).toMatch(
+      /^error\[OCTX_ADAPTER_INPUT_INVALID\]: the RAG chunk format does not say whether the vectors are normalized.*: give --normalized true or --normalized false from your embedding pipeline/,
+    );
+    expect(normalized.stderr).toContain('\n  field normalized\n');
     expect(stale.code).toBe(0);
     expect(stale.stdout).toContain('rag vectors   omitted (incomplete): the chunks target would be incomplete: 1 stale (text_md5 ≠ MD5 of chunk_text), 1 not status 1');
-    expect(stale.stdout).toContain('note          documents-only: seed 002 carries no events or entities');
+    expect(stale.stdout).toContain('note          documents-only: the RAG chunk format carries no events or entities');
     expect((await validatePackage(join(tmp, 'c.octx'))).valid).toBe(true);
   });
 });

@@ -132,7 +132,7 @@ describe('octx-export from-sag (real CLI)', () => {
     ]);
     expect(dup.code).toBe(1);
     expect(dup.stderr).toContain(
-      `error OCTX_ADAPTER_INPUT_INVALID at ${db}, field source_chunk.rank: duplicate chunk ranks (OCTX ordinals are unique per document): article ${SAG.articles.chibi} rank 0: chunks ${SAG.chunks.c0} and e1000000-0000-4000-8000-0000000000ff`,
+      `error[OCTX_ADAPTER_INPUT_INVALID]: duplicate chunk ranks (OCTX ordinals are unique per document): article ${SAG.articles.chibi} rank 0: chunks ${SAG.chunks.c0} and e1000000-0000-4000-8000-0000000000ff\n  --> ${db}\n  field source_chunk.rank\n`,
     );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain(`source src_nope has no COMPLETED article in this database; sources with articles: ${SAG.otherSource}, ${SAG.source}`);

@@ -74,8 +74,11 @@ describe('error reporting', () => {
     expect(reportError(e, io, { json: false, debug: false })).toBe(1);
     expect(err.join('')).toBe(
       [
-        'error OCTX_REFERENCE_UNKNOWN at data/chunks.jsonl:3, record 019c2222-2222-7222-8222-222222222222, field document_id: unknown document',
-        'error OCTX_CHUNK_ORDINAL_DUPLICATE: ordinal 0 twice',
+        'error[OCTX_REFERENCE_UNKNOWN]: unknown document',
+        '  --> data/chunks.jsonl:3',
+        '  record 019c2222-2222-7222-8222-222222222222',
+        '  field document_id',
+        'error[OCTX_CHUNK_ORDINAL_DUPLICATE]: ordinal 0 twice',
         `hint: ${HINTS.OCTX_STRUCTURE_INVALID}`,
         '',
       ].join('\n'),
@@ -84,16 +87,16 @@ describe('error reporting', () => {
     expect(exitCodeFor(OctxError.of({ code: 'OCTX_OUTPUT_EXISTS', message: 'x' }))).toBe(2);
     expect(exitCodeFor(Object.assign(new Error('x'), { code: 'ENOENT' }))).toBe(2);
     expect(exitCodeFor(new TypeError('bug'))).toBe(1);
-    expect(formatIssueLine(issue({ code: 'OCTX_VECTOR_NORM', severity: 'warning', message: 'not unit length' }))).toBe('warning OCTX_VECTOR_NORM: not unit length');
+    expect(formatIssueLine(issue({ code: 'OCTX_VECTOR_NORM', severity: 'warning', message: 'not unit length' }))).toBe('warning[OCTX_VECTOR_NORM]: not unit length');
   });
 
   it('unexpected errors print no stack unless --debug', () => {
     const err: string[] = [];
     const io = { stdout: { write: () => true }, stderr: { write: (s: string) => (err.push(s), true) } } as never;
     reportError(new TypeError('boom'), io, { json: false, debug: false });
-    expect(err.join('')).toBe('error: boom\n(run again with --debug for the stack trace)\n');
+    expect(err.join('')).toBe('error[UNEXPECTED]: boom\n(run again with --debug for the stack trace)\n');
     err.length = 0;
     reportError(new TypeError('boom'), io, { json: false, debug: true });
-    expect(err.join('')).toMatch(/^error: boom\nTypeError: boom\n\s+at /);
+    expect(err.join('')).toMatch(/^error\[UNEXPECTED\]: boom\nTypeError: boom\n\s+at /);
   });
 });

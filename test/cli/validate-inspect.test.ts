@@ -43,7 +43,7 @@ describe('octx-export validate (real CLI)', () => {
     expect((invalid.issues as { code: string; path: string }[]).find((i) => i.code === 'OCTX_FILE_DIGEST_MISMATCH')?.path).toBe('knowledge/chapters/taoyuan-jieyi.md');
     expect(bad.stderr).toBe('');
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^error OCTX_OPEN_ERROR at .*nope\.octx: /);
+    expect(missing.stderr).toMatch(/^error\[OCTX_OPEN_ERROR\]: .*\n {2}--> .*nope\.octx\n/);
   });
 });
 

@@ -209,7 +209,7 @@ describe('the tarball installed with --ignore-scripts into new projects', () => 
       expect(sag.code, sag.stderr).toBe(0); // Node ≥ 22.5: node:sqlite needs no install
     } else {
       expect(sag.code).toBe(2);
-      expect(sag.stderr).toContain('error OCTX_DEPENDENCY_MISSING');
+      expect(sag.stderr).toContain('error[OCTX_DEPENDENCY_MISSING]');
       expect(sag.stderr).toContain('npm install better-sqlite3@12');
     }
     for (const doc of ['docs/cli.md', 'docs/api/README.md']) expect(existsSync(join(dir, 'node_modules/octx-export', doc)), doc).toBe(true);

@@ -1,7 +1,8 @@
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -11,29 +12,28 @@ export const buildCommand: Command = {
     'and vectors/config.json with vectors as vectors/<target>.arrow or vectors/<target>.jsonl',
     '({"record_id", "vector"} lines). The structure layer is written and sag-structured/0.1 declared',
     'only when coverage is complete; otherwise it is omitted and the report says why.',
+    'Documents without octx.document_id get a minted one (kept across runs with --state); a chunk may',
+    'name its document by path ("document": "guides/setup.md") instead of document_id. The format:',
+    'docs/working-folder.md (in the package folder).',
   ].join('\n'),
   positionals: [{ name: 'workdir', description: 'the working folder' }],
-  options: EXPORT_OPTIONS,
+  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
   examples: [
-    'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --name "Three Kingdoms"',
-    'octx-export build ./kb -o out/kb.octx --name "KB" --state .octx-state.json --require-structure',
+    'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
+    'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
+    'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);
     const workdir = ctx.positionals[0]!;
     await requireFolder(workdir, 'working folder');
-    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
+    indexFilesOption(ctx.values);
+    const { PackageBuilder } = await import('../../builder/package-builder.js');
     const builder = new PackageBuilder(builderOptions(ctx.values));
-    let loaded;
-    try {
-      loaded = await loadWorkdir(builder, workdir);
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
-    const result = await runExport(builder, ctx);
-    const lines = exportSummary(result);
-    if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
+    const progress = cliProgress(ctx);
+    const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
+    const result = await runExport(builder, ctx, { progress });
+    const lines = [...exportSummary(result), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('build', result, { loaded }), lines);
     return EXIT_OK;
   },

@@ -2,7 +2,8 @@ import type { DerivationSummary } from '../../builder/derive.js';
 import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
 /** Human lines about what a derivation carried over. */
@@ -31,30 +32,25 @@ export const deriveCommand: Command = {
     { name: 'source.octx', description: 'the package to derive from' },
     { name: 'workdir', description: 'a working folder with the additions (may be empty)' },
   ],
-  options: EXPORT_OPTIONS,
-  examples: ['octx-export derive out/three-kingdoms.octx ./additions -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
+  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
+  examples: ['octx-export derive out/three-kingdoms.octx fixtures/reading-notes -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
   async run(ctx) {
     checkExportFlags(ctx.values);
     const [source, workdir] = ctx.positionals as [string, string];
     await requirePackagePath(source, 'source package');
     await requireFolder(workdir, 'working folder');
-    const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
+    indexFilesOption(ctx.values);
+    const { PackageBuilder } = await import('../../builder/package-builder.js');
     const options = builderOptions(ctx.values);
     const builder = await PackageBuilder.derive(source, {
       ...options,
       asset: { name: str(ctx.values, 'name')! },
       ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),
     });
-    let loaded;
-    try {
-      loaded = await loadWorkdir(builder, workdir);
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
-    const result = await runExport(builder, ctx);
-    const lines = [...exportSummary(result), ...derivationLines(builder.derivation)];
-    if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
+    const progress = cliProgress(ctx);
+    const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
+    const result = await runExport(builder, ctx, { progress });
+    const lines = [...exportSummary(result), ...derivationLines(builder.derivation), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('derive', result, { source, derivation: builder.derivation ?? null, loaded }), lines);
     return EXIT_OK;
   },

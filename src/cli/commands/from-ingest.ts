@@ -22,9 +22,9 @@ export function ingestLines(r: IngestAdapterReport): string[] {
 
 export const fromIngestCommand: Command = {
   name: 'from-ingest',
-  summary: 'export seed 004 ingest-candidate envelopes (one document and full-text chunk per source)',
+  summary: 'export ingest-candidate envelopes (one document and full-text chunk per source)',
   description: [
-    'Envelopes (JSON or JSONL) are validated against the seed 004 JSON Schema exactly; the latest',
+    'Envelopes (JSON or JSONL) are validated against the ingest-candidate JSON Schema exactly; the latest',
     'envelope per source.uri wins. Each source becomes one Concept Document read from',
     '--source-root/<path of the uri>, with one real full-text chunk. Events come only from a real',
     'extraction run (--events, one JSON event per line) or, by explicit choice, --triples-as-events.',
@@ -45,8 +45,8 @@ export const fromIngestCommand: Command = {
     'skip-hash-check': { type: 'boolean', description: 'do not compare source.content_hash with the file' },
   },
   examples: [
-    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources --events fixtures/ingest/events.jsonl -o out/wiki.octx --name "LLM wiki"',
-    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources -o out/wiki-docs.octx --name "LLM wiki"',
+    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources --events fixtures/ingest/events.jsonl -o out/wiki.octx --mkdir --name "LLM wiki"',
+    'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources -o out/wiki-docs.octx --mkdir --name "LLM wiki"',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);

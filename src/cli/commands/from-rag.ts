@@ -27,14 +27,14 @@ export function ragLines(r: RagAdapterReport): string[] {
 
 export const fromRagCommand: Command = {
   name: 'from-rag',
-  summary: 'export seed 002 RAG Chunk and Vector objects (JSON/JSONL) as a documents-only package',
+  summary: 'export RAG Chunk and Vector objects (JSON/JSONL) as a documents-only package',
   description: [
     'Reads Chunk and Vector objects (any mix of .json and .jsonl files). Retrieval Result objects are',
     'refused: they are query output, not knowledge. Documents come from --documents (a folder with',
     '<doc_id>.md or <doc_name without extension>.md); --rebuild-documents rebuilds a missing one',
     'from its chunks when they are a complete, non-overlapping partition. Vectors are checked',
     '(text_md5 against chunk_text, status 1, every chunk covered); --normalized must be given with',
-    'vectors because the standard does not say. Seed 002 has no events or entities, so the package',
+    'vectors because the RAG format does not say. It has no events or entities, so the package',
     'is documents-only; the chunks and vectors are checked and reported, not packaged.',
   ].join('\n'),
   positionals: [{ name: 'input', description: 'JSON or JSONL files with Chunk and Vector objects', variadic: true }],
@@ -47,12 +47,12 @@ export const fromRagCommand: Command = {
     'vector-config': { type: 'string', value: '<file.json>', description: 'more embedding settings for vectors/config.json (revision, pooling, input_template, …)' },
   },
   examples: [
-    'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --normalized true -o out/rag.octx --name "Finance reports"',
-    'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag.octx --name "Finance reports"',
+    'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --rebuild-documents --normalized true -o out/rag.octx --mkdir --name "Finance reports"',
+    'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag-rebuilt.octx --mkdir --name "Finance reports"',
   ],
   async run(ctx) {
     if (flag(ctx.values, 'require-structure')) {
-      throw usageError('from-rag: seed 002 carries no events or entities, so a complete structure layer cannot be required; drop --require-structure', 'require-structure');
+      throw usageError('from-rag: RAG chunks carry no events or entities, so a complete structure layer cannot be required; drop --require-structure', 'require-structure');
     }
     const normalizedText = str(ctx.values, 'normalized');
     if (normalizedText !== undefined && normalizedText !== 'true' && normalizedText !== 'false') throw usageError('--normalized must be true or false', 'normalized');

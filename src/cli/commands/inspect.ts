@@ -1,18 +1,44 @@
+import { OctxError } from '../../model/errors.js';
 import { VECTOR_TARGETS } from '../../vectors/targets.js';
 import type { Command } from '../args.js';
+import { inCliTerms } from '../cli-terms.js';
 import { EXIT_OK } from '../errors.js';
 import { requirePackagePath } from '../fs-checks.js';
 
-async function count(it: AsyncIterable<unknown>): Promise<number> {
-  let n = 0;
-  for await (const _ of it) n++;
-  return n;
+/** A part of the package that inspect could not read (it reports it and goes on: it does not judge). */
+interface Unreadable {
+  readonly part: string;
+  readonly code: string;
+  readonly message: string;
 }
+
+/** Counts an iterable; a read error is recorded in `unreadable` and gives null. */
+async function count(part: string, it: () => AsyncIterable<unknown>, unreadable: Unreadable[]): Promise<number | null> {
+  let n = 0;
+  try {
+    for await (const _ of it()) n++;
+    return n;
+  } catch (e) {
+    if (!(e instanceof OctxError)) throw e;
+    unreadable.push({ part, code: e.code, message: firstMessage(e) });
+    return null;
+  }
+}
+
+/** The first issue's own message (the error's message repeats the code and path). */
+const firstMessage = (e: OctxError): string => inCliTerms((e.issues[0]?.message ?? e.message).split('\n')[0]!);
+
+const shown = (n: number | null): string => (n === null ? '? (unreadable)' : String(n));
 
 export const inspectCommand: Command = {
   name: 'inspect',
   summary: 'show asset, release, capabilities, record counts per layer and the vector config',
-  description: 'Reads the package without judging it; run `validate` to check it.',
+  description: [
+    'Reads the package without judging it; run `validate` to check it. Exit codes: 0 when the',
+    'manifest could be read and printed, even if some entries cannot be read (they are listed as',
+    'unreadable, e.g. a tampered entry); 1 when the file is not a readable package at all (not a',
+    'ZIP, no manifest); 2 when the path does not exist or the command line is wrong.',
+  ].join('\n'),
   positionals: [{ name: 'file', description: 'a .octx file (or an unpacked package folder)' }],
   options: {},
   examples: ['octx-export inspect out/three-kingdoms.octx', 'octx-export inspect out/three-kingdoms.octx --json'],
@@ -22,26 +48,39 @@ export const inspectCommand: Command = {
     const pkg = await openPackage(ctx.positionals[0]!);
     try {
       const info = pkg.info;
-      let concepts = 0;
-      let reserved = 0;
-      for await (const d of pkg.documents()) {
-        if (d.kind === 'concept') concepts++;
-        else reserved++;
+      const unreadable: Unreadable[] = [];
+      let concepts: number | null = 0;
+      let reserved: number | null = 0;
+      try {
+        for await (const d of pkg.documents()) {
+          if (d.kind === 'concept') concepts++;
+          else reserved++;
+        }
+      } catch (e) {
+        if (!(e instanceof OctxError)) throw e;
+        unreadable.push({ part: 'documents', code: e.code, message: firstMessage(e) });
+        concepts = reserved = null;
       }
       const counts = {
         documents: concepts,
         reservedDocuments: reserved,
-        chunks: await count(pkg.chunks()),
-        events: await count(pkg.events()),
-        entities: await count(pkg.entities()),
-        chunkEvents: await count(pkg.chunkEvents()),
-        eventEntities: await count(pkg.eventEntities()),
+        chunks: await count('chunks', () => pkg.chunks(), unreadable),
+        events: await count('events', () => pkg.events(), unreadable),
+        entities: await count('entities', () => pkg.entities(), unreadable),
+        chunkEvents: await count('chunk-events', () => pkg.chunkEvents(), unreadable),
+        eventEntities: await count('event-entities', () => pkg.eventEntities(), unreadable),
         extensionFiles: info.files.filter((f) => f.path.startsWith('extensions/')).length,
       };
       const listed = new Set(info.files.map((f) => f.path));
       const vectors: Record<string, number | null> = {};
-      for (const t of VECTOR_TARGETS) vectors[t] = listed.has(`vectors/${t}.arrow`) ? await count(pkg.vectors(t)) : null;
-      const vectorConfig = (await pkg.vectorConfig()) ?? null;
+      for (const t of VECTOR_TARGETS) vectors[t] = listed.has(`vectors/${t}.arrow`) ? await count(`vectors/${t}`, () => pkg.vectors(t), unreadable) : null;
+      let vectorConfig = null;
+      try {
+        vectorConfig = (await pkg.vectorConfig()) ?? null;
+      } catch (e) {
+        if (!(e instanceof OctxError)) throw e;
+        unreadable.push({ part: 'vectors/config.json', code: e.code, message: firstMessage(e) });
+      }
       const doc = {
         ok: true,
         command: 'inspect',
@@ -58,6 +97,7 @@ export const inspectCommand: Command = {
         counts: { ...counts, vectors },
         vectorConfig,
         files: info.files.length,
+        unreadable,
       };
       if (ctx.json) {
         ctx.io.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
@@ -71,14 +111,14 @@ export const inspectCommand: Command = {
         `  release       ${info.version ?? '?'} (${info.createdAt ?? '?'})`,
         `  digest        ${info.packageDigest ?? '?'}`,
         `  capabilities  ${caps.length > 0 ? caps.join(', ') : 'none — documents only'}`,
-        `  documents     ${concepts} concept(s), ${reserved} reserved`,
-        `  chunks        ${counts.chunks}`,
-        `  events        ${counts.events}`,
-        `  entities      ${counts.entities}`,
-        `  relations     ${counts.chunkEvents} chunk-event, ${counts.eventEntities} event-entity`,
+        `  documents     ${concepts === null ? '? (unreadable)' : `${concepts} concept(s), ${reserved} reserved`}`,
+        `  chunks        ${shown(counts.chunks)}`,
+        `  events        ${shown(counts.events)}`,
+        `  entities      ${shown(counts.entities)}`,
+        `  relations     ${shown(counts.chunkEvents)} chunk-event, ${shown(counts.eventEntities)} event-entity`,
         `  vectors       ${
           VECTOR_TARGETS.filter((t) => vectors[t] !== null)
-            .map((t) => `${t} ${vectors[t]} rows`)
+            .map((t) => `${t} ${shown(vectors[t]!)} rows`)
             .join(', ') || 'none'
         }`,
       ];
@@ -90,6 +130,8 @@ export const inspectCommand: Command = {
             .map((f) => f.path)
             .join(', ')}`,
         );
+      for (const u of unreadable) lines.push(`  unreadable    ${u.part}: ${u.code}: ${u.message}`);
+      if (unreadable.length > 0) lines.push('  note          some entries could not be read; inspect does not judge — run `octx-export validate` for the verdict');
       ctx.io.stdout.write(`${lines.join('\n')}\n`);
       return EXIT_OK;
     } finally {

@@ -1,7 +1,9 @@
 import { str, usageError, type Command } from '../args.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../../consumers/index.js';
-import { EXIT_FAILED, EXIT_OK, formatIssueLine } from '../errors.js';
+import { EXIT_FAILED, EXIT_OK } from '../errors.js';
+import { formatIssue } from '../error-format.js';
 import { requirePackagePath } from '../fs-checks.js';
+import { terminalProgress } from '../progress.js';
 
 const SHOWN = 50;
 
@@ -27,7 +29,14 @@ export const validateCommand: Command = {
     await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
     const consumer = consumerOption(str(ctx.values, 'consumer'));
-    const report = await validatePackage(target, consumer !== undefined ? { consumer } : {});
+    // Progress on a terminal: validate documents, files, structure, vectors (those that apply).
+    const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
+    let report;
+    try {
+      report = await validatePackage(target, { ...(consumer !== undefined ? { consumer } : {}), onProgress: progress });
+    } finally {
+      progress.done();
+    }
     const ok = report.valid && report.consumer?.compatible !== false;
     if (ctx.json) {
       ctx.io.stdout.write(`${JSON.stringify({ ok, command: 'validate', path: target, ...report }, null, 2)}\n`);
@@ -41,14 +50,14 @@ export const validateCommand: Command = {
       lines.push(`  ${name.padEnd(13)} ${layer.valid === null ? 'not understood' : layer.valid ? 'valid' : 'invalid'}`);
     }
     if (report.packageDigest) lines.push(`  digest        ${report.packageDigest}`);
-    for (const i of report.issues.slice(0, SHOWN)) lines.push(`  ${formatIssueLine(i)}`);
+    for (const i of report.issues.slice(0, SHOWN)) lines.push(...formatIssue(i, { indent: '  ' }));
     const more = report.issues.length - SHOWN + report.droppedIssues;
     if (more > 0) lines.push(`  … and ${more} more issue(s) (use --json to see the kept ones)`);
     const c = report.consumer;
     if (c) {
       const verdict = c.compatible === null ? 'not checked' : c.compatible ? 'compatible' : 'INCOMPATIBLE';
       lines.push(`  consumer      ${c.name}: ${verdict}`);
-      for (const i of c.issues.slice(0, SHOWN)) lines.push(`  ${formatIssueLine(i)}`);
+      for (const i of c.issues.slice(0, SHOWN)) lines.push(...formatIssue(i, { indent: '  ' }));
       if (c.issues.length > SHOWN) lines.push(`  … and ${c.issues.length - SHOWN} more consumer issue(s) (use --json to see them)`);
     }
     ctx.io.stdout.write(`${lines.join('\n')}\n`);

@@ -1,0 +1,34 @@
+/**
+ * The one place where the SDK's wording becomes the CLI's: SDK messages and hints name option
+ * fields (`pass overwrite: true`) and spec sections (`seed 002`, `coverage rule 2`), which mean
+ * nothing to someone at a shell. Every message and hint the CLI prints goes through
+ * {@link inCliTerms}.
+ */
+
+/** SDK phrase → CLI phrase, applied in order. */
+const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/pass overwrite: true to replace it/g, 'use --overwrite to replace it'],
+  [/pass documentsOnly: true/g, 'use --documents-only'],
+  [/,? or documentsOnly: true to carry only the documents/g, ', or use --documents-only to carry only the documents'],
+  [/pass dropInvalidLayers: true to derive without it/g, 'fix the source, or derive it with --documents-only'],
+  [/pass normalized true or false/g, 'give --normalized true or --normalized false'],
+  [/pass export\(\{ limits \}\)/g, 'raise the limits'],
+  [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
+  [/documentsOnly was requested/g, '--documents-only was given'],
+  [/\(indexFiles: ([a-z-]+)\)/g, '(--index-files $1)'],
+  [/\s*\(coverage rule \d\)/g, ''],
+  [/seed 002 Retrieval Result/g, 'RAG retrieval result'],
+  [/seed 002 Chunk/g, 'RAG chunk'],
+  [/seed 002 Vector/g, 'RAG vector'],
+  [/seed 002/g, 'the RAG chunk format'],
+  [/the seed 004 schema/g, 'the ingest-candidate schema'],
+  [/seed 004/g, 'the ingest-candidate format'],
+  [/seed (001 )?§\s?\d+/g, 'the SAG structure rules'],
+];
+
+/** A message or hint in CLI terms. */
+export function inCliTerms(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of REPLACEMENTS) out = out.replace(pattern, replacement);
+  return out;
+}
