@@ -100,7 +100,8 @@ describe('octx-export from-sag (real CLI)', () => {
     expect(chunks).toEqual(expect.arrayContaining(SAG.leftovers.chunks.map(flip)));
     await expectValid(join(tmp, 'g.octx'));
     expect(oldForm.code).toBe(2);
-    expect(oldForm.stderr).toContain(`error OCTX_USAGE_ERROR at field generation: --generation ${SAG.generations.taoyuan}: give <article-id>=<generation-id>.`);
+    expect(oldForm.stderr).toContain(`error[OCTX_USAGE_ERROR]: --generation ${SAG.generations.taoyuan}: give <article-id>=<generation-id>.`);
+    expect(oldForm.stderr).toContain('\n  field generation\n');
   });
 
   it('SAG’s application database is one error, exit 2, that names .data/engine/sag.db', async () => {
@@ -109,9 +110,10 @@ describe('octx-export from-sag (real CLI)', () => {
     createSagAppDatabase(join(data, 'sag.db'));
     const r = await runCli(['from-sag', join(data, 'sag.db'), '--source', SAG.source, '-o', join(data, 'x.octx'), '--name', 'X']);
     expect(r.code).toBe(2);
-    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error '));
+    const errors = r.stderr.split('\n').filter((l) => l.startsWith('error'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(/^error OCTX_SAG_NOT_ENGINE_DB at .*sag\.db: this is the SAG application's database \(tables sources, documents, /);
+    expect(errors[0]).toMatch(/^error\[OCTX_SAG_NOT_ENGINE_DB\]: this is the SAG application's database \(tables sources, documents, /);
+    expect(r.stderr).toMatch(/\n {2}--> .*sag\.db\n/);
     expect(errors[0]).toContain('by default ./.data/engine/sag.db');
     expect(errors[0]).toContain(`try ${join(data, 'engine', 'sag.db')}`);
     expect(r.stderr).toContain('hint: give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db');

@@ -88,9 +88,9 @@ export const fromSagCommand: Command = {
     },
   },
   examples: [
-    'octx-export from-sag fixtures/sag/engine-0.7.1/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 -o out/sag-demo.octx --name "三国演义读书会" --overwrite',
-    'octx-export from-sag fixtures/sag/engine-0.8/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --id-mode sag-compatible --require-structure -o out/sag-demo-0.8.octx --name "三国演义读书会" --overwrite',
-    'octx-export from-sag fixtures/sag/engine-0.7.1/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --include-status FAILED -o out/sag-failed.octx --name "三国演义读书会" --overwrite',
+    'octx-export from-sag fixtures/sag/engine-0.7.1/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 -o out/sag-demo.octx --name "三国演义读书会" --mkdir --overwrite',
+    'octx-export from-sag fixtures/sag/engine-0.8/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --id-mode sag-compatible --require-structure -o out/sag-demo-0.8.octx --name "三国演义读书会" --mkdir --overwrite',
+    'octx-export from-sag fixtures/sag/engine-0.7.1/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --include-status FAILED -o out/sag-failed.octx --name "三国演义读书会" --mkdir --overwrite',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);
