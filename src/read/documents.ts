@@ -213,7 +213,22 @@ export class ConceptDocumentScanner {
       this.headBytes += part.length;
     }
     if (!this.utf8) return;
-    const data = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    let data = chunk;
+    if (this.carry !== undefined) {
+      // Complete the carried sequence with the first bytes of this chunk (not a copy of all of it).
+      const need = sequenceLength(this.carry[0]!) - this.carry.length;
+      const joined = Buffer.concat([this.carry, chunk.subarray(0, need)]);
+      if (joined.length < need + this.carry.length) {
+        this.carry = joined;
+        return;
+      }
+      this.carry = undefined;
+      if (!isUtf8(joined)) {
+        this.utf8 = false;
+        return;
+      }
+      data = chunk.subarray(need);
+    }
     // Cut before a sequence the chunk ends inside of; it is checked with the next chunk.
     let cut = data.length;
     for (let back = 1; back <= 3 && back <= data.length; back++) {

@@ -524,7 +524,7 @@ class Validator {
     const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
       const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
       if (!p.ok) {
-        this.add(SAG, issue({ code: p.code, path, line, message: p.message }));
+        this.add(SAG, issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message }));
         return;
       }
       if (p.nonFinite !== undefined) {
@@ -710,11 +710,15 @@ class Validator {
     const collected = this.issues.collect();
     const formatValid = this.issues.errors(FORMAT) === 0;
     const capabilities: Record<string, LayerResult> = {};
+    const layers: LayerResult[] = [];
     for (const [name, d] of this.declarations) {
       const valid = d.status === 'unsupported' ? null : this.issues.errors(name) === 0;
-      capabilities[name] = { valid, issues: collected.byLayer.get(name) ?? [] };
+      const layer = { valid, issues: collected.byLayer.get(name) ?? [] };
+      layers.push(layer);
+      // Defined, not assigned: `capabilities.__proto__ = …` would set the prototype instead, and
+      // the capability would vanish from the report (and from the fullyValidated verdict).
+      Object.defineProperty(capabilities, name, { value: layer, enumerable: true, writable: true, configurable: true });
     }
-    const layers = Object.values(capabilities);
     const valid = formatValid && layers.every((l) => l.valid !== false);
     return {
       valid,
