@@ -8,11 +8,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type * as NodeFs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 const reads: number[] = [];
 vi.mock('node:fs', async (original) => {
-  const fs = await original<typeof import('node:fs')>();
+  const fs = await original<typeof NodeFs>();
   const readSync = (...args: Parameters<typeof fs.readSync>): number => {
     reads.push(args[3] as number);
     return (fs.readSync as (...a: unknown[]) => number)(...args);
