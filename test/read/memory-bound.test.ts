@@ -3,8 +3,8 @@
  * whose Concept Document holds a 250 MiB double-quoted YAML scalar in its frontmatter is inside
  * every default limit (file size, total size, compression ratio ~139:1); before the frontmatter
  * limit it made the YAML parser need gigabytes and the process died with a V8 heap OOM. Here the
- * reader runs in a child process with a 512 MiB heap and must refuse the document with a typed
- * code and exit normally.
+ * reader (and the builder, given the same scalar) runs in a child process with a 512 MiB heap and
+ * must refuse the document with a typed code and exit normally.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -105,5 +105,20 @@ describe('memory bounded by the limits (child process, 512 MiB heap)', () => {
     // problem is the frontmatter's size.
     expect(out.issues).toEqual([['OCTX_FRONTMATTER_TOO_LARGE', 'knowledge/big.md', 'frontmatter']]);
     expect(out.opened).toEqual(['OCTX_FRONTMATTER_TOO_LARGE']);
+  }, 120_000);
+
+  it('addDocument refuses the same 250 MiB scalar with OCTX_FRONTMATTER_TOO_LARGE without parsing it', async () => {
+    const script = `
+      import { PackageBuilder } from './src/index.ts';
+      const b = new PackageBuilder({ asset: { name: 'A' } });
+      const markdown = '---\\ntype: Reference\\ntitle: "' + 'a'.repeat(${250 * MiB}) + '"\\n---\\n# T\\n';
+      let code = 'accepted';
+      try { b.addDocument({ path: 'big.md', markdown }); } catch (e) { code = e.code; }
+      await b.dispose();
+      console.log(JSON.stringify({ code }));`;
+    const run = await runUnder512(script);
+    expect(run.signal, run.stderr).toBeNull();
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ code: 'OCTX_FRONTMATTER_TOO_LARGE' });
   }, 120_000);
 });
