@@ -417,7 +417,8 @@ class Validator {
       return STREAM_BUFFER_BYTES + (isConceptPath(p) ? Math.min(size, max + 16) : 2 * size);
     };
     for await (const [path, { sha, scan: doc }] of inOrder(paths, 8, read, { bytes: new ByteBudget(DOCUMENT_READ_BUDGET), cost })) {
-      // A document whose bytes are not the listed ones is not parsed: its content is untrusted.
+      // A document whose bytes are not the listed ones is untrusted: its findings are dropped
+      // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
       if (!this.settle(path, sha)) continue;
       for (const i of doc.issues) this.add(FORMAT, i);
       if (doc.documentId === undefined) continue;
