@@ -5,7 +5,7 @@ import { isSemVer } from '../model/semver.js';
 import { toOctxTime } from '../model/time.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
-import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 
@@ -42,6 +42,12 @@ export interface PackageBuilderOptions {
    * `export({ consumer })` overrides it.
    */
   readonly consumer?: ConsumerName;
+  /**
+   * Largest frontmatter block `addDocument` accepts, in UTF-8 bytes (default 1 MiB, the readers'
+   * default `limits.maxFrontmatterBytes`). A larger block is refused with
+   * `OCTX_FRONTMATTER_TOO_LARGE` before it is parsed; readers with default limits refuse it too.
+   */
+  readonly maxFrontmatterBytes?: number;
 }
 
 /** Options of `builder.export(options)`. */
@@ -121,6 +127,7 @@ const builderOptionsSchema = z.object({
     .optional(),
   compressionLevel: compressionLevelSchema.optional(),
   consumer: consumerSchema.optional(),
+  maxFrontmatterBytes: z.number().int().positive().optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -158,6 +165,7 @@ export interface ResolvedBuilderOptions {
   readonly defaultDocumentType?: string;
   readonly compressionLevel: number;
   readonly consumer?: ConsumerName;
+  readonly maxFrontmatterBytes: number;
 }
 
 /**
@@ -212,6 +220,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
+    maxFrontmatterBytes: o.maxFrontmatterBytes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes,
   };
 }
 

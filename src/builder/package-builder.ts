@@ -223,7 +223,7 @@ export class PackageBuilder {
    * `octx.document_id`); existing keys are never overwritten. `index.md`/`log.md` must follow the
    * OKF reserved-file structure and get no id.
    * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_FRONTMATTER`,
-   *   `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
+   *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
    */
   addDocument(input: DocumentInput): this {
     this.#assertOpen();
@@ -239,6 +239,7 @@ export class PackageBuilder {
     const doc = prepareDocument(input, {
       mintId: (p) => this.#state?.documentIdFor(p) ?? newId(),
       ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}),
+      maxFrontmatterBytes: this.#options.maxFrontmatterBytes,
     });
     let dense: number | undefined;
     if (doc.documentId !== undefined) {

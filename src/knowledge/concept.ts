@@ -21,16 +21,20 @@ export interface ConceptReading {
  *
  * @param path package path, used in the issues
  * @param text the file text with any BOM already stripped
+ * @param maxFrontmatterBytes a larger frontmatter block is refused unparsed (`OCTX_FRONTMATTER_TOO_LARGE`)
  */
-export function readConceptDocument(path: string, text: string): ConceptReading {
+export function readConceptDocument(path: string, text: string, maxFrontmatterBytes?: number): ConceptReading {
   const issues: OctxIssue[] = [];
   const split = splitFrontmatter(text);
   if (!split.ok) return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: split.reason })] };
   if (split.parts.frontmatter === undefined) {
     return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: 'a Concept Document must start with a YAML frontmatter block (--- … ---)' })] };
   }
-  const parsed = parseFrontmatter(split.parts.frontmatter);
-  if (!parsed.ok) return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: parsed.reason })] };
+  const parsed = parseFrontmatter(split.parts.frontmatter, maxFrontmatterBytes);
+  if (!parsed.ok) {
+    if (parsed.tooLarge) return { issues: [issue({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: parsed.reason })] };
+    return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: parsed.reason })] };
+  }
   const { data, yaml11 } = parsed.value;
   const typeProblem = documentTypeProblem(data.type, yaml11.type);
   if (typeProblem) issues.push(issue({ code: 'OCTX_DOCUMENT_TYPE_REQUIRED', path, field: 'type', message: typeProblem }));

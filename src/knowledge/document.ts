@@ -37,6 +37,8 @@ export interface PrepareDocumentOptions {
   readonly mintId: (path: string) => string;
   /** Default `type` for documents without one. */
   readonly defaultType?: string;
+  /** Largest frontmatter block, in UTF-8 bytes (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes`). */
+  readonly maxFrontmatterBytes?: number;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -69,14 +71,15 @@ export function knowledgePath(input: string): string {
  * formatting and comments. Reserved `index.md`/`log.md` are checked against the OKF structure
  * and never get an id.
  * @throws OctxError with `OCTX_PATH_INVALID`, `OCTX_DOCUMENT_INVALID`, `OCTX_DOCUMENT_FRONTMATTER`,
- *   `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID` or `OCTX_OKF_RESERVED_INVALID`.
+ *   `OCTX_FRONTMATTER_TOO_LARGE`, `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID` or
+ *   `OCTX_OKF_RESERVED_INVALID`.
  */
 export function prepareDocument(input: DocumentInput, options: PrepareDocumentOptions): PreparedDocument {
   if (input === null || typeof input !== 'object') throw OctxError.of({ code: 'OCTX_DOCUMENT_INVALID', message: 'addDocument expects { path, markdown }' });
   const path = knowledgePath(input.path);
   const text = stripBom(decodeMarkdown(input.markdown, path));
   if (RESERVED_DOCUMENT_NAMES.has(baseName(path))) {
-    const problems = reservedDocumentProblems(path, text);
+    const problems = reservedDocumentProblems(path, text, options.maxFrontmatterBytes);
     if (problems.length > 0) {
       throw OctxError.of({ code: 'OCTX_OKF_RESERVED_INVALID', path, message: `${baseName(path)} is reserved by OKF and is not a Concept Document: ${problems.join('; ')}` });
     }
@@ -144,11 +147,14 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     // Only the fences and the new block use the document's line ending; the body is untouched.
     const block = [`type: ${yamlQuote(type)}`, `title: ${yamlQuote(title)}`, 'octx:', `  document_id: ${yamlQuote(documentId)}`].join(newline);
     const out = `---${newline}${block}${newline}---${newline}${newline}${body}`;
-    assertReadable(path, `${block}${newline}`);
+    assertReadable(path, `${block}${newline}`, options.maxFrontmatterBytes);
     return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(out, 'utf8') };
   }
 
-  const parsed = parseFrontmatter(frontmatter);
+  const parsed = parseFrontmatter(frontmatter, options.maxFrontmatterBytes);
+  if (!parsed.ok && parsed.tooLarge) {
+    throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: `${parsed.reason}; keep large values in the body` });
+  }
   if (!parsed.ok) fail(path, `unsafe or invalid YAML frontmatter: ${parsed.reason}`);
   const { data, document, yaml11 } = parsed.value;
   if (data.type !== undefined) {
@@ -195,7 +201,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     if (fm !== '' && !fm.endsWith('\n')) fm += newline;
     fm += appended.map((l) => `${l}${newline}`).join('');
   }
-  assertReadable(path, fm, data);
+  assertReadable(path, fm, options.maxFrontmatterBytes, data);
   return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8') };
 }
 
@@ -204,8 +210,11 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
  * author wrote must read exactly as before (under YAML 1.2 and 1.1), so completion never changes
  * a value.
  */
-function assertReadable(path: string, frontmatter: string, before?: Record<string, unknown>): void {
-  const again = parseFrontmatter(frontmatter);
+function assertReadable(path: string, frontmatter: string, maxBytes: number | undefined, before?: Record<string, unknown>): void {
+  const again = parseFrontmatter(frontmatter, maxBytes);
+  if (!again.ok && again.tooLarge) {
+    throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: `with the keys it lacks added, ${again.reason}` });
+  }
   if (!again.ok) fail(path, `the completed frontmatter does not parse (${again.reason}); add type, title and octx.document_id yourself`);
   if (before === undefined) return;
   for (const [key, value] of Object.entries(before)) {

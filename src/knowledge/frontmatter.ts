@@ -1,4 +1,5 @@
 import { isMap, isNode, isScalar, parseAllDocuments, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
+import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
 
 /**
  * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
@@ -34,8 +35,9 @@ export function splitFrontmatter(text: string): SplitResult {
   while (pos <= text.length) {
     const nl = text.indexOf('\n', pos);
     const end = nl < 0 ? text.length : nl;
-    const line = text.slice(pos, end).replace(/\r$/, '');
-    if (line === '---') {
+    // Compared in place: slicing (and regex-trimming) every line would copy a huge one.
+    const n = end - pos;
+    if ((n === 3 || (n === 4 && text.charCodeAt(pos + 3) === 13)) && text.startsWith('---', pos)) {
       const frontmatter = text.slice(first[0].length, pos);
       const body = nl < 0 ? '' : text.slice(nl + 1);
       return { ok: true, parts: { frontmatter, body, newline } };
@@ -66,8 +68,23 @@ export interface ParsedFrontmatter {
   readonly yaml11: Record<string, unknown>;
 }
 
-/** Why a frontmatter block is unsafe, or its parsed form. */
-export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string };
+/**
+ * Why a frontmatter block is unsafe, or its parsed form. `tooLarge` marks a block refused for its
+ * size alone (`OCTX_FRONTMATTER_TOO_LARGE`), before any parsing.
+ */
+export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string; tooLarge?: true };
+
+/**
+ * Why a frontmatter block of `source` is refused for its size, or `undefined` when it has at most
+ * `maxBytes` UTF-8 bytes. Counted without encoding: a string is never shorter in UTF-8 bytes than
+ * in UTF-16 units, and never longer than three times.
+ */
+export function frontmatterSizeProblem(source: string, maxBytes: number): string | undefined {
+  if (source.length * 3 <= maxBytes) return undefined;
+  const bytes = source.length > maxBytes ? source.length : Buffer.byteLength(source, 'utf8');
+  if (bytes <= maxBytes) return undefined;
+  return `the frontmatter block is ${source.length > maxBytes ? 'more than ' : ''}${bytes} bytes, above maxFrontmatterBytes ${maxBytes}`;
+}
 
 // Plain scalars that some YAML 1.1 tag of the yaml library (the schema our 1.1 reading uses)
 // could resolve to something other than what YAML 1.2 core gives. Every 1.1 number, sexagesimal,
@@ -161,9 +178,13 @@ function measureDepth(v: unknown, d = 0): number {
  * 1.2 (our data) and as YAML 1.1 (what the reference validator sees), so callers can refuse
  * values whose type differs between the two (`type: yes` is a string only in 1.2). The second
  * reading only runs when some node may type differently ({@link mayRetypeUnderYaml11}); otherwise
- * it would give the same data and the same errors, and `yaml11` is the 1.2 data.
+ * it would give the same data and the same errors, and `yaml11` is the 1.2 data. A block of more
+ * than `maxBytes` UTF-8 bytes is refused unparsed (`tooLarge`).
  */
-export function parseFrontmatter(source: string): ParseResult {
+export function parseFrontmatter(source: string, maxBytes: number = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes): ParseResult {
+  // A YAML parser needs tens of times its input: the size is checked before anything else.
+  const tooLarge = frontmatterSizeProblem(source, maxBytes);
+  if (tooLarge !== undefined) return { ok: false, reason: tooLarge, tooLarge: true };
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
   const modern = parseStrict(source, '1.2');

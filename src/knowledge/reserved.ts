@@ -7,8 +7,9 @@ import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
  *
  * @param logicalPath the package path, e.g. `knowledge/index.md` or `knowledge/a/log.md`
  * @param text the file text with any BOM already removed
+ * @param maxFrontmatterBytes the root index.md's frontmatter above this is refused unparsed
  */
-export function reservedDocumentProblems(logicalPath: string, text: string): string[] {
+export function reservedDocumentProblems(logicalPath: string, text: string, maxFrontmatterBytes?: number): string[] {
   const problems: string[] = [];
   const isRootIndex = logicalPath === 'knowledge/index.md';
   const isLog = logicalPath.endsWith('/log.md');
@@ -19,7 +20,7 @@ export function reservedDocumentProblems(logicalPath: string, text: string): str
     if (!isRootIndex) {
       problems.push('only the bundle-root index.md may carry frontmatter');
     } else {
-      const parsed = parseFrontmatter(split.parts.frontmatter);
+      const parsed = parseFrontmatter(split.parts.frontmatter, maxFrontmatterBytes);
       if (!parsed.ok) problems.push(`frontmatter: ${parsed.reason}`);
       else {
         const keys = Object.keys(parsed.value.data);

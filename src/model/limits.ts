@@ -24,6 +24,12 @@ export interface ArchiveLimits {
   readonly maxJsonDepth: number;
   /** YAML frontmatter nesting depth. */
   readonly maxYamlDepth: number;
+  /**
+   * Bytes of one YAML frontmatter block (between its `---` fences). Not in the reference's
+   * table: a YAML parser needs tens of times its input in memory, so a block above this is
+   * refused (`OCTX_FRONTMATTER_TOO_LARGE`) before it is decoded or parsed.
+   */
+  readonly maxFrontmatterBytes: number;
   /** Largest vector width in an Arrow target. */
   readonly maxArrowDimension: number;
   /** Dictionary + record batches of one Arrow file. */
@@ -48,6 +54,7 @@ export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
   maxJsonlRecords: 1_000_000,
   maxJsonDepth: 100,
   maxYamlDepth: 100,
+  maxFrontmatterBytes: 1 * MiB,
   maxArrowDimension: 65_536,
   maxArrowBatches: 100_000,
   maxArrowRows: 10_000_000,

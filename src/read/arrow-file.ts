@@ -536,12 +536,13 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
           } else if (!schemaSeen) {
             throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the first Arrow message must be the schema');
           } else if (type === MessageHeader.RecordBatch || type === MessageHeader.DictionaryBatch) {
-            const rb = (type === MessageHeader.RecordBatch ? header : (header as { data: unknown }).data) as { compression: unknown; length: number } | null;
+            const rb = (type === MessageHeader.RecordBatch ? header : (header as { data: unknown }).data) as BatchHeader | null;
             if (!rb) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'an Arrow batch message has no header');
             // Checked on the header, before the body is read or anything is decompressed.
             if (rb.compression !== null && rb.compression !== undefined) {
               throw problem('OCTX_VECTOR_COMPRESSION_UNSUPPORTED', path, 'Arrow IPC body compression is not allowed in vectors/0.1');
             }
+            checkBatchHeader(rb, bodyLength, path);
             batchCount += 1;
             if (batchCount > limits.maxArrowBatches) throw problem('OCTX_RESOURCE_LIMIT', path, `more than ${limits.maxArrowBatches} Arrow batches (limit maxArrowBatches)`);
             if (type === MessageHeader.RecordBatch) {
@@ -628,6 +629,39 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
     yield toBatch(next.value.data as DataLike, layout, path);
   }
   if (!footerChecked) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow stream ended before its footer');
+}
+
+/** What {@link checkBatchHeader} reads of a record batch header (apache-arrow's metadata class). */
+interface BatchHeader {
+  readonly compression: unknown;
+  readonly length: number;
+  readonly nodes?: readonly { readonly length: number; readonly nullCount: number }[];
+  readonly buffers?: readonly { readonly offset: number; readonly length: number }[];
+}
+
+/**
+ * Refuses batch metadata no writer produces and apache-arrow does not check: a negative or
+ * unsafe row count (it would subtract from the rows counted, and then read as missing coverage),
+ * a field node whose null count is negative or above its length, and a buffer with a negative
+ * offset or length or reaching beyond the message body (apache-arrow would read a short or
+ * shifted view of the body and report something else, or nothing).
+ * @throws OctxError `OCTX_VECTOR_ARROW_INVALID`
+ */
+function checkBatchHeader(rb: BatchHeader, bodyLength: number, path: string): void {
+  const bad = (why: string): OctxError => problem('OCTX_VECTOR_ARROW_INVALID', path, `a record batch header is malformed: ${why}`);
+  if (!Number.isSafeInteger(rb.length) || rb.length < 0) throw bad(`its length ${rb.length} is negative or not an exact integer`);
+  (rb.nodes ?? []).forEach((n, i) => {
+    if (!Number.isSafeInteger(n.length) || n.length < 0) throw bad(`field node ${i} has length ${n.length}, negative or not an exact integer`);
+    if (!Number.isSafeInteger(n.nullCount) || n.nullCount < 0 || n.nullCount > n.length) {
+      throw bad(`field node ${i} has null count ${n.nullCount}, outside 0…${n.length} (its length)`);
+    }
+  });
+  (rb.buffers ?? []).forEach((b, i) => {
+    if (!Number.isSafeInteger(b.offset) || !Number.isSafeInteger(b.length) || b.offset < 0 || b.length < 0) {
+      throw bad(`buffer ${i} has offset ${b.offset} and length ${b.length}: negative or not exact integers`);
+    }
+    if (b.offset + b.length > bodyLength) throw bad(`buffer ${i} (offset ${b.offset}, length ${b.length}) reaches beyond the ${bodyLength}-byte message body`);
+  });
 }
 
 function lengthPrefix(n: number): Buffer {

@@ -171,13 +171,13 @@ export type ParsedJsonlLine =
       /** Path of the first number that overflowed to ±Infinity (e.g. `1e999`), if any. */
       readonly nonFinite?: string;
     }
-  | { readonly ok: false; readonly code: OctxCode; readonly message: string };
+  | { readonly ok: false; readonly code: OctxCode; readonly message: string; readonly field?: string };
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Parses one JSONL line strictly (§4): not empty (`OCTX_JSONL_EMPTY_LINE`), UTF-8 without BOM and
- * strict JSON (`OCTX_JSON_INVALID`), no repeated key (`OCTX_JSON_DUPLICATE_KEY`), an object
+ * strict JSON without lone surrogate escapes (`OCTX_JSON_INVALID`, with the field), no repeated key (`OCTX_JSON_DUPLICATE_KEY`), an object
  * (`OCTX_JSONL_RECORD_TYPE`).
  */
 export function parseJsonlLine(line: JsonlLine, maxDepth = 100): ParsedJsonlLine {
@@ -200,6 +200,7 @@ export function parseJsonlRange(buf: Buffer, start: number, end: number, line: n
   const parsed = parseStrictJson(text, { maxDepth });
   if (!parsed.ok) {
     if (parsed.kind === 'duplicate-key') return { ok: false, code: 'OCTX_JSON_DUPLICATE_KEY', message: `line ${line}: ${parsed.message}` };
+    if (parsed.kind === 'surrogate') return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line}: ${parsed.message}`, ...(parsed.at ? { field: parsed.at } : {}) };
     return { ok: false, code: 'OCTX_JSON_INVALID', message: `line ${line} is not strict JSON: ${parsed.message}` };
   }
   const v = parsed.value;

@@ -148,7 +148,7 @@ export function parseManifestBytes(bytes: Buffer, limits: ArchiveLimits): Record
   } catch {
     throw manifestError('OCTX_MANIFEST_JSON_INVALID', 'manifest.json is not valid UTF-8');
   }
-  const parsed = parseStrictJson(text, { maxDepth: limits.maxJsonDepth });
+  const parsed = parseStrictJson(text, { maxDepth: limits.maxJsonDepth, allowLoneSurrogates: true });
   if (!parsed.ok) {
     if (parsed.kind === 'duplicate-key') throw manifestError('OCTX_JSON_DUPLICATE_KEY', `manifest.json: ${parsed.message}`);
     throw manifestError('OCTX_MANIFEST_JSON_INVALID', `manifest.json is not strict JSON: ${parsed.message}`);
@@ -180,7 +180,8 @@ export function manifestInfo(m: Record<string, unknown>): ManifestInfo {
   const derived = obj(asset?.derived_from);
   const caps: Record<string, string | undefined> = {};
   const capsObj = obj(m.capabilities);
-  if (capsObj) for (const [k, v] of Object.entries(capsObj)) caps[k] = str(obj(v)?.version);
+  // Defined, not assigned, so a capability named `__proto__` stays an own key.
+  if (capsObj) for (const [k, v] of Object.entries(capsObj)) Object.defineProperty(caps, k, { value: str(obj(v)?.version), enumerable: true, writable: true, configurable: true });
   const files: ListedFile[] = [];
   if (Array.isArray(m.files)) {
     for (const f of m.files) {
@@ -327,7 +328,7 @@ class Package implements OctxPackage {
     for (const f of this.info.files) {
       if (seen.has(f.path) || logicalPathProblem(f.path) !== undefined || payloadKind(f.path) !== 'knowledge') continue;
       seen.add(f.path);
-      yield readKnowledgeDocument(f.path, await this.readFile(f.path));
+      yield readKnowledgeDocument(f.path, await this.readFile(f.path), { maxFrontmatterBytes: this.limits.maxFrontmatterBytes });
     }
   }
 

@@ -33,6 +33,8 @@ class Problems {
   }
 }
 
+const UNSAFE_INTEGER = (field: string): string => `${field} must be an integer of at most 2^53 − 1 (9007199254740991); a larger literal cannot be read back exactly`;
+
 // One instance, reset per record: the valid-record path allocates nothing.
 const shared = new Problems();
 
@@ -87,6 +89,9 @@ export function recordProblems(kind: RecordKind, r: Record<string, unknown>, wor
       else {
         const o = r.ordinal;
         if (typeof o !== 'number' || !Number.isInteger(o)) p.add('ordinal', 'ordinal must be an integer');
+        // JSON.parse rounds a literal above 2^53 − 1 (2^53 + 1 reads as 2^53): the value read is
+        // not the one written, and the builder never writes one.
+        else if (!Number.isSafeInteger(o)) p.add('ordinal', UNSAFE_INTEGER('ordinal'));
         else if (o < 0) p.add('ordinal', 'ordinal must be ≥ 0');
       }
       text(p, r, 'text', true, 1);
@@ -102,6 +107,7 @@ export function recordProblems(kind: RecordKind, r: Record<string, unknown>, wor
       if (has(r, 'level')) {
         const l = r.level;
         if (typeof l !== 'number' || !Number.isInteger(l)) p.add('level', 'level must be an integer');
+        else if (!Number.isSafeInteger(l)) p.add('level', UNSAFE_INTEGER('level'));
         else if (l < 1) p.add('level', 'level must be ≥ 1 (a top-level event omits level)');
       }
       const hasParent = has(r, 'parent_id');

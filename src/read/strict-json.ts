@@ -14,8 +14,12 @@
  * name the repeated key.
  */
 
-/** Why a text is not strict JSON. */
-export type StrictJsonProblemKind = 'syntax' | 'duplicate-key' | 'depth';
+/**
+ * Why a text is not strict JSON. `surrogate`: a string or key holds a lone UTF-16 surrogate
+ * (`"\ud800"` escaped): `JSON.parse` accepts it, but it is no Unicode text, cannot be written as
+ * UTF-8, and the builder refuses it in every value.
+ */
+export type StrictJsonProblemKind = 'syntax' | 'duplicate-key' | 'depth' | 'surrogate';
 
 /** Result of {@link parseStrictJson}. */
 export type StrictJsonResult =
@@ -31,17 +35,25 @@ export type StrictJsonResult =
       readonly message: string;
       /** For `duplicate-key`: the repeated key. */
       readonly key?: string;
+      /** For `surrogate`: dotted path of the value (`a.b[2]`, `''` for the root) or of the object holding the key. */
+      readonly at?: string;
     };
 
 /** Options of {@link parseStrictJson}. */
 export interface StrictJsonOptions {
   /** Deepest allowed nesting of arrays/objects (the root container is depth 1). Default 100. */
   readonly maxDepth?: number;
+  /**
+   * Accept lone surrogate escapes (default: refused as `surrogate`). The manifest sets it: there
+   * the reference reports such a string through its digest rule (`OCTX_PACKAGE_DIGEST_INVALID`).
+   */
+  readonly allowLoneSurrogates?: boolean;
 }
 
 /**
  * Parses `text` as strict JSON: syntax as `JSON.parse`, no duplicate keys (after unescaping, so
- * `"a"` and `"\u0061"` collide), nesting at most `maxDepth`. Never throws.
+ * `"a"` and `"\u0061"` collide), nesting at most `maxDepth`, no lone surrogate escapes (unless
+ * allowed). Never throws.
  */
 export function parseStrictJson(text: string, options: StrictJsonOptions = {}): StrictJsonResult {
   const maxDepth = options.maxDepth ?? 100;
@@ -50,6 +62,14 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
     value = JSON.parse(text);
   } catch (e) {
     return { ok: false, kind: 'syntax', message: (e as Error).message };
+  }
+  // A lone surrogate can only come from a \uD800–\uDFFF escape (the text itself is decoded from
+  // strict UTF-8 or is a well-formed string): only texts with such an escape are walked for it.
+  if (options.allowLoneSurrogates !== true && SURROGATE_ESCAPE.test(text)) {
+    const at = loneSurrogateAt(value, '');
+    if (at !== undefined) {
+      return { ok: false, kind: 'surrogate', at, message: `${at === '' ? 'the value' : at} holds a lone UTF-16 surrogate escape (not Unicode text; it has no UTF-8 form)` };
+    }
   }
   if (value === null || typeof value !== 'object') {
     if (typeof value === 'number' && !Number.isFinite(value)) return { ok: true, value, nonFinite: '' };
@@ -73,6 +93,28 @@ export function parseStrictJson(text: string, options: StrictJsonOptions = {}): 
     }
   }
   return walk.nonFinite === undefined ? { ok: true, value } : { ok: true, value, nonFinite: walk.nonFinite };
+}
+
+const SURROGATE_ESCAPE = /\\u[dD][89a-fA-F]/;
+
+/** Path of the first string (or object holding a key) with a lone surrogate, or `undefined`. */
+function loneSurrogateAt(value: unknown, at: string): string | undefined {
+  if (typeof value === 'string') return value.isWellFormed() ? undefined : at;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = loneSurrogateAt(value[i], `${at}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    const here = at === '' ? k : `${at}.${k}`;
+    if (!k.isWellFormed()) return here;
+    const found = loneSurrogateAt(v, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 interface WalkState {

@@ -29,7 +29,8 @@ import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
 import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
-import { readKnowledgeDocument } from './documents.js';
+import { ByteBudget } from './byte-budget.js';
+import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';
 import { IssueCollector } from './issues.js';
@@ -184,24 +185,51 @@ function withConsumer(report: ValidationReport, profile: ConsumerProfile | undef
   };
 }
 
-/** Settles promises in input order with at most `width` in flight; never leaves a rejection unhandled. */
-async function* inOrder<T, R>(items: readonly T[], width: number, fn: (item: T) => Promise<R>): AsyncGenerator<[T, R], void, undefined> {
-  type Settled = { ok: true; value: R } | { ok: false; error: unknown };
-  const start = (item: T): Promise<Settled> =>
-    fn(item).then(
-      (value) => ({ ok: true, value }),
-      (error: unknown) => ({ ok: false, error }),
+/**
+ * Settles promises in input order with at most `width` in flight; never leaves a rejection
+ * unhandled. With a `budget`, each item first reserves `cost(item)` bytes, given back once the
+ * consumer is done with its result (when the generator resumes): the memory of results read
+ * ahead is bounded by bytes, not only by count. Reservations are granted in item order, and the
+ * consumer always waits on the oldest item, so the budget cannot deadlock.
+ */
+async function* inOrder<T, R>(
+  items: readonly T[],
+  width: number,
+  fn: (item: T) => Promise<R>,
+  budget?: { readonly bytes: ByteBudget; readonly cost: (item: T) => number },
+): AsyncGenerator<[T, R], void, undefined> {
+  type Settled = ({ ok: true; value: R } | { ok: false; error: unknown }) & { release: () => void };
+  const none = (): void => {};
+  const start = async (item: T): Promise<Settled> => {
+    const release = budget ? await budget.bytes.acquire(budget.cost(item)) : none;
+    return fn(item).then(
+      (value) => ({ ok: true, value, release }),
+      (error: unknown) => ({ ok: false, error, release }),
     );
+  };
   const pending: Promise<Settled>[] = [];
   let next = 0;
   while (next < items.length && pending.length < width) pending.push(start(items[next++]!));
   for (let i = 0; i < items.length; i++) {
     const r = await pending.shift()!;
     if (next < items.length) pending.push(start(items[next++]!));
-    if (!r.ok) throw r.error;
-    yield [items[i]!, r.value];
+    try {
+      if (!r.ok) throw r.error;
+      yield [items[i]!, r.value];
+    } finally {
+      r.release();
+    }
   }
 }
+
+/**
+ * Bytes of documents the validator holds at once (read ahead, or being parsed). A document
+ * larger than this is read alone. Concept Documents cost only their kept frontmatter and stream
+ * buffers; `index.md`/`log.md` are read whole.
+ */
+export const DOCUMENT_READ_BUDGET = 64 * 1024 * 1024;
+/** What one streamed document holds besides its kept head: the verify and inflate buffers. */
+const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
 
 type FileState = 'ok' | 'missing' | 'mismatch' | 'unverifiable';
 
@@ -383,22 +411,46 @@ class Validator {
     }
   }
 
+  /** Streams a Concept Document once: SHA-256 and the Concept rules, keeping only its frontmatter. */
+  private async scanConcept(path: string): Promise<{ sha: string; scan: ConceptScan }> {
+    const hash = createHash('sha256');
+    const scanner = new ConceptDocumentScanner(path, this.limits.maxFrontmatterBytes);
+    try {
+      for await (const chunk of this.source.open(path)) {
+        hash.update(chunk as Buffer);
+        scanner.push(chunk as Buffer);
+      }
+    } catch (e) {
+      throw new ContainerFailure(toOctxError(e));
+    }
+    return { sha: hash.digest('hex'), scan: scanner.finish() };
+  }
+
   private async readDocuments(m: Record<string, unknown>): Promise<void> {
     const asset = m.asset as Record<string, unknown> | undefined;
     if (asset && isUuidV7(asset.id)) this.ids.register(asset.id, IdKind.asset);
     const paths = [...this.listed.keys()].filter((p) => payloadKind(p) === 'knowledge' && this.present(p));
-    const read = async (p: string): Promise<{ bytes: Buffer; sha: string }> => {
+    const max = this.limits.maxFrontmatterBytes;
+    // A Concept Document is streamed (its body is never held); index.md/log.md are read whole.
+    const read = async (p: string): Promise<{ sha: string; scan: ConceptScan }> => {
+      if (isConceptPath(p)) return this.scanConcept(p);
       const bytes = await this.readAll(p);
-      return { bytes, sha: createHash('sha256').update(bytes).digest('hex') };
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      const doc = readKnowledgeDocument(p, bytes, { maxFrontmatterBytes: max });
+      return { sha, scan: { issues: doc.issues } };
+    };
+    const cost = (p: string): number => {
+      const size = this.source.size(p);
+      return STREAM_BUFFER_BYTES + (isConceptPath(p) ? Math.min(size, max + 16) : 2 * size);
     };
     const step = this.stepper('documents', paths);
-    for await (const [path, { bytes, sha }] of inOrder(paths, 8, read)) {
+    for await (const [path, { sha, scan: doc }] of inOrder(paths, 8, read, { bytes: new ByteBudget(DOCUMENT_READ_BUDGET), cost })) {
       step(path);
-      // A document whose bytes are not the listed ones is not parsed: its content is untrusted.
+      // A document whose bytes are not the listed ones is untrusted: its findings are dropped
+      // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
       if (!this.settle(path, sha)) continue;
-      const doc = readKnowledgeDocument(path, bytes);
       for (const i of doc.issues) this.add(FORMAT, i);
-      if (doc.kind !== 'concept' || doc.documentId === undefined) continue;
+      if (doc.documentId === undefined) continue;
       const index = this.ids.register(doc.documentId, IdKind.document);
       if (index < 0) {
         const holder = IdSpace.kindOf(-1 - index);
@@ -508,7 +560,7 @@ class Validator {
     const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
       const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
       if (!p.ok) {
-        this.add(SAG, issue({ code: p.code, path, line, message: p.message }));
+        this.add(SAG, issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message }));
         return;
       }
       if (p.nonFinite !== undefined) {
@@ -736,11 +788,15 @@ class Validator {
     const collected = this.issues.collect();
     const formatValid = this.issues.errors(FORMAT) === 0;
     const capabilities: Record<string, LayerResult> = {};
+    const layers: LayerResult[] = [];
     for (const [name, d] of this.declarations) {
       const valid = d.status === 'unsupported' ? null : this.issues.errors(name) === 0;
-      capabilities[name] = { valid, issues: collected.byLayer.get(name) ?? [] };
+      const layer = { valid, issues: collected.byLayer.get(name) ?? [] };
+      layers.push(layer);
+      // Defined, not assigned: `capabilities.__proto__ = …` would set the prototype instead, and
+      // the capability would vanish from the report (and from the fullyValidated verdict).
+      Object.defineProperty(capabilities, name, { value: layer, enumerable: true, writable: true, configurable: true });
     }
-    const layers = Object.values(capabilities);
     const valid = formatValid && layers.every((l) => l.valid !== false);
     return {
       valid,

@@ -143,6 +143,40 @@ const FORBIDDEN_TOKENS: ReadonlySet<string> = new Set([
   'url',
 ]);
 const FORBIDDEN_COMPACT: ReadonlySet<string> = new Set(['accesskey', 'accesstoken', 'apikey', 'apiurl', 'baseurl', 'serviceurl']);
+/**
+ * Words the SEED's rule ("API addresses, keys, service endpoints, and retrieval distance metrics
+ * are not stored") forbids beyond the reference's exact tokens: matched in singular or plural
+ * (`endpoints`, `secrets`, `urls`), with synonyms (`passwd`, `pwd`, `uri`, `hostname`) and the
+ * retrieval settings the reference misses (`similarity`, `similarity_threshold`). A stricter
+ * consumer that refuses these would otherwise drop the whole vectors layer. `token` is left to
+ * the reference's exact match: `max_tokens` and `tokenizer` are pipeline settings.
+ */
+const FORBIDDEN_WORDS: ReadonlySet<string> = new Set([
+  'api',
+  'apikey',
+  'accesskey',
+  'auth',
+  'authorization',
+  'bearer',
+  'credential',
+  'distance',
+  'endpoint',
+  'header',
+  'host',
+  'hostname',
+  'key',
+  'metric',
+  'passphrase',
+  'passwd',
+  'password',
+  'pwd',
+  'secret',
+  'similarity',
+  'uri',
+  'url',
+  'baseurl',
+  'serviceurl',
+]);
 const URI_SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//;
 const CAMEL_BOUNDARY = /(?<=[a-z0-9])(?=[A-Z])/g;
 const NON_ALNUM = /[^A-Za-z0-9]+/;
@@ -200,7 +234,23 @@ function forbiddenKeyReason(key: string): string | undefined {
   if (FORBIDDEN_COMPACT.has(compact)) {
     return `key "${key}" reads as "${compact}": connection, secret and retrieval settings are never stored`;
   }
+  // The SEED's rule, stricter than the reference's: plurals and synonyms of the same words.
+  for (const t of [...tokens, compact]) {
+    const word = singulars(t).find((w) => FORBIDDEN_WORDS.has(w));
+    if (word !== undefined) {
+      return `key "${key}" contains "${t}" (${word}): API addresses, keys, service endpoints and retrieval settings are never stored`;
+    }
+  }
   return undefined;
+}
+
+/** `token` and the singular forms it may be the plural of (`urls` → `url`, `similarities` → `similarity`). */
+function singulars(token: string): string[] {
+  const out = [token];
+  if (token.length > 3 && token.endsWith('s')) out.push(token.slice(0, -1));
+  if (token.length > 4 && token.endsWith('es')) out.push(token.slice(0, -2));
+  if (token.length > 4 && token.endsWith('ies')) out.push(`${token.slice(0, -3)}y`);
+  return out;
 }
 
 /**
@@ -211,8 +261,12 @@ function forbiddenKeyReason(key: string): string | undefined {
  *   non-alphanumerics into lower-case tokens, a token is one of `api, auth, authorization,
  *   credential, credentials, distance, endpoint, header, headers, host, key, metric,
  *   normalization, normalize, password, secret, token, url`, or the tokens joined equal
- *   `accesskey, accesstoken, apikey, apiurl, baseurl, serviceurl` (so `max_tokens`, `hostname`,
+ *   `accesskey, accesstoken, apikey, apiurl, baseurl, serviceurl` (so `max_tokens`,
  *   `tokenizer` and `normalized` pass; `api_key`, `l2Normalize`, `input_key` fail);
+ * - stricter than the reference, as the SEED words it: a token (or the joined tokens) that is, in
+ *   singular or plural, one of {@link FORBIDDEN_WORDS} — `endpoints`, `secrets`, `urls`, `keys`,
+ *   `passwd`, `pwd`, `model_uri`, `hostname`, `similarity`, `similarity_threshold` fail; `tokens`
+ *   alone is not refused (`max_tokens` is a pipeline setting);
  * - any string value (at any depth) that starts with a URI scheme (`^[A-Za-z][A-Za-z0-9+.-]*://`)
  *   is refused, e.g. `https://…`, `hf://…`.
  *

@@ -20,6 +20,11 @@ export interface VectorSpillOptions {
   readonly dimensions: number;
   /** When true, vectors whose L2 norm is not within 1e-3 of 1 are counted in `normWarnings`. */
   readonly normalized: boolean;
+  /**
+   * @internal Largest single read of {@link VectorSpill.readRows} (default
+   * {@link READ_CHUNK_BYTES}); tests lower it to exercise the chunked path without gigabytes.
+   */
+  readonly readChunkBytes?: number;
 }
 
 /** Options of {@link VectorSpill.add}. */
@@ -36,6 +41,13 @@ export interface VectorSpillAddOptions {
    */
   readonly replace?: boolean;
 }
+
+/**
+ * Largest single positional read. `fs.readSync` refuses a length of 2^31 bytes or more (one
+ * 8,192-row batch at width 65,536 is exactly 2^31), and one huge read is no faster than a few
+ * large ones.
+ */
+export const READ_CHUNK_BYTES = 256 * 1024 * 1024;
 
 /** Vectors of a `normalized: true` config that are not unit length. */
 export interface NormWarnings {
@@ -81,6 +93,7 @@ export class VectorSpill {
   readonly #rowBytes: number;
   readonly #path: string;
   #fd: number;
+  readonly #readChunk: number;
   #closed = false;
   /** Write buffer; `#bufFloats` views the same memory for allocation-free copies. */
   readonly #buf: Uint8Array;
@@ -121,6 +134,7 @@ export class VectorSpill {
     this.dimensions = dimensions;
     this.normalized = normalized;
     this.#rowBytes = dimensions * 4;
+    this.#readChunk = Math.max(1, Math.floor(options.readChunkBytes ?? READ_CHUNK_BYTES));
     // A row never straddles two flushes: the buffer holds a whole number of rows (at least one).
     const bufRows = Math.max(1, Math.floor(WRITE_BUFFER_BYTES / this.#rowBytes));
     const ab = new ArrayBuffer(bufRows * this.#rowBytes);
@@ -344,7 +358,7 @@ export class VectorSpill {
       const first = this.#slotOf(recordIndexes[i] as number);
       let run = 1;
       while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
-      readFully(this.#fd, bytes, i * this.#rowBytes, run * this.#rowBytes, first * this.#rowBytes);
+      readFully(this.#fd, bytes, i * this.#rowBytes, run * this.#rowBytes, first * this.#rowBytes, this.#readChunk);
       i += run;
     }
   }
@@ -416,11 +430,12 @@ function writeFully(fd: number, buf: Uint8Array, length: number, position: numbe
 }
 
 /** `readSync` until `length` bytes are read; a short file is an error. */
-function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number): void {
+/** Reads exactly `length` bytes at `position`, in reads of at most `chunk` bytes. */
+function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number, chunk: number): void {
   let done = 0;
   try {
     while (done < length) {
-      const n = readSync(fd, buf, offset + done, length - done, position + done);
+      const n = readSync(fd, buf, offset + done, Math.min(chunk, length - done), position + done);
       if (n === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
       done += n;
     }

@@ -4,7 +4,7 @@ import { stripBom } from '../../src/knowledge/frontmatter.js';
 import { reservedDocumentProblems } from '../../src/knowledge/reserved.js';
 import { issue, type OctxIssue } from '../../src/model/errors.js';
 import { isConceptPath } from '../../src/model/paths.js';
-import { readKnowledgeDocument } from '../../src/read/documents.js';
+import { ConceptDocumentScanner, readKnowledgeDocument } from '../../src/read/documents.js';
 
 const ID = '019c1234-5678-7abc-8def-0123456789ab';
 
@@ -106,5 +106,70 @@ describe('readKnowledgeDocument', () => {
     expect(first).toBe(bytes.toString('utf8', 3));
     expect(doc.text).toBe(first);
     expect({ ...doc }.text).toBe(first);
+  });
+});
+
+describe('ConceptDocumentScanner (the validator reads Concept Documents as a stream)', () => {
+  const scan = (bytes: Buffer, chunk: number, max?: number) => {
+    const scanner = new ConceptDocumentScanner('knowledge/doc.md', max);
+    for (let at = 0; at < bytes.length; at += chunk) scanner.push(bytes.subarray(at, at + chunk));
+    return scanner.finish();
+  };
+  for (const [what, bytes] of CONCEPTS) {
+    it(`finds what readKnowledgeDocument finds, in any chunking, for ${what}`, () => {
+      const expected = readKnowledgeDocument('knowledge/doc.md', bytes);
+      // 1-3 byte chunks cut every multi-byte sequence (the UTF-8 check carries them over).
+      for (const chunk of [1, 2, 3, 7, 1 << 20]) {
+        const got = scan(bytes, chunk);
+        expect(got.issues, `chunk ${chunk}`).toEqual(expected.issues);
+        expect(got.documentId, `chunk ${chunk}`).toEqual(expected.documentId);
+      }
+    });
+  }
+
+  it('keeps only the frontmatter: the body does not grow what it holds', () => {
+    const body = Buffer.alloc(8 * 1024 * 1024, 'x');
+    const got = scan(Buffer.concat([b(`---\n${fm}---\n`), body]), 64 * 1024, 1024);
+    expect(got).toEqual({ issues: [], documentId: ID });
+  });
+});
+
+describe('maxFrontmatterBytes: a frontmatter block above it is refused before YAML sees it', () => {
+  const withBlock = (yaml: string, eol = '\n'): Buffer => b(`---${eol}${yaml}---${eol}# T${eol}`);
+  /** A block of exactly `size` bytes: the id lines plus a padded title. */
+  const blockOf = (size: number): string => {
+    const fixed = `type: Reference\noctx:\n  document_id: ${ID}\ntitle: ""\n`;
+    return `type: Reference\noctx:\n  document_id: ${ID}\ntitle: "${'t'.repeat(size - Buffer.byteLength(fixed))}"\n`;
+  };
+  const tooLarge = { code: 'OCTX_FRONTMATTER_TOO_LARGE', path: 'knowledge/doc.md', field: 'frontmatter' };
+
+  it('accepts a block of exactly the limit and refuses one byte more, whole or streamed', () => {
+    const max = 4096;
+    const atLimit = withBlock(blockOf(max));
+    expect(readKnowledgeDocument('knowledge/doc.md', atLimit, { maxFrontmatterBytes: max }).issues).toEqual([]);
+    expect(readKnowledgeDocument('knowledge/doc.md', withBlock(blockOf(max), '\r\n'), { maxFrontmatterBytes: max + 4 }).issues).toEqual([]);
+    const over = withBlock(blockOf(max + 1));
+    const whole = readKnowledgeDocument('knowledge/doc.md', over, { maxFrontmatterBytes: max });
+    expect(whole.issues).toEqual([expect.objectContaining({ ...tooLarge, severity: 'error' })]);
+    expect(whole.documentId).toBeUndefined();
+    const streamed = new ConceptDocumentScanner('knowledge/doc.md', max);
+    streamed.push(over);
+    expect(streamed.finish().issues).toEqual(whole.issues);
+    // The same bytes under the default limit (1 MiB) are fine.
+    expect(readKnowledgeDocument('knowledge/doc.md', over).issues).toEqual([]);
+  });
+
+  it('an unclosed block within the limit is still reported as unclosed, one beyond it as too large', () => {
+    expect(readKnowledgeDocument('knowledge/doc.md', b(`---\n${fm}# T\n`), { maxFrontmatterBytes: 4096 }).issues[0]!.code).toBe('OCTX_DOCUMENT_FRONTMATTER');
+    const long = b(`---\n${fm}title2: "${'x'.repeat(5000)}"\n# never closed\n`);
+    expect(readKnowledgeDocument('knowledge/doc.md', long, { maxFrontmatterBytes: 4096 }).issues).toEqual([expect.objectContaining(tooLarge)]);
+  });
+
+  it('the root index.md frontmatter is bounded too', () => {
+    const index = b(`---\nokf_version: "${'1'.repeat(5000)}"\n---\n# Home\n\n* [A](a.md) - a\n`);
+    expect(readKnowledgeDocument('knowledge/index.md', index, { maxFrontmatterBytes: 4096 }).issues).toEqual([
+      expect.objectContaining({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path: 'knowledge/index.md' }),
+    ]);
+    expect(readKnowledgeDocument('knowledge/index.md', index).issues).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ describe('ArchiveLimits', () => {
       maxJsonlRecords: 1_000_000,
       maxJsonDepth: 100,
       maxYamlDepth: 100,
+      maxFrontmatterBytes: 1024 * 1024,
       maxArrowDimension: 65_536,
       maxArrowBatches: 100_000,
       maxArrowRows: 10_000_000,

@@ -74,7 +74,6 @@ describe('forbiddenVectorConfigEntries (reference heuristic)', () => {
     'tokenizer',
     'pooling',
     'prompt_template',
-    'hostname',
     'input_template',
     'truncation',
     'max_input_length',
@@ -83,8 +82,6 @@ describe('forbiddenVectorConfigEntries (reference heuristic)', () => {
     'precision',
     'keywords',
     'tokens',
-    'apis',
-    'urls',
     'monkey',
   ];
   const failing: [string, string][] = [
@@ -111,6 +108,10 @@ describe('forbiddenVectorConfigEntries (reference heuristic)', () => {
     ['normalization', 'normalization'],
     ['diﬆance', 'distance'], // U+FB06 case-folds to "st" in the reference (Python casefold)
     ['ſecret', 'secret'], // U+017F long s folds to "s"
+    // The reference's exact tokens let these through; the SEED's rule (issue 16, item 9) does not.
+    ['hostname', 'hostname'],
+    ['apis', 'apis'],
+    ['urls', 'urls'],
   ];
 
   it.each(passing)('accepts key %s', (key) => {
@@ -345,5 +346,82 @@ describe('prepareVectorConfig', () => {
 
   it('refuses dimensions above the limit with OCTX_VECTOR_DIMENSION_INVALID', () => {
     expect(caught(() => prepareVectorConfig({ ...base, dimensions: 70_000 })).code).toBe('OCTX_VECTOR_DIMENSION_INVALID');
+  });
+});
+
+describe('forbidden keys in plural, compound and synonym spellings (issue 16, item 9)', () => {
+  // Keys a producer legitimately writes: every recommended key, the fingerprint's own fields,
+  // input_hash (the vector input digest), and look-alikes of forbidden words.
+  const allowed = [
+    ...Object.keys(RECOMMENDED_VECTOR_CONFIG_KEYS),
+    'model',
+    'revision',
+    'dimensions',
+    'normalized',
+    'input_hash',
+    'inputHash',
+    'max_tokens',
+    'maxTokens',
+    'tokenizer',
+    'tokens',
+    'keywords',
+    'monkey',
+    'ghost_layer',
+    'status',
+    'series',
+    'process',
+    'hashing',
+    'bias',
+    'prompt_template',
+    'query_prefix',
+    'document_prefix',
+    'truncation',
+    'precision',
+    'pooling',
+  ];
+  const refused: [string, string][] = [
+    ['endpoints', 'endpoints'],
+    ['secrets', 'secrets'],
+    ['passwd', 'passwd'],
+    ['pwd', 'pwd'],
+    ['db_passwords', 'passwords'],
+    ['urls', 'urls'],
+    ['endpoint_urls', 'endpoint'],
+    ['model_uri', 'uri'],
+    ['modelURI', 'uri'],
+    ['model-uris', 'uris'],
+    ['hostname', 'hostname'],
+    ['hostName', 'host'],
+    ['hosts', 'hosts'],
+    ['similarity', 'similarity'],
+    ['similarity_threshold', 'similarity'],
+    ['similarityThreshold', 'similarity'],
+    ['similarities', 'similarities'],
+    ['distances', 'distances'],
+    ['metrics', 'metrics'],
+    ['keys', 'keys'],
+    ['api_keys', 'api'],
+    ['APIKeys', 'apikeys'],
+    ['credentials', 'credentials'],
+    ['bearer', 'bearer'],
+    ['auth.headers', 'auth'],
+  ];
+
+  it.each(allowed)('allows %s', (key) => {
+    expect(forbiddenVectorConfigEntries({ [key]: 'x' })).toEqual([]);
+  });
+
+  it.each(refused)('refuses %s (matched on "%s")', (key, word) => {
+    const found = forbiddenVectorConfigEntries({ [key]: 'x' });
+    expect(found).toHaveLength(1);
+    expect(found[0]!.at).toBe(key);
+    expect(found[0]!.reason).toContain(`"${word}"`);
+  });
+
+  it('the validator and the builder refuse them with the same code and field', async () => {
+    const config = { model: 'm', dimensions: 4, normalized: true, retrieval: { similarity_threshold: 0.7 } };
+    const issues = vectorConfigIssues({ ...config, fingerprint: computeVectorFingerprint(config) });
+    expect(issues.map((i) => [i.code, i.field])).toEqual([['OCTX_VECTOR_CONFIG_FORBIDDEN', 'retrieval.similarity_threshold']]);
+    expect(() => prepareVectorConfig(config)).toThrow(expect.objectContaining({ code: 'OCTX_VECTOR_CONFIG_FORBIDDEN' }));
   });
 });
