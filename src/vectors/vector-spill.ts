@@ -325,7 +325,7 @@ export class VectorSpill {
       const first = this.#slotOf(recordIndexes[i] as number);
       let run = 1;
       while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
-      readFully(fd, into, i * DIGEST_BYTES, run * DIGEST_BYTES, first * DIGEST_BYTES);
+      readFully(fd, into, i * DIGEST_BYTES, run * DIGEST_BYTES, first * DIGEST_BYTES, this.#readChunk);
       i += run;
     }
   }
