@@ -42,6 +42,14 @@ export interface PackageBuilderOptions {
    * `export({ consumer })` overrides it.
    */
   readonly consumer?: ConsumerName;
+  /**
+   * Nothing may be left out and nothing may warn (default false). A record field that looks like a
+   * misspelt known one (`parentId`, `sumary`) is refused at the `add*` call with
+   * `OCTX_RECORD_FIELD_SUSPECT`; at export, any degradation (an omitted structure layer or vector
+   * target: `result.degradations`) or warning refuses the export with `OCTX_STRICT_VIOLATION`,
+   * listing them all as `issues`, and nothing is written. `export({ strict })` overrides it.
+   */
+  readonly strict?: boolean;
 }
 
 /** Options of `builder.export(options)`. */
@@ -91,6 +99,12 @@ export interface ExportOptions {
    * consumer's policy (`keep` for `seed`, `omit` for `sag-1.7`, which never reads them).
    */
   readonly vectors?: 'keep' | 'omit';
+  /**
+   * Refuse the export with `OCTX_STRICT_VIOLATION` (nothing written, the state file untouched)
+   * when it would leave out anything that was added (`result.degraded`) or report any warning;
+   * the error's `issues` list them. Default: the builder's `strict`, else false.
+   */
+  readonly strict?: boolean;
 }
 
 const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
@@ -121,6 +135,7 @@ const builderOptionsSchema = z.object({
     .optional(),
   compressionLevel: compressionLevelSchema.optional(),
   consumer: consumerSchema.optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -137,6 +152,7 @@ const exportOptionsSchema = z.object({
   verify: z.enum(['full', 'integrity']).optional(),
   consumer: consumerSchema.optional(),
   vectors: z.enum(['keep', 'omit']).optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
@@ -158,6 +174,7 @@ export interface ResolvedBuilderOptions {
   readonly defaultDocumentType?: string;
   readonly compressionLevel: number;
   readonly consumer?: ConsumerName;
+  readonly strict: boolean;
 }
 
 /**
@@ -212,6 +229,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
+    strict: o.strict ?? false,
   };
 }
 
@@ -233,6 +251,8 @@ export interface ResolvedExportOptions {
   readonly consumer?: ConsumerName;
   /** Absent: the consumer's vector policy. */
   readonly vectors?: 'keep' | 'omit';
+  /** Absent: the builder's `strict`. */
+  readonly strict?: boolean;
 }
 
 /**
@@ -256,5 +276,6 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     ...(o.limits ? { customLimits: o.limits } : {}),
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
     ...(o.vectors !== undefined ? { vectors: o.vectors } : {}),
+    ...(o.strict !== undefined ? { strict: o.strict } : {}),
   };
 }

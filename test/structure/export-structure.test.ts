@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { PackageBuilder, validatePackage, type ChunkRecord, type ProgressEvent } from '../../src/index.js';
 import { entryText, inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 import { failureAsync as failure } from '../helpers/errors.js';
@@ -17,7 +17,8 @@ function complete(): PackageBuilder {
     .addDocument({ path: 'a.md', markdown: `---\noctx:\n  document_id: ${DOC_A}\n---\n# A\n\nFirst. Second.\n` })
     .addDocument({ path: 'b/b.md', markdown: `---\noctx:\n  document_id: ${DOC_B}\n---\n# B\n\nThird.\n` })
     .linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x21) }) // links may come first
-    .addChunk({ id: id(0x11), document_id: DOC_A, ordinal: 0, text: 'First.', 'x-z': 1, 'x-a': { b: 2, a: 1 } })
+    // Extra fields go through a named type (an object literal is checked against ChunkRecord).
+    .addChunk<ChunkRecord & { 'x-z': number; 'x-a': { b: number; a: number } }>({ id: id(0x11), document_id: DOC_A, ordinal: 0, text: 'First.', 'x-z': 1, 'x-a': { b: 2, a: 1 } })
     .addChunk({ id: id(0x12), document_id: DOC_A, ordinal: 5, text: 'Second.' })
     .addChunk({ id: id(0x13), document_id: DOC_B, ordinal: 0, text: 'Third.' })
     .addEvent({ id: id(0x22), title: 'Child', content: 'A smaller thing happened.', level: 1, parent_id: id(0x21), category: 'detail' })
