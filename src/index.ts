@@ -16,7 +16,18 @@ export type { ExportOptions, PackageBuilderOptions } from './builder/options.js'
 export type { DocumentInput } from './knowledge/document.js';
 export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind } from './model/records.js';
 export { ChunkRecordSchema, EventRecordSchema, EntityRecordSchema, ChunkEventLinkSchema, EventEntityLinkSchema } from './structure/record-schemas.js';
-export type { ExportReport, StructureReport, StructureStatus, StructureCounts, VectorsReport, VectorTargetReport, ReportFile, ProgressEvent } from './plan/report.js';
+export type {
+  ExportReport,
+  StructureReport,
+  StructureStatus,
+  StructureCounts,
+  VectorsReport,
+  VectorTargetReport,
+  ReportFile,
+  ProgressEvent,
+  Degradation,
+  DegradationSample,
+} from './plan/report.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';
@@ -48,7 +59,7 @@ export {
   type VectorPolicy,
 } from './consumers/index.js';
 export { casefold, nfcCasefold } from './model/casefold.js';
-export { loadWorkdir, type WorkdirLoadReport } from './builder/load-workdir.js';
+export { loadWorkdir, type WorkdirLoadReport, type WorkdirLoadOptions } from './builder/load-workdir.js';
 export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';

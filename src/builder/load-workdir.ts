@@ -11,6 +11,19 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { SDK_LIMITS_HINT, checkListedInput } from '../plan/limits-check.js';
+
+/** Options of {@link loadWorkdir}. */
+export interface WorkdirLoadOptions {
+  /**
+   * The resource limits the package must fit (default: the reference's, as in `export({ limits })`;
+   * pass the same value to both). The folder's listing is checked against them before any file
+   * is read: more documents and extension files than `maxEntries` allows, or one larger than
+   * `maxFileSize`, is refused at once with `OCTX_RESOURCE_LIMIT`.
+   */
+  readonly limits?: Partial<ArchiveLimits>;
+}
 
 /** What {@link loadWorkdir} read from a folder. */
 export interface WorkdirLoadReport {
@@ -79,14 +92,18 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  * `vectors/config.json` with vectors as `vectors/<target>.arrow` (Arrow IPC) or
  * `vectors/<target>.jsonl` (`{"record_id", "vector"}` lines). Files are read in UTF-8 path order
  * so the same folder always gives the same package. Every record goes through the builder's
- * checks; an error names the file and line.
- * @throws OctxError (the builder's codes, with `path` and `line`)
+ * checks; an error names the file and line. The listing is checked against the resource limits
+ * before any file is read.
+ * @throws OctxError `OCTX_RESOURCE_LIMIT` (from the listing, nothing read), the builder's codes
+ *   (with `path` and `line`)
  */
-export async function loadWorkdir(builder: PackageBuilder, dir: string): Promise<WorkdirLoadReport> {
+export async function loadWorkdir(builder: PackageBuilder, dir: string, options: WorkdirLoadOptions = {}): Promise<WorkdirLoadReport> {
+  const limits = resolveLimits(options.limits);
   const files: string[] = [];
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });
   await walk(dir, dir, files);
   files.sort(compareUtf8);
+  await checkListing(dir, files, limits);
   const ignored: string[] = [];
   let documents = 0;
   let extensions = 0;
@@ -140,6 +157,20 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string): Promise
     vectors,
     ignored,
   };
+}
+
+/**
+ * Refuses a folder whose documents and extension files alone exceed the limits (each becomes one
+ * package entry at least as large as the file), from the listing and file sizes, before a byte is read.
+ */
+async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits): Promise<void> {
+  const payloads = files.filter((rel) => (rel.startsWith('knowledge/') && rel.endsWith('.md')) || rel.startsWith('extensions/'));
+  let sized: { path: string; size: number }[] = [];
+  if (payloads.length + 1 <= limits.maxEntries) sized = await Promise.all(payloads.map(async (path) => ({ path, size: (await stat(join(dir, path))).size })));
+  const issues = checkListedInput(payloads.length, () => sized, limits);
+  if (issues.length > 0) {
+    throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the working folder ${dir} would make a package over the consumers' resource limits; nothing was read (${SDK_LIMITS_HINT}):`, issues);
+  }
 }
 
 async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, file: string): Promise<number> {

@@ -12,9 +12,9 @@ import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
-import { checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
+import { SDK_LIMITS_HINT, checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected } from './collected.js';
-import { DEGRADATION_SAMPLE_SIZE, type Degradation, type DegradationSample, type StructureCounts, type StructureReport, type VectorTargetReport, type VectorsReport } from './report.js';
+import { DEGRADATION_SAMPLE_SIZE, degradationName, type Degradation, type DegradationSample, type StructureCounts, type StructureReport, type VectorTargetReport, type VectorsReport } from './report.js';
 import type { ConsumerFindings } from './consumer-scan.js';
 
 /** A payload file whose bytes already exist, with its digest. */
@@ -94,23 +94,20 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
  * holds what the export would have been.
  */
 function strictViolation(plan: ExportPlan): OctxError {
-  const issues: OctxIssue[] = plan.warnings.map((w) => ({ ...w, severity: 'error' }));
-  if (plan.structure.status === 'omitted' && plan.structure.coverage) issues.push(...coverageIssues(plan.structure.coverage, 'error').slice(0, MAX_LISTED_ISSUES));
   const what: string[] = [];
-  if (plan.degradations.length > 0) what.push(`${plan.degradations.length} degradation(s) (${plan.degradations.map(degradationName).join(', ')})`);
-  if (plan.warnings.length > 0) what.push(`${plan.warnings.length} warning(s)`);
-  return OctxError.aggregate('OCTX_STRICT_VIOLATION', `strict: the export would have ${what.join(' and ')}; nothing was written:`, issues, {
+  if (plan.degradations.length > 0) what.push(`leave out the ${plan.degradations.map(degradationName).join(', ')}`);
+  if (plan.warnings.length > 0) what.push(`report ${plan.warnings.length} warning(s)`);
+  const headline = `strict: the export would ${what.join(' and ')}; nothing was written`;
+  // The first issue is the verdict itself, so a list of issues reads on its own.
+  const issues: OctxIssue[] = [issue({ code: 'OCTX_STRICT_VIOLATION', message: headline }), ...plan.warnings.map((w) => ({ ...w, severity: 'error' as const }))];
+  if (plan.structure.status === 'omitted' && plan.structure.coverage) issues.push(...coverageIssues(plan.structure.coverage, 'error').slice(0, MAX_LISTED_ISSUES));
+  return OctxError.aggregate('OCTX_STRICT_VIOLATION', `${headline}:`, issues, {
     degraded: plan.degradations.length > 0,
     degradations: plan.degradations,
     warnings: plan.warnings,
     structure: plan.structure,
     vectors: plan.vectors,
   });
-}
-
-/** `structure layer` or `chunks vectors`. */
-export function degradationName(d: Degradation): string {
-  return d.layer === 'structure' ? 'structure layer' : `${d.target ?? ''} vectors`.trim();
 }
 
 function decide(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
@@ -277,7 +274,7 @@ function droppedVectors(vectors: VectorsReport): string {
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
   const issues = checkExportLimits(files, limits);
-  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', "the package would exceed the consumers' resource limits; nothing was written:", issues);
+  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the package would exceed the consumers' resource limits; nothing was written (${SDK_LIMITS_HINT}):`, issues);
 }
 
 function coverageSummary(c: ReturnType<typeof computeCoverage>): string {

@@ -83,6 +83,11 @@ export interface Degradation {
   readonly message: string;
 }
 
+/** What a degradation left out, in words: `structure layer` or `chunks vectors`. */
+export function degradationName(d: Degradation): string {
+  return d.layer === 'structure' ? 'structure layer' : `${d.target ?? ''} vectors`.trim();
+}
+
 /** Records listed in a {@link Degradation}'s sample. */
 export const DEGRADATION_SAMPLE_SIZE = 5;
 

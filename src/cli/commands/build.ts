@@ -1,7 +1,7 @@
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -23,10 +23,11 @@ export const buildCommand: Command = {
     const workdir = ctx.positionals[0]!;
     await requireFolder(workdir, 'working folder');
     const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
+    const loadOptions = await workdirOptions(ctx.values);
     const builder = new PackageBuilder(builderOptions(ctx.values));
     let loaded;
     try {
-      loaded = await loadWorkdir(builder, workdir);
+      loaded = await loadWorkdir(builder, workdir, loadOptions);
     } catch (e) {
       await builder.dispose();
       throw e;

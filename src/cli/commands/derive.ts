@@ -2,7 +2,7 @@ import type { DerivationSummary } from '../../builder/derive.js';
 import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
 /** Human lines about what a derivation carried over. */
@@ -40,14 +40,16 @@ export const deriveCommand: Command = {
     await requireFolder(workdir, 'working folder');
     const [{ PackageBuilder }, { loadWorkdir }] = await Promise.all([import('../../builder/package-builder.js'), import('../../builder/load-workdir.js')]);
     const options = builderOptions(ctx.values);
+    const loadOptions = await workdirOptions(ctx.values);
     const builder = await PackageBuilder.derive(source, {
       ...options,
-      asset: { name: str(ctx.values, 'name')! },
+      asset: { name: str(ctx.values, 'name')!, ...(options.asset.id !== undefined ? { id: options.asset.id } : {}) },
       ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),
+      ...loadOptions,
     });
     let loaded;
     try {
-      loaded = await loadWorkdir(builder, workdir);
+      loaded = await loadWorkdir(builder, workdir, loadOptions);
     } catch (e) {
       await builder.dispose();
       throw e;
