@@ -160,7 +160,6 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
   const progress = new ProgressLine(ctx.io.stderr);
   const identity = identityWarning(ctx.values);
   const limits = await cliLimits(ctx.values);
-  if (identity && !ctx.json) ctx.io.stderr.write(`${formatIssueLine(identity, 'warning')}\n`);
   let result: ExportResult;
   try {
     result = await builder.export({
@@ -183,6 +182,8 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
   } finally {
     progress.done();
   }
+  // Only once a package exists: on a failed export it would be noise above the error.
+  if (identity && !ctx.json) ctx.io.stderr.write(`${formatIssueLine(identity, 'warning')}\n`);
   if (result.degraded && !ctx.json) ctx.io.stderr.write(degradationNotice(result.degradations));
   return identity ? { ...result, report: { ...result.report, warnings: [identity, ...result.report.warnings] } } : result;
 }
