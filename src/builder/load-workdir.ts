@@ -169,7 +169,11 @@ async function checkListing(dir: string, files: readonly string[], limits: Archi
   if (payloads.length + 1 <= limits.maxEntries) sized = await Promise.all(payloads.map(async (path) => ({ path, size: (await stat(join(dir, path))).size })));
   const issues = checkListedInput(payloads.length, () => sized, limits);
   if (issues.length > 0) {
-    throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the working folder ${dir} would make a package over the consumers' resource limits; nothing was read (${SDK_LIMITS_HINT}):`, issues);
+    throw OctxError.aggregate(
+      'OCTX_RESOURCE_LIMIT',
+      `the working folder ${dir} would make a package over the consumers' resource limits; nothing was read (${SDK_LIMITS_HINT}):`,
+      issues,
+    );
   }
 }
 

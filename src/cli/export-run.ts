@@ -118,15 +118,17 @@ export async function cliLimits(values: OptionValues): Promise<Partial<ArchiveLi
   }
   if (limits === undefined) return undefined;
   try {
-    resolveLimits(limits as Partial<ArchiveLimits>);
+    // Checked here, so that a typo in the file is a usage error before anything is read.
+    resolveLimits(limits);
   } catch (e) {
-    if (e instanceof OctxError) throw usageError(`--limits ${file ?? ''}: ${e.issues[0]!.message}; known limits: ${LIMIT_NAMES}`.replace('--limits : ', '--limits: '), 'limits');
+    if (e instanceof OctxError) throw usageError(`--limits ${file ?? ''}: ${e.issues[0]!.message}; known limits: ${LIMIT_NAMES}`, 'limits');
     throw e;
   }
-  return limits as Partial<ArchiveLimits>;
+  return limits;
 }
 
-const LIMIT_NAMES = 'maxEntries, maxFileSize, maxTotalUncompressed, maxCompressionRatio, maxJsonlLineSize, maxJsonlRecords, maxJsonDepth, maxYamlDepth, maxArrowDimension, maxArrowBatches, maxArrowRows, maxArrowValues, maxIssues';
+const LIMIT_NAMES =
+  'maxEntries, maxFileSize, maxTotalUncompressed, maxCompressionRatio, maxJsonlLineSize, maxJsonlRecords, maxJsonDepth, maxYamlDepth, maxArrowDimension, maxArrowBatches, maxArrowRows, maxArrowValues, maxIssues';
 
 /** `loadWorkdir` options from the command line (the limits, checked on the folder's listing first). */
 export async function workdirOptions(values: OptionValues): Promise<{ limits?: Partial<ArchiveLimits> }> {
@@ -201,9 +203,7 @@ export function degradationNotice(degradations: readonly Degradation[]): string 
       lines.push(`      ${d.orphans} record(s) cause it; first: ${first.join('; ')}${d.orphans > d.sample.length ? '; …' : ''}`);
     }
   }
-  lines.push(
-    '  pass --strict to make this an error (exit 1, nothing written); the JSON report (--json) lists every record in report.structure.coverage and report.vectors',
-  );
+  lines.push('  pass --strict to make this an error (exit 1, nothing written); the JSON report (--json) lists every record in report.structure.coverage and report.vectors');
   return `${lines.join('\n')}\n`;
 }
 

@@ -14,7 +14,16 @@ import type { ArchiveLimits } from '../model/limits.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
 import { SDK_LIMITS_HINT, checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected } from './collected.js';
-import { DEGRADATION_SAMPLE_SIZE, degradationName, type Degradation, type DegradationSample, type StructureCounts, type StructureReport, type VectorTargetReport, type VectorsReport } from './report.js';
+import {
+  DEGRADATION_SAMPLE_SIZE,
+  degradationName,
+  type Degradation,
+  type DegradationSample,
+  type StructureCounts,
+  type StructureReport,
+  type VectorTargetReport,
+  type VectorsReport,
+} from './report.js';
 import type { ConsumerFindings } from './consumer-scan.js';
 
 /** A payload file whose bytes already exist, with its digest. */
@@ -259,7 +268,16 @@ function vectorsWithoutStructure(vectors: VectorsReport, code: OctxCode, why: st
   for (const t of VECTOR_TARGETS) {
     const r = vectors.targets[t];
     if (r.status !== 'omitted') continue;
-    out.push({ code, layer: 'vectors', target: t, cause: 'structure-omitted', dropped: r.vectors, orphans: 0, sample: [], message: `${r.vectors} ${t} vector(s) are left out: ${why}` });
+    out.push({
+      code,
+      layer: 'vectors',
+      target: t,
+      cause: 'structure-omitted',
+      dropped: r.vectors,
+      orphans: 0,
+      sample: [],
+      message: `${r.vectors} ${t} vector(s) are left out: ${why}`,
+    });
   }
   return out;
 }
@@ -274,7 +292,8 @@ function droppedVectors(vectors: VectorsReport): string {
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
   const issues = checkExportLimits(files, limits);
-  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the package would exceed the consumers' resource limits; nothing was written (${SDK_LIMITS_HINT}):`, issues);
+  if (issues.length > 0)
+    throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the package would exceed the consumers' resource limits; nothing was written (${SDK_LIMITS_HINT}):`, issues);
 }
 
 function coverageSummary(c: ReturnType<typeof computeCoverage>): string {

@@ -41,7 +41,8 @@ export function likelyField(kind: RecordKind, field: string, present: (known: st
 export function suspectFieldIssues(kind: RecordKind, record: Readonly<Record<string, unknown>>, unknownFields: readonly string[]): OctxIssue[] {
   const out: OctxIssue[] = [];
   const idField = RECORD_KINDS[kind].recordIdField;
-  const recordId = typeof record[idField] === 'string' ? (record[idField] as string) : undefined;
+  const id = record[idField];
+  const recordId = typeof id === 'string' ? id : undefined;
   for (const field of unknownFields) {
     const likely = likelyField(kind, field, (known) => record[known] !== undefined);
     if (likely === undefined) continue;

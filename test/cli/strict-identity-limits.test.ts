@@ -45,7 +45,9 @@ describe('derive plus one new unlinked note (issue 15, problem 1)', () => {
     expect(r.stdout).toContain('degraded      yes: structure layer left out');
     const notice = r.stderr.slice(r.stderr.indexOf('notice:'));
     expect(notice.split('\n')[0]).toBe('notice: the package was written WITHOUT part of what was added (degraded):');
-    expect(notice).toMatch(/^ {2}- the structure layer is left out \(\d+ record\(s\) and link\(s\)\): coverage is incomplete \(1 document\(s\) without chunks\) \[OCTX_STRUCTURE_INCOMPLETE\]$/m);
+    expect(notice).toMatch(
+      /^ {2}- the structure layer is left out \(\d+ record\(s\) and link\(s\)\): coverage is incomplete \(1 document\(s\) without chunks\) \[OCTX_STRUCTURE_INCOMPLETE\]$/m,
+    );
     expect(notice).toMatch(/^ {6}1 record\(s\) cause it; first: [0-9a-f]{8}-[0-9a-f-]{27} \(knowledge\/notes\/new-note\.md\) document without chunks$/m);
     expect(notice).toContain('pass --strict to make this an error');
   });

@@ -78,7 +78,9 @@ describe('degradation is loud (issue 15, problem 1)', () => {
   });
 
   it('a vector target missing one record: degraded, with the record without a vector', async () => {
-    const b = graph().addChunk({ id: id(0x13), document_id: DOC, ordinal: 2, text: 'Three.' }).linkChunkEvent({ chunk_id: id(0x13), event_id: id(0x21) });
+    const b = graph()
+      .addChunk({ id: id(0x13), document_id: DOC, ordinal: 2, text: 'Three.' })
+      .linkChunkEvent({ chunk_id: id(0x13), event_id: id(0x21) });
     const result = await b.export({ output: join(tempDir(), 'v.octx') });
     expect(result.report.capabilities).toEqual(['sag-structured']);
     expect(result.degradations).toEqual([

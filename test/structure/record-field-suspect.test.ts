@@ -137,7 +137,10 @@ describe('suspect record fields (issue 15, problem 2)', () => {
     mkdirSync(join(dir, 'knowledge'), { recursive: true });
     mkdirSync(join(dir, 'data'));
     writeFileSync(join(dir, 'knowledge/a.md'), `---\noctx:\n  document_id: ${DOC}\n---\n# A\n\nOne.\n`);
-    writeFileSync(join(dir, 'data/events.jsonl'), `${JSON.stringify({ id: id(0x21), title: 'P', content: 'C.' })}\n${JSON.stringify({ id: id(0x22), title: 'Q', content: 'D.', parentId: id(0x21) })}\n`);
+    writeFileSync(
+      join(dir, 'data/events.jsonl'),
+      `${JSON.stringify({ id: id(0x21), title: 'P', content: 'C.' })}\n${JSON.stringify({ id: id(0x22), title: 'Q', content: 'D.', parentId: id(0x21) })}\n`,
+    );
     const lax = new PackageBuilder({ asset: { name: 'W' } });
     await loadWorkdir(lax, dir);
     const result = await lax.export({ output: join(tempDir(), 'w.octx') });

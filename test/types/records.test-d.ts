@@ -7,7 +7,7 @@
  * property checks, so `parentId` and `sumary` compiled and shipped as extra fields.
  */
 import { expectTypeOf } from 'vitest';
-import { PackageBuilder, type ChunkEventLink, type ChunkRecord, type EntityRecord, type EventEntityLink, type EventRecord } from 'octx-export';
+import type { PackageBuilder, ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from 'octx-export';
 
 declare const b: PackageBuilder;
 declare const p: string;
@@ -53,8 +53,8 @@ b.linkEventEntity<EventEntityLink & { readonly role: string }>({ event_id: p, en
 
 // ── the methods still chain and take the records' own types ─────────────────────────
 expectTypeOf(b.addEvent(ev)).toEqualTypeOf<PackageBuilder>();
-expectTypeOf(b.addChunk).parameter(0).toEqualTypeOf<ChunkRecord>();
-expectTypeOf(b.addEvent).parameter(0).toEqualTypeOf<EventRecord>();
+expectTypeOf<Parameters<PackageBuilder['addChunk']>[0]>().toEqualTypeOf<ChunkRecord>();
+expectTypeOf<Parameters<PackageBuilder['addEvent']>[0]>().toEqualTypeOf<EventRecord>();
 
 // ── the result carries the degradation verdict ───────────────────────────────────────
 declare const result: Awaited<ReturnType<PackageBuilder['export']>>;
