@@ -107,11 +107,11 @@ function preview(v: unknown): string {
  * enumerable keys, sorted, their values copied deeply (plain objects and arrays only; anything
  * else is kept as is and refused by the check). The copy is an ordinary object whose keys are
  * in the order {@link serializeRecord} writes, so it takes the no-copy path there. Values that
- * are not objects are returned unchanged for {@link assertRecord} to refuse. `onUnknownFields`
- * receives the unknown fields with a value, sorted, when there are any (the usual record has none
- * and takes the fast path).
+ * are not objects are returned unchanged for {@link assertRecord} to refuse. The unknown fields
+ * with a value are pushed onto `unknownFields`, sorted (the usual record has none and takes the
+ * fast path, which pushes nothing).
  */
-export function snapshotRecord(kind: RecordKind, value: unknown, onUnknownFields?: (fields: readonly string[]) => void): unknown {
+export function snapshotRecord(kind: RecordKind, value: unknown, unknownFields?: string[]): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const r = value as Record<string, unknown>;
   // The usual record (an object literal of known fields in spec order): V8's object spread
@@ -131,14 +131,12 @@ export function snapshotRecord(kind: RecordKind, value: unknown, onUnknownFields
   for (let k = 0; k < keys.length; k++) if (!known.has(keys[k]!)) (extra ??= []).push(keys[k]!);
   if (extra !== undefined) {
     extra.sort();
-    const defined: string[] = [];
     for (const key of extra) {
       const v = r[key];
       if (v === undefined) continue;
       put(out, key, copyJson(v, 0));
-      defined.push(key);
+      unknownFields?.push(key);
     }
-    if (defined.length > 0) onUnknownFields?.(defined);
   }
   return out;
 }

@@ -27,6 +27,8 @@ const MAX_COLUMN_ORDINAL = 2 ** 31 - 1;
 /** Suspect-field warnings kept as issues; beyond this many only counted. */
 export const MAX_LISTED_SUSPECTS = 100;
 
+const NO_ISSUES: readonly OctxIssue[] = Object.freeze([]);
+
 /** Options of a {@link StructureStore}. */
 export interface StructureStoreOptions {
   /** Compresses the JSONL files while records are still being added. */
@@ -93,7 +95,8 @@ export class StructureStore {
   readonly #strictFields: boolean;
   readonly #suspects: OctxIssue[] = [];
   #suspectCount = 0;
-  #pending: readonly OctxIssue[] = [];
+  #pending: readonly OctxIssue[] = NO_ISSUES;
+  readonly #unknownFields: string[] = [];
 
   constructor(ids: IdRegistry, dir: string, options: StructureStoreOptions = {}) {
     this.#ids = ids;
@@ -121,9 +124,11 @@ export class StructureStore {
    * @throws OctxError
    */
   #take(kind: RecordKind, input: unknown): Record<string, unknown> {
-    let unknownFields: readonly string[] | undefined;
-    const record = snapshotRecord(kind, input, (fields) => (unknownFields = fields));
-    const suspects = unknownFields ? suspectFieldIssues(kind, record as Record<string, unknown>, unknownFields) : [];
+    // One reused array: the usual record has no unknown field, and costs no allocation here.
+    const unknownFields = this.#unknownFields;
+    unknownFields.length = 0;
+    const record = snapshotRecord(kind, input, unknownFields);
+    const suspects = unknownFields.length > 0 ? suspectFieldIssues(kind, record as Record<string, unknown>, unknownFields) : NO_ISSUES;
     try {
       assertRecord(kind, record);
     } catch (e) {
@@ -144,11 +149,12 @@ export class StructureStore {
 
   /** Keeps the warnings of the record just stored (a refused record leaves none behind). */
   #stored(): void {
+    if (this.#pending.length === 0) return;
     for (const s of this.#pending) {
       this.#suspectCount++;
       if (this.#suspects.length < MAX_LISTED_SUSPECTS) this.#suspects.push(s);
     }
-    this.#pending = [];
+    this.#pending = NO_ISSUES;
   }
 
   /** True when no structure record or link was added. */
