@@ -13,6 +13,7 @@ import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { parseStrictJson } from '../read/strict-json.js';
+import { SDK_LIMITS_HINT } from '../plan/limits-check.js';
 import { degradationName, type Degradation } from '../plan/report.js';
 import { ProgressLine } from './progress.js';
 import { consumerOption } from './commands/validate.js';
@@ -130,6 +131,18 @@ export async function cliLimits(values: OptionValues): Promise<Partial<ArchiveLi
 const LIMIT_NAMES =
   'maxEntries, maxFileSize, maxTotalUncompressed, maxCompressionRatio, maxJsonlLineSize, maxJsonlRecords, maxJsonDepth, maxYamlDepth, maxArrowDimension, maxArrowBatches, maxArrowRows, maxArrowValues, maxIssues';
 
+/** How the CLI raises the limits, in place of the SDK options the SDK's messages name. */
+const CLI_LIMITS_HINT = 'split the input, or pass --max-entries <n> or --limits <file.json> when every consumer is configured for larger packages';
+
+/**
+ * An SDK error in CLI terms: an `OCTX_RESOURCE_LIMIT` headline names the CLI flags, not
+ * `export({ limits })` (the issues name neither). Anything else is returned as is.
+ */
+export function inCliTerms(e: unknown): unknown {
+  if (!(e instanceof OctxError) || e.code !== 'OCTX_RESOURCE_LIMIT' || !e.message.includes(SDK_LIMITS_HINT)) return e;
+  return new OctxError(e.code, e.message.replace(SDK_LIMITS_HINT, CLI_LIMITS_HINT), { issues: e.issues, report: e.report, cause: e });
+}
+
 /** `loadWorkdir` options from the command line (the limits, checked on the folder's listing first). */
 export async function workdirOptions(values: OptionValues): Promise<{ limits?: Partial<ArchiveLimits> }> {
   const limits = await cliLimits(values);
@@ -181,6 +194,8 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
         progress.update(e);
       },
     });
+  } catch (e) {
+    throw inCliTerms(e);
   } finally {
     progress.done();
   }

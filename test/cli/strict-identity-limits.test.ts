@@ -149,7 +149,7 @@ describe('limits up front (issue 15, problem 5)', () => {
     writeFileSync(typo, JSON.stringify({ maxEntry: 3 }));
     const [low, fromFile, raised, badValue, badKey] = await Promise.all([
       runCli(['build', dir, '-o', join(tmp, 'a.octx'), '--name', 'T', '--asset-id', ASSET, '--max-entries', '4']),
-      runCli(['build', dir, '-o', join(tmp, 'b.octx'), '--name', 'T', '--asset-id', ASSET, '--limits', limits]),
+      runCli(['build', dir, '-o', join(tmp, 'b.octx'), '--name', 'T', '--asset-id', ASSET, '--limits', limits, '--json']),
       runCli(['build', clean, '-o', join(tmp, 'c.octx'), '--name', 'T', '--asset-id', ASSET, '--limits', limits, '--max-entries', '20000', '--json']),
       runCli(['build', dir, '-o', join(tmp, 'd.octx'), '--name', 'T', '--max-entries', '0']),
       runCli(['build', dir, '-o', join(tmp, 'e.octx'), '--name', 'T', '--limits', typo]),
@@ -158,6 +158,11 @@ describe('limits up front (issue 15, problem 5)', () => {
     expect(low.stderr).toMatch(/^error OCTX_RESOURCE_LIMIT: the folder lists 5 document .* over maxEntries 4/);
     expect(fromFile.code).toBe(1);
     expect(fromFile.stderr).toMatch(/over maxEntries 3/);
+    // --json: the error's message is in CLI terms too (the CLI flags, not export({ limits })).
+    const error = (jsonOf(fromFile) as { error: { code: string; message: string; hint: string } }).error;
+    expect(error.code).toBe('OCTX_RESOURCE_LIMIT');
+    expect(error.message).toContain('pass --max-entries <n> or --limits <file.json>');
+    expect(JSON.stringify(error)).not.toContain('export({');
     expect(raised.code).toBe(0); // --max-entries wins over the file's maxEntries
     expect((jsonOf(raised).report as { documents: { concepts: number } }).documents.concepts).toBe(4);
     expect(badValue.code).toBe(2);

@@ -1,7 +1,7 @@
 import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
+import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, inCliTerms, printOutcome, runExport, workdirOptions } from '../export-run.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -30,7 +30,7 @@ export const buildCommand: Command = {
       loaded = await loadWorkdir(builder, workdir, loadOptions);
     } catch (e) {
       await builder.dispose();
-      throw e;
+      throw inCliTerms(e);
     }
     const result = await runExport(builder, ctx);
     const lines = exportSummary(result);

@@ -2,7 +2,7 @@ import type { DerivationSummary } from '../../builder/derive.js';
 import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
+import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, inCliTerms, printOutcome, runExport, workdirOptions } from '../export-run.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
 /** Human lines about what a derivation carried over. */
@@ -52,7 +52,7 @@ export const deriveCommand: Command = {
       loaded = await loadWorkdir(builder, workdir, loadOptions);
     } catch (e) {
       await builder.dispose();
-      throw e;
+      throw inCliTerms(e);
     }
     const result = await runExport(builder, ctx);
     const lines = [...exportSummary(result), ...derivationLines(builder.derivation)];
