@@ -16,7 +16,17 @@ export type { ExportOptions, PackageBuilderOptions } from './builder/options.js'
 export type { DocumentInput } from './knowledge/document.js';
 export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind } from './model/records.js';
 export { ChunkRecordSchema, EventRecordSchema, EntityRecordSchema, ChunkEventLinkSchema, EventEntityLinkSchema } from './structure/record-schemas.js';
-export type { ExportReport, StructureReport, StructureStatus, StructureCounts, VectorsReport, VectorTargetReport, ReportFile } from './plan/report.js';
+export type {
+  ExportReport,
+  StructureReport,
+  StructureStatus,
+  StructureCounts,
+  VectorsReport,
+  VectorTargetReport,
+  ReportFile,
+  Degradation,
+  DegradationSample,
+} from './plan/report.js';
 export { PROGRESS_PHASES, type ProgressEvent, type ProgressStep, type ProgressWarning, type ProgressPhase, type ProgressListener } from './model/progress.js';
 export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './cli/progress.js';
 export { loadWorkdir, renamedReservedPath, INDEX_FILES_MODES, type LoadWorkdirOptions, type WorkdirLoadReport, type IndexFilesMode } from './builder/load-workdir.js';

@@ -11,6 +11,8 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { SDK_LIMITS_HINT, checkListedInput } from '../plan/limits-check.js';
 import type { ProgressListener } from '../model/progress.js';
 import { reservedDocumentProblems } from '../knowledge/reserved.js';
 
@@ -33,6 +35,13 @@ export interface LoadWorkdirOptions {
   readonly onProgress?: ProgressListener;
   /** Non-OKF `index.md`/`log.md` files: see {@link IndexFilesMode} (default `okf`). */
   readonly indexFiles?: IndexFilesMode;
+  /**
+   * The resource limits the package must fit (default: the reference's, as in `export({ limits })`;
+   * pass the same value to both). The folder's listing is checked against them before any file
+   * is read: more documents and extension files than `maxEntries` allows, or one larger than
+   * `maxFileSize`, is refused at once with `OCTX_RESOURCE_LIMIT`.
+   */
+  readonly limits?: Partial<ArchiveLimits>;
 }
 
 /** The name a non-OKF reserved file gets with `indexFiles: 'as-documents'`: `a/index.md` → `a/_index.md`. */
@@ -169,13 +178,15 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  * checks; an error names the file and line. A chunk line may name its document by path
  * (`"document": "guides/setup.md"`, relative to `knowledge/`) instead of `document_id`: it is
  * resolved to that document's `octx.document_id` (minted by the builder when the file has none).
- * The format is documented in docs/working-folder.md.
- * @throws OctxError (the builder's codes, with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on
+ * The format is documented in docs/working-folder.md. The listing is checked against the
+ * resource limits before any file is read.
+ * @throws OctxError `OCTX_RESOURCE_LIMIT` (from the listing, nothing read), the builder's codes, with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on
  *   field `document` for a path that names no Concept Document)
  */
 export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
   const { onProgress } = options;
   const indexFiles = options.indexFiles ?? 'okf';
+  const limits = resolveLimits(options.limits);
   if (!INDEX_FILES_MODES.includes(indexFiles)) {
     throw OctxError.of({
       code: 'OCTX_OPTIONS_INVALID',
@@ -191,6 +202,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     if (++folders % 64 === 0) onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   });
   files.sort(compareUtf8);
+  await checkListing(dir, files, limits);
   onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   const fileSet = new Set(files);
   const ignored: string[] = [];
@@ -327,6 +339,24 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     skipped,
     warnings,
   };
+}
+
+/**
+ * Refuses a folder whose documents and extension files alone exceed the limits (each becomes one
+ * package entry at least as large as the file), from the listing and file sizes, before a byte is read.
+ */
+async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits): Promise<void> {
+  const payloads = files.filter((rel) => (rel.startsWith('knowledge/') && rel.endsWith('.md')) || rel.startsWith('extensions/'));
+  let sized: { path: string; size: number }[] = [];
+  if (payloads.length + 1 <= limits.maxEntries) sized = await Promise.all(payloads.map(async (path) => ({ path, size: (await stat(join(dir, path))).size })));
+  const issues = checkListedInput(payloads.length, () => sized, limits);
+  if (issues.length > 0) {
+    throw OctxError.aggregate(
+      'OCTX_RESOURCE_LIMIT',
+      `the working folder ${dir} would make a package over the consumers' resource limits; nothing was read (${SDK_LIMITS_HINT}):`,
+      issues,
+    );
+  }
 }
 
 async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, file: string): Promise<number> {

@@ -48,6 +48,14 @@ export interface PackageBuilderOptions {
    * `OCTX_FRONTMATTER_TOO_LARGE` before it is parsed; readers with default limits refuse it too.
    */
   readonly maxFrontmatterBytes?: number;
+  /**
+   * Nothing may be left out and nothing may warn (default false). A record field that looks like a
+   * misspelt known one (`parentId`, `sumary`) is refused at the `add*` call with
+   * `OCTX_RECORD_FIELD_SUSPECT`; at export, any degradation (an omitted structure layer or vector
+   * target: `result.degradations`) or warning refuses the export with `OCTX_STRICT_VIOLATION`,
+   * listing them all as `issues`, and nothing is written. `export({ strict })` overrides it.
+   */
+  readonly strict?: boolean;
 }
 
 /** Options of `builder.export(options)`. */
@@ -97,6 +105,12 @@ export interface ExportOptions {
    * consumer's policy (`keep` for `seed`, `omit` for `sag-1.7`, which never reads them).
    */
   readonly vectors?: 'keep' | 'omit';
+  /**
+   * Refuse the export with `OCTX_STRICT_VIOLATION` (nothing written, the state file untouched)
+   * when it would leave out anything that was added (`result.degraded`) or report any warning;
+   * the error's `issues` list them. Default: the builder's `strict`, else false.
+   */
+  readonly strict?: boolean;
 }
 
 const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
@@ -128,6 +142,7 @@ const builderOptionsSchema = z.object({
   compressionLevel: compressionLevelSchema.optional(),
   consumer: consumerSchema.optional(),
   maxFrontmatterBytes: z.number().int().positive().optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 const exportOptionsSchema = z.object({
@@ -144,6 +159,7 @@ const exportOptionsSchema = z.object({
   verify: z.enum(['full', 'integrity']).optional(),
   consumer: consumerSchema.optional(),
   vectors: z.enum(['keep', 'omit']).optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
@@ -166,6 +182,7 @@ export interface ResolvedBuilderOptions {
   readonly compressionLevel: number;
   readonly consumer?: ConsumerName;
   readonly maxFrontmatterBytes: number;
+  readonly strict: boolean;
 }
 
 /**
@@ -221,6 +238,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
     maxFrontmatterBytes: o.maxFrontmatterBytes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes,
+    strict: o.strict ?? false,
   };
 }
 
@@ -242,6 +260,8 @@ export interface ResolvedExportOptions {
   readonly consumer?: ConsumerName;
   /** Absent: the consumer's vector policy. */
   readonly vectors?: 'keep' | 'omit';
+  /** Absent: the builder's `strict`. */
+  readonly strict?: boolean;
 }
 
 /**
@@ -265,5 +285,6 @@ export function resolveExportOptions(input: unknown): ResolvedExportOptions {
     ...(o.limits ? { customLimits: o.limits } : {}),
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
     ...(o.vectors !== undefined ? { vectors: o.vectors } : {}),
+    ...(o.strict !== undefined ? { strict: o.strict } : {}),
   };
 }

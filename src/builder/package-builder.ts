@@ -13,7 +13,7 @@ import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import { scanForConsumer } from '../plan/consumer-scan.js';
 import { consumerProfile } from '../consumers/index.js';
-import type { ExportReport } from '../plan/report.js';
+import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
 import { StructureStore } from '../structure/structure-store.js';
@@ -47,6 +47,14 @@ export interface ExportResult {
   readonly packageDigest: string;
   /** The manifest as written. */
   readonly manifest: Manifest;
+  /**
+   * True when anything that was added is left out of the package (an incomplete structure layer,
+   * a vector target missing some records' vectors, …); `degradations` says what and why. Pass
+   * `strict: true` to make that an error instead. Same as `report.degraded`.
+   */
+  readonly degraded: boolean;
+  /** What was left out, why, how many records cause it and the first of them (`report.degradations`). */
+  readonly degradations: readonly Degradation[];
   /** What went in, what was left out and why. */
   readonly report: ExportReport;
 }
@@ -168,7 +176,7 @@ export class PackageBuilder {
     this.#background = this.#options.compressionLevel > 0 ? new BackgroundDeflate({ level: this.#options.compressionLevel }) : undefined;
     const background = this.#background ? { background: this.#background } : {};
     this.#payloads = new PayloadSpill({ rawFile: join(this.#dir, 'payloads'), deflatedFile: join(this.#dir, 'payloads.deflate'), ...background });
-    this.#structure = new StructureStore(this.#ids, this.#dir, this.#background);
+    this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict });
   }
 
   /** The asset id (given, remembered by the producer state, or minted). */
@@ -278,36 +286,54 @@ export class PackageBuilder {
     return id;
   }
 
-  /** Adds a chunk (`{ id, document_id, ordinal, text, ...extra }`). @throws OctxError */
-  addChunk<R extends ChunkRecord>(record: R): this {
+  /**
+   * Adds a chunk (`{ id, document_id, ordinal, text }`).
+   *
+   * An object literal is checked by TypeScript against {@link ChunkRecord}, so a misspelt field
+   * (`documentId`) is a compile error. Extra fields are kept verbatim; name their type to pass
+   * them: `addChunk<MyChunk>({ …, x_source: 'wiki' })` with `interface MyChunk extends ChunkRecord`
+   * (a variable of such a type needs no type argument). At run time, an unknown field that looks
+   * like a misspelt known one is an `OCTX_RECORD_FIELD_SUSPECT` warning (an error under `strict`).
+   * The same holds for every `add*`/`link*` method.
+   * @throws OctxError
+   */
+  addChunk<R extends ChunkRecord = ChunkRecord>(record: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.addChunk(record));
     return this;
   }
 
-  /** Adds an event (`{ id, title, content, summary?, category?, parent_id?, level?, ...extra }`). @throws OctxError */
-  addEvent<R extends EventRecord>(record: R): this {
+  /**
+   * Adds an event (`{ id, title, content, summary?, category?, parent_id?, level? }`); extra
+   * fields through a named type, `addEvent<MyEvent>(…)` (see {@link PackageBuilder.addChunk}).
+   * @throws OctxError
+   */
+  addEvent<R extends EventRecord = EventRecord>(record: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.addEvent(record));
     return this;
   }
 
-  /** Adds an entity (`{ id, name, type, description?, ...extra }`). @throws OctxError */
-  addEntity<R extends EntityRecord>(record: R): this {
+  /**
+   * Adds an entity (`{ id, name, type, description? }`); extra fields through a named type,
+   * `addEntity<MyEntity>(…)` (see {@link PackageBuilder.addChunk}).
+   * @throws OctxError
+   */
+  addEntity<R extends EntityRecord = EntityRecord>(record: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.addEntity(record));
     return this;
   }
 
-  /** Links a chunk to an event it supports. @throws OctxError */
-  linkChunkEvent<R extends ChunkEventLink>(link: R): this {
+  /** Links a chunk to an event it supports (`{ chunk_id, event_id }`; see {@link PackageBuilder.addChunk} for extra fields). @throws OctxError */
+  linkChunkEvent<R extends ChunkEventLink = ChunkEventLink>(link: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.linkChunkEvent(link));
     return this;
   }
 
-  /** Links an event to an entity taking part in it. @throws OctxError */
-  linkEventEntity<R extends EventEntityLink>(link: R): this {
+  /** Links an event to an entity taking part in it (`{ event_id, entity_id, weight?, description? }`; see {@link PackageBuilder.addChunk} for extra fields). @throws OctxError */
+  linkEventEntity<R extends EventEntityLink = EventEntityLink>(link: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.linkEventEntity(link));
     return this;
@@ -569,6 +595,7 @@ export class PackageBuilder {
         documentsOnly: opts.documentsOnly,
         structure: opts.structure,
         limits: opts.limits,
+        strict: opts.strict ?? this.#options.strict,
         ...consumer,
         ...(vectors !== undefined ? { vectors } : {}),
       });
@@ -620,7 +647,10 @@ export class PackageBuilder {
             : {}),
         },
       );
+      const degradations = plan.degradations;
       const report: ExportReport = {
+        degraded: degradations.length > 0,
+        degradations,
         documents: plan.documents,
         structure: plan.structure,
         vectors: plan.vectors,
@@ -630,7 +660,16 @@ export class PackageBuilder {
         warnings,
         timings: { ...timings, ...written.timings, total: timings.plan + (performance.now() - t) },
       };
-      return { output: output.path, assetId: this.#assetId, version: release.version, packageDigest: written.manifest.release.package_digest, manifest: written.manifest, report };
+      return {
+        output: output.path,
+        assetId: this.#assetId,
+        version: release.version,
+        packageDigest: written.manifest.release.package_digest,
+        manifest: written.manifest,
+        degraded: report.degraded,
+        degradations,
+        report,
+      };
     } catch (e) {
       await output.discard();
       if (state && stateWritten) await state.restore(stateBackup);

@@ -5,8 +5,16 @@
  * {@link inCliTerms}.
  */
 
+import { SDK_LIMITS_HINT } from '../plan/limits-check.js';
+
+/** How the CLI raises the limits, in place of the SDK options {@link SDK_LIMITS_HINT} names. */
+const CLI_LIMITS_HINT = 'split the input, or pass --max-entries <n> or --limits <file.json> when every consumer is configured for larger packages';
+
+const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
+
 /** SDK phrase → CLI phrase, applied in order. */
 const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
+  [literal(SDK_LIMITS_HINT), CLI_LIMITS_HINT],
   [/pass overwrite: true to replace it/g, 'use --overwrite to replace it'],
   [/pass documentsOnly: true/g, 'use --documents-only'],
   [/,? or documentsOnly: true to carry only the documents/g, ', or use --documents-only to carry only the documents'],

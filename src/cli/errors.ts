@@ -48,6 +48,11 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_RELEASE_VERSION_REQUIRED: 'the content changed: pass a --version higher than the last release (or omit --version with --state)',
   OCTX_STRUCTURE_INCOMPLETE:
     'every document needs a chunk, every chunk and entity an event, every event a chunk and an entity: add the real missing records, or drop --require-structure to export the documents only',
+  OCTX_STRICT_VIOLATION:
+    'with --strict nothing may be left out and nothing may warn: fix what is listed above (link the orphans, add the missing vectors, give --asset-id or --state), or drop --strict to write the package without it',
+  OCTX_RECORD_FIELD_SUSPECT: 'rename the field to the known one it looks like (fields use snake_case wire names: parent_id, document_id, …)',
+  OCTX_RESOURCE_LIMIT:
+    'consumers with default limits would refuse this package: split the input, or, when every consumer is configured for larger packages, raise the limit with --max-entries <n> or --limits <file.json>',
   OCTX_STRUCTURE_INVALID: 'fix the records named above (ids, references, ordinals, event levels); nothing was written',
   OCTX_CONCEPT_REQUIRED: 'add at least one Markdown document (not index.md/log.md) under knowledge/',
   OCTX_RECORD_INVALID: 'fix the field named above; records use the sag-structured/0.1 wire field names (id, document_id, ordinal, text, …)',

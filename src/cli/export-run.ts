@@ -2,6 +2,7 @@
  * What every exporting command shares: the export options, building the PackageBuilder from
  * them, running the export with progress and warnings, and printing the result.
  */
+import { readFile } from 'node:fs/promises';
 import type { ExportResult, PackageBuilder } from '../builder/package-builder.js';
 import type { PackageBuilderOptions } from '../builder/options.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
@@ -10,6 +11,11 @@ import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
 import { prepareOutputTarget, writesToStdout } from './output-target.js';
 import { terminalProgress, type TerminalProgress } from './progress.js';
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { isUuidV7, newId } from '../model/ids.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { parseStrictJson } from '../read/strict-json.js';
+import { degradationName, type Degradation } from '../plan/report.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
 import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
@@ -21,10 +27,21 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   name: { type: 'string', value: '<asset name>', description: 'display name of the asset', required: true },
   version: { type: 'string', value: '<x.y.z>', description: 'release version (default 1.0.0, or the next patch with --state)' },
   state: { type: 'string', value: '<file>', description: 'producer state file: keeps the asset id, released versions and record ids stable across runs' },
+  'asset-id': {
+    type: 'string',
+    value: '<uuidv7>',
+    description: 'the asset id (a UUIDv7) to keep across builds; without it or --state every build mints a new asset id (a warning)',
+  },
   'created-at': { type: 'string', value: '<time>', description: 'release time, UTC (e.g. 2026-07-12T10:00:00Z); default now, or the recorded time of a rebuild' },
   'documents-only': { type: 'boolean', description: 'export only the Markdown knowledge layer' },
   'require-structure': { type: 'boolean', description: 'fail (exit 1) instead of omitting an incomplete structure layer' },
   overwrite: { type: 'boolean', description: 'replace an existing output file' },
+  strict: {
+    type: 'boolean',
+    description: 'fail (exit 1, nothing written) when anything added would be left out (an incomplete structure layer, a vector target) or any warning is reported',
+  },
+  'max-entries': { type: 'string', value: '<n>', description: 'raise the entries limit (default 10000 files in the package) when every consumer accepts more' },
+  limits: { type: 'string', value: '<file.json>', description: 'resource limits as a JSON object, e.g. {"maxEntries": 50000} (keys as in ArchiveLimits; docs/cli.md)' },
   'compression-level': { type: 'string', value: '<0-9>', description: 'zlib level for text entries (default 6; 0 stores everything)' },
   consumer: {
     type: 'string',
@@ -33,20 +50,92 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   },
 };
 
-/** Builder options from the command line. */
+/**
+ * Builder options from the command line. Under `--strict`, a build without `--state` or
+ * `--asset-id` is refused here, before anything is read: it would mint a new asset id.
+ * @throws OctxError `OCTX_USAGE_ERROR`, `OCTX_STRICT_VIOLATION`
+ */
 export function builderOptions(values: OptionValues): PackageBuilderOptions {
   const version = str(values, 'version');
   const createdAt = str(values, 'created-at');
   const state = str(values, 'state');
   const level = compressionLevel(values);
   const consumer = consumerOption(str(values, 'consumer'));
+  const assetId = str(values, 'asset-id');
+  if (assetId !== undefined && !isUuidV7(assetId)) {
+    throw usageError(`--asset-id must be a canonical lower-case UUIDv7, e.g. ${newId()} (got ${JSON.stringify(assetId)})`, 'asset-id');
+  }
+  const strict = flag(values, 'strict');
+  const identity = identityWarning(values);
+  if (strict && identity) {
+    const headline = '--strict: the build would mint a new asset id; nothing was read or written';
+    throw OctxError.aggregate('OCTX_STRICT_VIOLATION', `${headline}:`, [issue({ code: 'OCTX_STRICT_VIOLATION', message: headline }), { ...identity, severity: 'error' }]);
+  }
   return {
-    asset: { name: str(values, 'name')! },
+    asset: { name: str(values, 'name')!, ...(assetId !== undefined ? { id: assetId } : {}) },
     release: { ...(version !== undefined ? { version } : {}), ...(createdAt !== undefined ? { createdAt } : {}) },
     ...(state !== undefined ? { state } : {}),
     ...(level !== undefined ? { compressionLevel: level } : {}),
     ...(consumer !== undefined ? { consumer } : {}),
+    ...(strict ? { strict } : {}),
   };
+}
+
+/** `OCTX_ASSET_ID_EPHEMERAL` when neither `--state` nor `--asset-id` fixes the asset id. */
+function identityWarning(values: OptionValues): OctxIssue | undefined {
+  if (str(values, 'state') !== undefined || str(values, 'asset-id') !== undefined) return undefined;
+  return issue({
+    code: 'OCTX_ASSET_ID_EPHEMERAL',
+    severity: 'warning',
+    field: 'asset-id',
+    message: `neither --state nor --asset-id was given, so this build mints a new asset id and consumers see every build as a different asset; pass --asset-id ${newId()} (keep it) or --state <file>`,
+  });
+}
+
+/**
+ * The resource limits from `--limits <file.json>` and `--max-entries <n>` (which wins), or
+ * undefined for the defaults.
+ * @throws OctxError `OCTX_USAGE_ERROR`
+ */
+export async function cliLimits(values: OptionValues): Promise<Partial<ArchiveLimits> | undefined> {
+  let limits: Record<string, unknown> | undefined;
+  const file = str(values, 'limits');
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (e) {
+      throw usageError(`--limits: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'limits');
+    }
+    const parsed = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+      throw usageError(`--limits ${file} must hold one JSON object such as {"maxEntries": 50000}${parsed.ok ? '' : ` (${parsed.message})`}`, 'limits');
+    }
+    limits = { ...(parsed.value as Record<string, unknown>) };
+  }
+  const maxEntries = str(values, 'max-entries');
+  if (maxEntries !== undefined) {
+    if (!/^[1-9][0-9]{0,14}$/.test(maxEntries)) throw usageError(`--max-entries must be a positive integer (got ${JSON.stringify(maxEntries)})`, 'max-entries');
+    limits = { ...limits, maxEntries: Number(maxEntries) };
+  }
+  if (limits === undefined) return undefined;
+  try {
+    // Checked here, so that a typo in the file is a usage error before anything is read.
+    resolveLimits(limits);
+  } catch (e) {
+    if (e instanceof OctxError) throw usageError(`--limits ${file ?? ''}: ${e.issues[0]!.message}; known limits: ${LIMIT_NAMES}`, 'limits');
+    throw e;
+  }
+  return limits;
+}
+
+const LIMIT_NAMES =
+  'maxEntries, maxFileSize, maxTotalUncompressed, maxCompressionRatio, maxJsonlLineSize, maxJsonlRecords, maxJsonDepth, maxYamlDepth, maxArrowDimension, maxArrowBatches, maxArrowRows, maxArrowValues, maxIssues';
+
+/** `loadWorkdir` options from the command line (the limits, checked on the folder's listing first). */
+export async function workdirOptions(values: OptionValues): Promise<{ limits?: Partial<ArchiveLimits> }> {
+  const limits = await cliLimits(values);
+  return limits ? { limits } : {};
 }
 
 /** `--compression-level`: an integer 0–9, given to the builder so text is compressed at it while collected. */
@@ -89,33 +178,61 @@ export function cliProgress(ctx: CommandContext): CliProgress {
 /**
  * Exports with progress on a terminal and warnings on stderr (not with `--json`: they are in the
  * report). The builder is disposed on failure. With `-o -` the verified package is then copied
- * to stdout, and the result's `output` is `-`.
+ * to stdout, and the result's `output` is `-`. Then the degradation notice when something added
+ * was left out; the warning that the asset id is minted joins the report's warnings.
  */
 export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean; progress?: CliProgress } = {}): Promise<ExportResult> {
   const progress = overrides.progress ?? cliProgress(ctx);
+  const identity = identityWarning(ctx.values);
   let target;
+  let limits;
   try {
+    limits = await cliLimits(ctx.values);
     target = await prepareOutputTarget(ctx.values, ctx.json, ctx.io);
   } catch (e) {
     await builder.dispose();
     throw e;
   }
+  let result: ExportResult;
   try {
-    const result = await builder.export({
+    result = await builder.export({
       output: target.path,
       overwrite: flag(ctx.values, 'overwrite'),
       documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
+      ...(limits ? { limits } : {}),
       onProgress: progress,
     });
     progress.done();
-    if (!target.toStdout) return result;
-    await target.deliver(ctx.io);
-    return { ...result, output: '-' };
+    if (target.toStdout) {
+      await target.deliver(ctx.io);
+      result = { ...result, output: '-' };
+    }
   } finally {
     progress.done();
     await target.cleanup();
   }
+  // Only once a package exists: on a failed export it would be noise above the error.
+  if (identity && !ctx.json) ctx.io.stderr.write(`${formatIssueLine(identity, 'warning')}\n`);
+  if (result.degraded && !ctx.json) ctx.io.stderr.write(degradationNotice(result.degradations));
+  return identity ? { ...result, report: { ...result.report, warnings: [identity, ...result.report.warnings] } } : result;
+}
+
+/**
+ * The stderr notice of a degraded package: what was left out, how many records cause it, the
+ * first of them, and the flag that makes it fatal.
+ */
+export function degradationNotice(degradations: readonly Degradation[]): string {
+  const lines = ['notice: the package was written WITHOUT part of what was added (degraded):'];
+  for (const d of degradations) {
+    lines.push(`  - ${d.message} [${d.code}]`);
+    if (d.orphans > 0) {
+      const first = d.sample.map((s) => `${s.id}${s.path !== undefined ? ` (${s.path})` : ''} ${s.problem}`);
+      lines.push(`      ${d.orphans} record(s) cause it; first: ${first.join('; ')}${d.orphans > d.sample.length ? '; …' : ''}`);
+    }
+  }
+  lines.push('  pass --strict to make this an error (exit 1, nothing written); the JSON report (--json) lists every record in report.structure.coverage and report.vectors');
+  return `${lines.join('\n')}\n`;
 }
 
 const kib = (n: number): string => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
@@ -144,6 +261,7 @@ export function exportSummary(result: ExportResult): string[] {
   if (report.vectors.reason !== undefined) lines.push(`                ${report.vectors.reason}`);
   const extensions = manifest.files.filter((f) => f.path.startsWith('extensions/')).map((f) => f.path);
   if (extensions.length > 0) lines.push(`  extensions    ${extensions.join(', ')}`);
+  if (result.degraded) lines.push(`  degraded      yes: ${result.degradations.map(degradationName).join(', ')} left out (see the notice on stderr)`);
   return lines;
 }
 
@@ -157,6 +275,8 @@ export function exportJson(command: string, result: ExportResult, extra: Record<
     version: result.version,
     packageDigest: result.packageDigest,
     capabilities: result.manifest.capabilities ?? {},
+    degraded: result.degraded,
+    degradations: result.degradations,
     ...extra,
     report: result.report,
     manifest: result.manifest,

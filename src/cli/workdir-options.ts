@@ -5,7 +5,7 @@
 import type { PackageBuilder } from '../builder/package-builder.js';
 import type { IndexFilesMode, WorkdirLoadReport } from '../builder/load-workdir.js';
 import { str, usageError, type CommandContext, type OptionSpec, type OptionValues } from './args.js';
-import type { CliProgress } from './export-run.js';
+import { workdirOptions, type CliProgress } from './export-run.js';
 
 const MODES: readonly IndexFilesMode[] = ['okf', 'as-documents', 'skip'];
 
@@ -27,12 +27,17 @@ export function indexFilesOption(values: OptionValues): IndexFilesMode | undefin
   return raw as IndexFilesMode;
 }
 
-/** Loads `<workdir>` into the builder with the command's options; disposes the builder on failure. */
+/**
+ * Loads `<workdir>` into the builder with the command's options (`--index-files`, and the limits
+ * of `--max-entries`/`--limits`, checked on the folder's listing before any file is read);
+ * disposes the builder on failure.
+ */
 export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, ctx: CommandContext, progress: CliProgress): Promise<WorkdirLoadReport> {
   const { loadWorkdir } = await import('../builder/load-workdir.js');
   try {
     const indexFiles = indexFilesOption(ctx.values);
-    return await loadWorkdir(builder, workdir, { onProgress: progress, ...(indexFiles !== undefined ? { indexFiles } : {}) });
+    const { limits } = await workdirOptions(ctx.values);
+    return await loadWorkdir(builder, workdir, { onProgress: progress, ...(indexFiles !== undefined ? { indexFiles } : {}), ...(limits ? { limits } : {}) });
   } catch (e) {
     progress.done();
     await builder.dispose();

@@ -1,8 +1,11 @@
 /**
  * The five structure record shapes of `sag-structured/0.1`, as callers pass them to the builder.
  * Field names are the wire names; any other field is an "unknown optional field" kept verbatim,
- * except the names the spec forbids. The builder methods are generic over these shapes, so a
- * record may carry extra fields (object literals and interfaces alike).
+ * except the names the spec forbids. An object literal passed to a builder method is checked
+ * against these shapes, so a misspelt field (`parentId`, `sumary`) does not compile; extra fields
+ * are passed through a named type: `builder.addEvent<MyEvent>({ …, x_source: 'wiki' })` with
+ * `interface MyEvent extends EventRecord { readonly x_source: string }` (a value already typed as
+ * `MyEvent` needs no type argument).
  */
 import { RECORD_KINDS, RECORD_KIND_ORDER, knownFields, type RecordKind, type RecordKindSpec } from './record-kinds.js';
 

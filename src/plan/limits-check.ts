@@ -15,7 +15,11 @@ export interface SizedFile {
   readonly dimensions?: number;
 }
 
-const HINT = 'consumers with default limits would refuse this package; split it, or pass export({ limits }) when every consumer is configured for larger packages';
+/**
+ * How an SDK caller raises the limits. Issues say only what is over (the CLI adds its own flags as
+ * the hint); the aggregated error's headline names the SDK options.
+ */
+export const SDK_LIMITS_HINT = 'split the input, or pass export({ limits }) (and loadWorkdir(builder, dir, { limits })) when every consumer is configured for larger packages';
 
 /**
  * Checks a planned package against the resource limits consumers enforce (OCTX-REFERENCE §16.3),
@@ -23,7 +27,8 @@ const HINT = 'consumers with default limits would refuse this package; split it,
  */
 export function checkExportLimits(files: readonly SizedFile[], limits: ArchiveLimits): OctxIssue[] {
   const issues: OctxIssue[] = [];
-  const over = (path: string | undefined, what: string) => issues.push(issue({ code: 'OCTX_RESOURCE_LIMIT', ...(path ? { path } : {}), message: `${what}; ${HINT}` }));
+  const over = (path: string | undefined, what: string) =>
+    issues.push(issue({ code: 'OCTX_RESOURCE_LIMIT', ...(path ? { path } : {}), message: `${what}: consumers with these limits would refuse the package` }));
   if (files.length + 1 > limits.maxEntries) over(undefined, `${files.length + 1} entries exceed maxEntries ${limits.maxEntries}`);
   let total = 0;
   for (const f of files) {
@@ -44,4 +49,22 @@ export function checkExportLimits(files: readonly SizedFile[], limits: ArchiveLi
 /** Upper-bound size of a vector target's Arrow file: values, 36-byte ids, offsets, batch framing. */
 export function estimateArrowSize(rows: number, dimensions: number, batchRows = 8192): number {
   return rows * (dimensions * 4 + 36 + 4) + (Math.ceil(rows / batchRows) + 2) * 1024 + 4096;
+}
+
+/**
+ * Checks a folder's listing before any content is read: each listed file that becomes exactly
+ * one package entry (a document, an extension file) with its size on disk, a lower bound of what
+ * the package will hold. Entries are counted from the listing alone; sizes are only looked at
+ * when the count fits.
+ */
+export function checkListedInput(count: number, sizes: () => readonly SizedFile[], limits: ArchiveLimits): OctxIssue[] {
+  if (count + 1 > limits.maxEntries) {
+    return [
+      issue({
+        code: 'OCTX_RESOURCE_LIMIT',
+        message: `the folder lists ${count} document and extension file(s), so the package would have at least ${count + 1} entries (with its manifest), over maxEntries ${limits.maxEntries}: consumers with these limits would refuse the package; nothing was read`,
+      }),
+    ];
+  }
+  return checkExportLimits(sizes(), limits);
 }

@@ -4,16 +4,26 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt, type RecordKind } from '
 import type { Capabilities } from '../package/manifest.js';
 import type { PayloadSource } from '../package/payload-source.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
-import { computeCoverage, coverageIssues } from '../structure/coverage.js';
+import { computeCoverage, coverageIssues, type CoverageReport, type OrphanList } from '../structure/coverage.js';
+import type { OctxCode } from '../model/codes.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
-import { checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
+import { SDK_LIMITS_HINT, checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected } from './collected.js';
-import type { StructureCounts, StructureReport, VectorTargetReport, VectorsReport } from './report.js';
+import {
+  DEGRADATION_SAMPLE_SIZE,
+  degradationName,
+  type Degradation,
+  type DegradationSample,
+  type StructureCounts,
+  type StructureReport,
+  type VectorTargetReport,
+  type VectorsReport,
+} from './report.js';
 import type { ConsumerFindings } from './consumer-scan.js';
 
 /** A payload file whose bytes already exist, with its digest. */
@@ -47,6 +57,8 @@ export interface ExportPlan {
   readonly structure: StructureReport;
   readonly vectors: VectorsReport;
   readonly warnings: readonly OctxIssue[];
+  /** Everything the caller added that is left out, and why (empty: nothing was). */
+  readonly degradations: readonly Degradation[];
 }
 
 /** The structure spills as they stand (one JSONL file per kind). */
@@ -62,6 +74,11 @@ export interface PlanOptions {
   readonly consumer?: ConsumerFindings;
   /** `omit`: leave every vector out (default `keep`; a profile's policy is resolved by the caller). */
   readonly vectors?: 'keep' | 'omit';
+  /**
+   * Refuse the export with `OCTX_STRICT_VIOLATION` when anything would be left out
+   * (a degradation) or any warning would be reported.
+   */
+  readonly strict?: boolean;
 }
 
 /** Problems listed in one aggregated error before the rest are only counted. */
@@ -71,9 +88,38 @@ export const MAX_LISTED_ISSUES = 1000;
  * Decides what the package contains (kysely-style: the builder collects, this plans, the writer
  * writes). Errors in the input — unresolved references, hierarchy faults, vectors for unknown
  * records, no Concept Document — abort with one aggregated `OctxError`; incomplete coverage either
- * omits the structure (`auto`) or throws `OCTX_STRUCTURE_INCOMPLETE` (`require`).
+ * omits the structure (`auto`, a degradation) or throws `OCTX_STRUCTURE_INCOMPLETE` (`require`).
+ * Under `strict`, any degradation or warning throws `OCTX_STRICT_VIOLATION` instead.
  */
 export function planExport(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
+  const plan = decide(collected, structureFiles, options);
+  if (options.strict && (plan.degradations.length > 0 || plan.warnings.length > 0)) throw strictViolation(plan);
+  return plan;
+}
+
+/**
+ * `OCTX_STRICT_VIOLATION`: every warning as an error (each degradation has its warning), then the
+ * coverage orphans behind an omitted structure layer (up to {@link MAX_LISTED_ISSUES}); the report
+ * holds what the export would have been.
+ */
+function strictViolation(plan: ExportPlan): OctxError {
+  const what: string[] = [];
+  if (plan.degradations.length > 0) what.push(`leave out the ${plan.degradations.map(degradationName).join(', ')}`);
+  if (plan.warnings.length > 0) what.push(`report ${plan.warnings.length} warning(s)`);
+  const headline = `strict: the export would ${what.join(' and ')}; nothing was written`;
+  // The first issue is the verdict itself, so a list of issues reads on its own.
+  const issues: OctxIssue[] = [issue({ code: 'OCTX_STRICT_VIOLATION', message: headline }), ...plan.warnings.map((w) => ({ ...w, severity: 'error' as const }))];
+  if (plan.structure.status === 'omitted' && plan.structure.coverage) issues.push(...coverageIssues(plan.structure.coverage, 'error').slice(0, MAX_LISTED_ISSUES));
+  return OctxError.aggregate('OCTX_STRICT_VIOLATION', `${headline}:`, issues, {
+    degraded: plan.degradations.length > 0,
+    degradations: plan.degradations,
+    warnings: plan.warnings,
+    structure: plan.structure,
+    vectors: plan.vectors,
+  });
+}
+
+function decide(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
   const { ids, structure } = collected;
   const concepts = collected.documents.filter((d) => d.kind === 'concept');
   if (concepts.length === 0) {
@@ -93,7 +139,9 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     eventEntities: structure.mentionEvent.length,
   };
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
-  const warnings: OctxIssue[] = [];
+  // Suspect record fields first: they often explain what follows (a parentId that left a hierarchy out).
+  const warnings: OctxIssue[] = [...structure.fieldWarnings];
+  const degradations: Degradation[] = [];
   const vectorsAdded = (t: VectorTarget): number => collected.vectorSpills.get(t)?.size ?? 0;
 
   if (options.documentsOnly || structure.isEmpty) {
@@ -101,13 +149,16 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     const reason = options.documentsOnly ? 'documentsOnly was requested: only the Markdown knowledge layer is exported' : 'no structure records were added';
     consumerGate(options.consumer, false, warnings);
     const vectors = omitAllVectors(collected, options.documentsOnly ? 'documents-only' : 'structure-omitted', vectorsAdded);
-    if (vectors.status === 'omitted')
+    if (vectors.status === 'omitted') {
       warnings.push(issue({ code: 'OCTX_CAPABILITY_DEPENDENCY_INVALID', severity: 'warning', message: `vectors were added but are left out: ${reason}` }));
+      // documentsOnly was asked for; vectors without any structure record were not.
+      if (!options.documentsOnly) degradations.push(...vectorsWithoutStructure(vectors, 'OCTX_CAPABILITY_DEPENDENCY_INVALID', 'no structure record was added'));
+    }
     assertLimits(
       files.map((f) => ({ path: f.path, size: f.size })),
       options.limits,
     );
-    return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings };
+    return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings, degradations };
   }
 
   const errors = checkStructureGraph(ids, structure);
@@ -130,14 +181,16 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     if (options.structure === 'require') {
       throw OctxError.aggregate('OCTX_STRUCTURE_INCOMPLETE', `structure: 'require' but coverage is incomplete (${summary}):`, orphanIssues, report);
     }
-    warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only` }));
-    consumerGate(options.consumer, false, warnings);
     const vectors = omitAllVectors(collected, 'structure-omitted', vectorsAdded);
+    const vectorNote = vectors.status === 'omitted' ? ` (every vector is left out with it: ${droppedVectors(vectors)})` : '';
+    warnings.push(issue({ code: 'OCTX_STRUCTURE_INCOMPLETE', severity: 'warning', message: `${report.reason}; exporting documents only${vectorNote}` }));
+    degradations.push(structureDegradation(coverage, counts, summary), ...vectorsWithoutStructure(vectors, 'OCTX_STRUCTURE_INCOMPLETE', 'the structure layer is omitted'));
+    consumerGate(options.consumer, false, warnings);
     assertLimits(
       files.map((f) => ({ path: f.path, size: f.size })),
       options.limits,
     );
-    return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings };
+    return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings, degradations };
   }
 
   for (const kind of RECORD_KIND_ORDER) {
@@ -148,7 +201,9 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
   consumerGate(options.consumer, true, warnings);
 
   const { vectors, arrowTargets } =
-    options.vectors === 'omit' ? { vectors: omitAllVectors(collected, 'consumer', vectorsAdded, vectorOmission(options)), arrowTargets: [] } : planVectors(collected, warnings);
+    options.vectors === 'omit'
+      ? { vectors: omitAllVectors(collected, 'consumer', vectorsAdded, vectorOmission(options)), arrowTargets: [] }
+      : planVectors(collected, warnings, degradations);
   if (arrowTargets.length > 0 && options.consumer?.profile.vectors.policy === 'omit') {
     const name = options.consumer.profile.name;
     warnings.push(
@@ -178,12 +233,71 @@ export function planExport(collected: Collected, structureFiles: StructureFiles,
     sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions) + digests, rows: a.rows.length, dimensions: a.spill.dimensions });
   }
   assertLimits(sized, options.limits);
-  return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings };
+  return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings, degradations };
+}
+
+/** The structure layer left out for incomplete coverage: every record it would have held. */
+function structureDegradation(coverage: CoverageReport, counts: StructureCounts, summary: string): Degradation {
+  const rules: readonly [OrphanList & { readonly paths?: readonly string[] }, string][] = [
+    [coverage.documentsWithoutChunks, 'document without chunks'],
+    [coverage.chunksWithoutEvents, 'chunk without events'],
+    [coverage.eventsWithoutChunks, 'event without chunks'],
+    [coverage.eventsWithoutEntities, 'event without entities'],
+    [coverage.entitiesWithoutEvents, 'entity without events'],
+  ];
+  let orphans = 0;
+  const sample: DegradationSample[] = [];
+  for (const [list, problem] of rules) {
+    orphans += list.count;
+    for (let i = 0; i < list.ids.length && sample.length < DEGRADATION_SAMPLE_SIZE; i++) {
+      const path = list.paths?.[i];
+      sample.push({ id: list.ids[i]!, ...(path !== undefined ? { path } : {}), problem });
+    }
+  }
+  const dropped = counts.chunks + counts.events + counts.entities + counts.chunkEvents + counts.eventEntities;
+  return {
+    code: 'OCTX_STRUCTURE_INCOMPLETE',
+    layer: 'structure',
+    cause: 'coverage-incomplete',
+    dropped,
+    orphans,
+    sample,
+    message: `the structure layer is left out (${dropped} record(s) and link(s)): coverage is incomplete (${summary})`,
+  };
+}
+
+/** Each vector target left out because no structure layer is written. */
+function vectorsWithoutStructure(vectors: VectorsReport, code: OctxCode, why: string): Degradation[] {
+  const out: Degradation[] = [];
+  for (const t of VECTOR_TARGETS) {
+    const r = vectors.targets[t];
+    if (r.status !== 'omitted') continue;
+    out.push({
+      code,
+      layer: 'vectors',
+      target: t,
+      cause: 'structure-omitted',
+      dropped: r.vectors,
+      orphans: 0,
+      sample: [],
+      message: `${r.vectors} ${t} vector(s) are left out: ${why}`,
+    });
+  }
+  return out;
+}
+
+/** `3 chunks, 2 events`: the vectors an omission drops. */
+function droppedVectors(vectors: VectorsReport): string {
+  return VECTOR_TARGETS.flatMap((t) => {
+    const r = vectors.targets[t];
+    return r.status === 'omitted' ? [`${r.vectors} ${t}`] : [];
+  }).join(', ');
 }
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
   const issues = checkExportLimits(files, limits);
-  if (issues.length > 0) throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', "the package would exceed the consumers' resource limits; nothing was written:", issues);
+  if (issues.length > 0)
+    throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the package would exceed the consumers' resource limits; nothing was written (${SDK_LIMITS_HINT}):`, issues);
 }
 
 function coverageSummary(c: ReturnType<typeof computeCoverage>): string {
@@ -260,7 +374,7 @@ function unknownVectorRecords(collected: Collected): OctxIssue[] {
   return out;
 }
 
-function planVectors(collected: Collected, warnings: OctxIssue[]): { vectors: VectorsReport; arrowTargets: PlannedArrowTarget[] } {
+function planVectors(collected: Collected, warnings: OctxIssue[], degradations: Degradation[]): { vectors: VectorsReport; arrowTargets: PlannedArrowTarget[] } {
   const targets = {} as Record<VectorTarget, VectorTargetReport>;
   const arrowTargets: PlannedArrowTarget[] = [];
   const s = collected.structure;
@@ -292,6 +406,16 @@ function planVectors(collected: Collected, warnings: OctxIssue[]): { vectors: Ve
           message: `${t} vectors cover ${spill.size} of ${table.length} records (${missingCount} missing, e.g. ${missing.slice(0, 3).join(', ')}); partial vector sets are not allowed, so this target is omitted`,
         }),
       );
+      degradations.push({
+        code: 'OCTX_VECTOR_COVERAGE',
+        layer: 'vectors',
+        target: t,
+        cause: 'vectors-incomplete',
+        dropped: spill.size,
+        orphans: missingCount,
+        sample: missing.slice(0, DEGRADATION_SAMPLE_SIZE).map((id) => ({ id, problem: 'record without a vector' })),
+        message: `the ${t} vectors are left out (${spill.size} vector(s)): ${missingCount} of ${table.length} ${t} have no vector`,
+      });
       continue;
     }
     const norms = spill.normWarnings;

@@ -107,9 +107,11 @@ function preview(v: unknown): string {
  * enumerable keys, sorted, their values copied deeply (plain objects and arrays only; anything
  * else is kept as is and refused by the check). The copy is an ordinary object whose keys are
  * in the order {@link serializeRecord} writes, so it takes the no-copy path there. Values that
- * are not objects are returned unchanged for {@link assertRecord} to refuse.
+ * are not objects are returned unchanged for {@link assertRecord} to refuse. The unknown fields
+ * with a value are pushed onto `unknownFields`, sorted (the usual record has none and takes the
+ * fast path, which pushes nothing).
  */
-export function snapshotRecord(kind: RecordKind, value: unknown): unknown {
+export function snapshotRecord(kind: RecordKind, value: unknown, unknownFields?: string[]): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const r = value as Record<string, unknown>;
   // The usual record (an object literal of known fields in spec order): V8's object spread
@@ -131,7 +133,9 @@ export function snapshotRecord(kind: RecordKind, value: unknown): unknown {
     extra.sort();
     for (const key of extra) {
       const v = r[key];
-      if (v !== undefined) put(out, key, copyJson(v, 0));
+      if (v === undefined) continue;
+      put(out, key, copyJson(v, 0));
+      unknownFields?.push(key);
     }
   }
   return out;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { OctxError } from '../model/errors.js';
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { Int32Column } from '../model/columns.js';
 import { IdKind } from '../model/id-kind.js';
@@ -7,6 +7,7 @@ import type { IdRegistry } from './id-registry.js';
 import { assertRecord, serializeRecord, snapshotRecord } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
+import { suspectFieldIssues } from './field-suspects.js';
 import type { BackgroundDeflate } from '../package/background-deflate.js';
 import type { SpilledEntry } from '../package/payload-spill.js';
 
@@ -22,6 +23,22 @@ function assertRoom(links: Int32Column, kind: string): void {
 
 /** Ordinals up to this fit the Int32 ordinal column; larger ones (legal, never seen) use a side set. */
 const MAX_COLUMN_ORDINAL = 2 ** 31 - 1;
+
+/** Suspect-field warnings kept as issues; beyond this many only counted. */
+export const MAX_LISTED_SUSPECTS = 100;
+
+const NO_ISSUES: readonly OctxIssue[] = Object.freeze([]);
+
+/** Options of a {@link StructureStore}. */
+export interface StructureStoreOptions {
+  /** Compresses the JSONL files while records are still being added. */
+  readonly background?: BackgroundDeflate;
+  /**
+   * A field that looks like a misspelt known field (`parentId`) refuses the record with
+   * `OCTX_RECORD_FIELD_SUSPECT` instead of being kept with a warning (the builder's `strict`).
+   */
+  readonly strictFields?: boolean;
+}
 
 /** A structure JSONL file as it stands: where it is and what a consumer's limits will see. */
 export interface SpillSnapshot {
@@ -75,12 +92,69 @@ export class StructureStore {
   readonly #eventEntityPairs = new PairIndex(this.mentionEvent, this.mentionEntity);
 
   readonly #background: BackgroundDeflate | undefined;
+  readonly #strictFields: boolean;
+  readonly #suspects: OctxIssue[] = [];
+  #suspectCount = 0;
+  #pending: readonly OctxIssue[] = NO_ISSUES;
+  readonly #unknownFields: string[] = [];
 
-  /** `background` compresses the JSONL files while records are still being added. */
-  constructor(ids: IdRegistry, dir: string, background?: BackgroundDeflate) {
+  constructor(ids: IdRegistry, dir: string, options: StructureStoreOptions = {}) {
     this.#ids = ids;
     this.#dir = dir;
-    this.#background = background;
+    this.#background = options.background;
+    this.#strictFields = options.strictFields === true;
+  }
+
+  /**
+   * `OCTX_RECORD_FIELD_SUSPECT` warnings of the records added so far (the first
+   * {@link MAX_LISTED_SUSPECTS}, then one warning counting the rest).
+   */
+  get fieldWarnings(): readonly OctxIssue[] {
+    if (this.#suspectCount <= this.#suspects.length) return this.#suspects;
+    const more = this.#suspectCount - this.#suspects.length;
+    return [
+      ...this.#suspects,
+      issue({ code: 'OCTX_RECORD_FIELD_SUSPECT', severity: 'warning', message: `${more} more suspect field(s) are not listed (the first ${this.#suspects.length} are)` }),
+    ];
+  }
+
+  /**
+   * Reads the caller's record once and checks its own fields; unknown fields that look like a
+   * misspelt known one are reported (or refused under `strictFields`).
+   * @throws OctxError
+   */
+  #take(kind: RecordKind, input: unknown): Record<string, unknown> {
+    // One reused array: the usual record has no unknown field, and costs no allocation here.
+    const unknownFields = this.#unknownFields;
+    unknownFields.length = 0;
+    const record = snapshotRecord(kind, input, unknownFields);
+    const suspects = unknownFields.length > 0 ? suspectFieldIssues(kind, record as Record<string, unknown>, unknownFields) : NO_ISSUES;
+    try {
+      assertRecord(kind, record);
+    } catch (e) {
+      // `level` without `parent_id` because it was spelt `parentId`: say so beside the error.
+      if (suspects.length === 0 || !(e instanceof OctxError)) throw e;
+      throw new OctxError(e.code, `${e.message}\n${suspects.map((i) => `  - ${i.message}`).join('\n')}`, { issues: [...e.issues, ...suspects] });
+    }
+    if (suspects.length > 0) {
+      if (this.#strictFields) {
+        const errors = suspects.map((i) => ({ ...i, severity: 'error' as const }));
+        if (errors.length === 1) throw OctxError.of(errors[0]!);
+        throw OctxError.aggregate('OCTX_RECORD_FIELD_SUSPECT', `${kind} record has misspelt-looking fields (strict):`, errors);
+      }
+    }
+    this.#pending = suspects;
+    return record;
+  }
+
+  /** Keeps the warnings of the record just stored (a refused record leaves none behind). */
+  #stored(): void {
+    if (this.#pending.length === 0) return;
+    for (const s of this.#pending) {
+      this.#suspectCount++;
+      if (this.#suspects.length < MAX_LISTED_SUSPECTS) this.#suspects.push(s);
+    }
+    this.#pending = NO_ISSUES;
   }
 
   /** True when no structure record or link was added. */
@@ -99,8 +173,7 @@ export class StructureStore {
 
   /** Validates and stores a chunk. @throws OctxError */
   addChunk(input: unknown): void {
-    const record = snapshotRecord('chunk', input);
-    assertRecord('chunk', record);
+    const record = this.#take('chunk', input);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.chunk);
     const doc = this.#ids.ref(record.document_id as string);
@@ -122,12 +195,12 @@ export class StructureStore {
     if (wide === undefined) this.#ordinals.add(row);
     else this.#wideOrdinals.add(wide);
     this.#spill('chunk').append(line);
+    this.#stored();
   }
 
   /** Validates and stores an event. @throws OctxError */
   addEvent(input: unknown): void {
-    const record = snapshotRecord('event', input);
-    assertRecord('event', record);
+    const record = this.#take('event', input);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.event);
     const line = serializeRecord('event', record);
@@ -137,24 +210,24 @@ export class StructureStore {
     this.eventParent.push(parent);
     this.eventLevel.push(record.level === undefined ? 0 : (record.level as number));
     this.#spill('event').append(line);
+    this.#stored();
   }
 
   /** Validates and stores an entity. @throws OctxError */
   addEntity(input: unknown): void {
-    const record = snapshotRecord('entity', input);
-    assertRecord('entity', record);
+    const record = this.#take('entity', input);
     const id = record.id as string;
     this.#ids.assertFree(id, IdKind.entity);
     const line = serializeRecord('entity', record);
     const dense = this.#ids.define(id, IdKind.entity, this.entityId.length);
     this.entityId.push(dense);
     this.#spill('entity').append(line);
+    this.#stored();
   }
 
   /** Validates and stores a chunk → event link. @throws OctxError */
   linkChunkEvent(input: unknown): void {
-    const link = snapshotRecord('chunk-event', input);
-    assertRecord('chunk-event', link);
+    const link = this.#take('chunk-event', input);
     const chunk = this.#ids.ref(link.chunk_id as string);
     const event = this.#ids.ref(link.event_id as string);
     if (this.#chunkEventPairs.has(chunk, event)) {
@@ -171,12 +244,12 @@ export class StructureStore {
     this.linkEvent.push(event);
     this.#chunkEventPairs.add(row);
     this.#spill('chunk-event').append(line);
+    this.#stored();
   }
 
   /** Validates and stores an event → entity link. @throws OctxError */
   linkEventEntity(input: unknown): void {
-    const link = snapshotRecord('event-entity', input);
-    assertRecord('event-entity', link);
+    const link = this.#take('event-entity', input);
     const event = this.#ids.ref(link.event_id as string);
     const entity = this.#ids.ref(link.entity_id as string);
     if (this.#eventEntityPairs.has(event, entity)) {
@@ -193,6 +266,7 @@ export class StructureStore {
     this.mentionEntity.push(entity);
     this.#eventEntityPairs.add(row);
     this.#spill('event-entity').append(line);
+    this.#stored();
   }
 
   /**

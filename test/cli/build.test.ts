@@ -26,9 +26,9 @@ function chunkIds(dir: string): string[] {
 describe('octx-export build (real CLI)', () => {
   it('builds the three-kingdoms working folder into a valid sag-structured package', async () => {
     const out = join(tempDir(), 'tk.octx');
-    const r = await runCli(['build', FIXTURE, '-o', out, '--name', 'Three Kingdoms']);
+    const r = await runCli(['build', FIXTURE, '-o', out, '--name', 'Three Kingdoms', '--asset-id', '019c2222-2222-7222-8222-222222222222']);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe(''); // not a terminal: no progress line, and no warnings
+    expect(r.stderr).toBe(''); // not a terminal: no progress line, and no warnings (the asset id is given)
     expect(r.stdout).toContain(`wrote ${out}`);
     expect(r.stdout).toMatch(/capabilities {2}sag-structured\/0\.1\n/);
     expect(r.stdout).toContain('structure     written: 27 chunks, 19 events, 22 entities, 44 chunk-event and 72 event-entity links');

@@ -150,7 +150,7 @@ describe('the tarball installed with --ignore-scripts into new projects', () => 
     const r = await run(process.execPath, ['example.js'], projects[kind]);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64} written /); // digest, structure status, chunk vectors
+    expect(r.stdout).toMatch(/^sha256:[0-9a-f]{64} false written /); // digest, degraded, structure status, chunk vectors
     const report = await validatePackage(join(projects[kind], 'out/guide.octx'));
     expect(report.valid && report.fullyValidated).toBe(true);
     expect(Object.keys(report.capabilities).sort()).toEqual(['sag-structured', 'vectors']);

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { PackageBuilder, validatePackage, type ChunkRecord, type ProgressEvent } from '../../src/index.js';
 import { entryText, inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 import { failureAsync as failure } from '../helpers/errors.js';
@@ -13,21 +13,24 @@ const DOC_B = id(0xb1);
 
 /** A complete little graph: 2 docs, 3 chunks, a parent and a child event, 2 entities. */
 function complete(): PackageBuilder {
-  return new PackageBuilder({ asset: { id: id(1), name: 'S' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } })
-    .addDocument({ path: 'a.md', markdown: `---\noctx:\n  document_id: ${DOC_A}\n---\n# A\n\nFirst. Second.\n` })
-    .addDocument({ path: 'b/b.md', markdown: `---\noctx:\n  document_id: ${DOC_B}\n---\n# B\n\nThird.\n` })
-    .linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x21) }) // links may come first
-    .addChunk({ id: id(0x11), document_id: DOC_A, ordinal: 0, text: 'First.', 'x-z': 1, 'x-a': { b: 2, a: 1 } })
-    .addChunk({ id: id(0x12), document_id: DOC_A, ordinal: 5, text: 'Second.' })
-    .addChunk({ id: id(0x13), document_id: DOC_B, ordinal: 0, text: 'Third.' })
-    .addEvent({ id: id(0x22), title: 'Child', content: 'A smaller thing happened.', level: 1, parent_id: id(0x21), category: 'detail' })
-    .addEvent({ id: id(0x21), title: 'Parent', content: 'A big thing happened.' })
-    .addEntity({ id: id(0x31), name: 'Alice', type: 'person' })
-    .addEntity({ id: id(0x32), name: 'Paris', type: 'place', description: 'A city' })
-    .linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x22) })
-    .linkChunkEvent({ chunk_id: id(0x13), event_id: id(0x21) })
-    .linkEventEntity({ event_id: id(0x21), entity_id: id(0x31), weight: 0.9 })
-    .linkEventEntity({ event_id: id(0x22), entity_id: id(0x32), description: 'where' });
+  return (
+    new PackageBuilder({ asset: { id: id(1), name: 'S' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } })
+      .addDocument({ path: 'a.md', markdown: `---\noctx:\n  document_id: ${DOC_A}\n---\n# A\n\nFirst. Second.\n` })
+      .addDocument({ path: 'b/b.md', markdown: `---\noctx:\n  document_id: ${DOC_B}\n---\n# B\n\nThird.\n` })
+      .linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x21) }) // links may come first
+      // Extra fields go through a named type (an object literal is checked against ChunkRecord).
+      .addChunk<ChunkRecord & { 'x-z': number; 'x-a': { b: number; a: number } }>({ id: id(0x11), document_id: DOC_A, ordinal: 0, text: 'First.', 'x-z': 1, 'x-a': { b: 2, a: 1 } })
+      .addChunk({ id: id(0x12), document_id: DOC_A, ordinal: 5, text: 'Second.' })
+      .addChunk({ id: id(0x13), document_id: DOC_B, ordinal: 0, text: 'Third.' })
+      .addEvent({ id: id(0x22), title: 'Child', content: 'A smaller thing happened.', level: 1, parent_id: id(0x21), category: 'detail' })
+      .addEvent({ id: id(0x21), title: 'Parent', content: 'A big thing happened.' })
+      .addEntity({ id: id(0x31), name: 'Alice', type: 'person' })
+      .addEntity({ id: id(0x32), name: 'Paris', type: 'place', description: 'A city' })
+      .linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x22) })
+      .linkChunkEvent({ chunk_id: id(0x13), event_id: id(0x21) })
+      .linkEventEntity({ event_id: id(0x21), entity_id: id(0x31), weight: 0.9 })
+      .linkEventEntity({ event_id: id(0x22), entity_id: id(0x32), description: 'where' })
+  );
 }
 
 describe('structured export', () => {

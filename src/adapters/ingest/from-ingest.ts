@@ -20,11 +20,17 @@ import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
+import type { ChunkRecord } from '../../model/records.js';
 import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../model/paths.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
 import { envelopeViolations, type IngestEnvelope, type IngestNode, type IngestSource, type IngestTriplet } from './schema.js';
 
 import { DEFAULT_INGEST_NAMESPACE } from './defaults.js';
+
+/** The chunk this adapter writes: a document's full text, marked as such in `x-ingest`. */
+interface IngestChunk extends ChunkRecord {
+  readonly 'x-ingest': { readonly chunk: 'full-text' };
+}
 
 export { DEFAULT_INGEST_NAMESPACE };
 
@@ -479,7 +485,7 @@ function addDocuments(
     let chunk: AddedSource['chunk'];
     if (merged.body.trim() !== '') {
       const id = builder.ids.chunk(`ingest:${p.uri}#full-text`);
-      builder.addChunk({ id, document_id: documentId, ordinal: 0, text: merged.body, 'x-ingest': { chunk: 'full-text' } });
+      builder.addChunk<IngestChunk>({ id, document_id: documentId, ordinal: 0, text: merged.body, 'x-ingest': { chunk: 'full-text' } });
       chunk = { id, text: merged.body };
     } else {
       warnings.push(`knowledge/${p.documentPath}: the body is empty, so the document has no chunk (and cannot be part of a complete structure)`);

@@ -10,9 +10,15 @@ import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
+import type { ChunkRecord } from '../../model/records.js';
 import { prepareVectorConfig, type VectorConfigInput } from '../../vectors/config.js';
 import { mergeFrontmatter, safeFileStem, scrubSecrets } from './frontmatter-merge.js';
 import { isRetrievalResult, RagChunkSchema, RagVectorSchema, type RagChunk, type RagVector } from './schema.js';
+
+/** The chunk this adapter writes: the RAG chunk's other fields are kept under `x-rag`. */
+interface RagChunkRecord extends ChunkRecord {
+  readonly 'x-rag': Readonly<Record<string, unknown>>;
+}
 
 /** A caller's original document, already converted to Markdown. */
 export interface RagOriginalDocument {
@@ -533,7 +539,7 @@ function addChunkRecords(
       else warnings.push(`chunk ${chunk.chunk_id}: parent_chunk_id ${chunk.parent_chunk_id} is not among the exported chunks`);
     }
     try {
-      builder.addChunk({ id: chunkIds[chunk.chunk_id]!, document_id: documentIds.get(chunk.doc_id)!, ordinal: chunk.chunk_meta.chunk_index, text, 'x-rag': xrag });
+      builder.addChunk<RagChunkRecord>({ id: chunkIds[chunk.chunk_id]!, document_id: documentIds.get(chunk.doc_id)!, ordinal: chunk.chunk_meta.chunk_index, text, 'x-rag': xrag });
     } catch (e) {
       if (e instanceof OctxError) throw new OctxError(e.code, e.message, { issues: e.issues.map((i) => issue({ ...i, ...where('chunk', index) })), cause: e });
       throw e;

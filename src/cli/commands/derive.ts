@@ -2,7 +2,7 @@ import type { DerivationSummary } from '../../builder/derive.js';
 import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
-import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
 
@@ -42,10 +42,12 @@ export const deriveCommand: Command = {
     indexFilesOption(ctx.values);
     const { PackageBuilder } = await import('../../builder/package-builder.js');
     const options = builderOptions(ctx.values);
+    const loadOptions = await workdirOptions(ctx.values);
     const builder = await PackageBuilder.derive(source, {
       ...options,
-      asset: { name: str(ctx.values, 'name')! },
+      asset: { name: str(ctx.values, 'name')!, ...(options.asset.id !== undefined ? { id: options.asset.id } : {}) },
       ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),
+      ...loadOptions,
     });
     const progress = cliProgress(ctx);
     const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
