@@ -26,6 +26,7 @@ import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
+import { assertKnownKeys } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 
 /** What `export()` returns. */
@@ -54,6 +55,12 @@ export interface EmbedOptions {
   /** Called with the number of records embedded so far. */
   readonly onProgress?: (embedded: number) => void;
 }
+
+/**
+ * Every key of {@link EmbedOptions}; another one is a misspelling, refused. `only` (embed a
+ * subset of the records) is handled by the embed step itself.
+ */
+const EMBED_OPTION_KEYS = ['batchSize', 'concurrency', 'retries', 'signal', 'onProgress', 'only'];
 
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
 
@@ -382,6 +389,7 @@ export class PackageBuilder {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    assertKnownKeys(options, EMBED_OPTION_KEYS, 'embed options');
     await embedder.prepare?.({ signal: options.signal });
     this.setVectorConfig(embedder.config);
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));

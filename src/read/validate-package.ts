@@ -44,6 +44,7 @@ import { StructureChecker, type ConceptDocumentRef } from './structure-check.js'
 import { VectorTargetChecker } from './vectors-check.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
+import { assertKnownKeys } from '../model/option-keys.js';
 
 /** Options of {@link validatePackage}. */
 export interface ValidateOptions {
@@ -88,6 +89,8 @@ export interface ValidationReport {
   readonly consumer?: ConsumerReport;
 }
 
+/** Every key of {@link ValidateOptions}: another one is a misspelling, refused. */
+const VALIDATE_OPTION_KEYS = ['limits', 'maxIssues', 'consumer'];
 const FORMAT = 'format';
 const SAG = 'sag-structured';
 const VECTORS = 'vectors';
@@ -129,6 +132,7 @@ function failureReport(e: OctxError, manifest?: unknown): ValidationReport {
  * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
  */
 export async function validatePackage(target: string | OctxPackage, options: ValidateOptions = {}): Promise<ValidationReport> {
+  assertKnownKeys(options, VALIDATE_OPTION_KEYS, 'validatePackage options');
   const owned = typeof target === 'string';
   const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });
   const maxIssues = options.maxIssues ?? limits.maxIssues;

@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import { assertKnownKeys } from '../../model/option-keys.js';
 import type { LedgerKind } from '../../release/producer-state.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
 import { preservedRecordId, sagCompatibleId } from './sag-ids.js';
@@ -148,6 +149,7 @@ export async function readSagDatabase(
   options: FromSagOptions,
   sqliteLoaders: Partial<SqliteModuleLoaders> = {},
 ): Promise<SagAdapterReport> {
+  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromSagDatabase options');
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     throw OctxError.aggregate(
