@@ -297,7 +297,8 @@ export class PackageBuilder {
   /**
    * Adds a private extension file at `extensions/<reverse-dns>/<major.minor>/…` (listed and
    * hashed like every payload).
-   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`
+   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_INVALID`
+   *   (content that is neither a string nor a Uint8Array)
    */
   addExtensionFile(path: string, content: string | Uint8Array): this {
     this.#assertOpen();
@@ -311,6 +312,16 @@ export class PackageBuilder {
       });
     }
     if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
+    // Bytes or text only: Buffer.from() would turn an array-like object ({ length: 3 }) into NUL
+    // bytes and throw a raw TypeError for a number or null.
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
+      throw OctxError.of({
+        code: 'OCTX_DOCUMENT_INVALID',
+        path,
+        field: 'content',
+        message: `extension file content must be a string or a Uint8Array (got ${content === null ? 'null' : Array.isArray(content) ? 'an array' : typeof content})`,
+      });
+    }
     // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const entry = this.#collect(() => {

@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, parseAllDocuments, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
+import { Composer, isMap, isNode, isScalar, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node } from 'yaml';
 
 /**
  * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
@@ -104,11 +104,16 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
     prettyErrors: false,
     logLevel: 'silent' as const,
   };
+  // The parser is iterative, the composer recursive: deep nesting ([[[[…, "- - - …") would
+  // overflow the stack (a RangeError, or a V8 abort while it compiles a regular expression), so
+  // the depth is bounded on the parse tree before anything is composed.
+  const tokens = Array.from(new Parser().parse(source));
+  if (cstDepthExceeds(tokens, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
   // parseDocument() would silently drop a second document ("--- " with a trailing space, or
   // "--- key: value", does not close the frontmatter but starts one); PyYAML refuses the stream.
-  const all = parseAllDocuments(source, options);
-  if (Array.isArray(all) && all.length > 1) return { ok: false, reason: 'the frontmatter holds more than one YAML document (a "---" marker line inside it)' };
-  const doc = Array.isArray(all) && all.length === 1 ? all[0]! : parseDocument(source, options);
+  const all = Array.from(new Composer(options).compose(tokens));
+  if (all.length > 1) return { ok: false, reason: 'the frontmatter holds more than one YAML document (a "---" marker line inside it)' };
+  const doc = all.length === 1 ? all[0]! : parseDocument(source, options);
   if (doc.errors.length > 0) return { ok: false, reason: doc.errors[0]!.message.split('\n')[0]! };
   if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
   let problem: string | undefined;
@@ -143,12 +148,42 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
   if (problem) return { ok: false, reason: problem };
   const data: unknown = doc.toJS({ maxAliasCount: 0 });
   depth = measureDepth(data);
-  if (depth > 100) return { ok: false, reason: 'frontmatter nesting is deeper than 100' };
+  if (depth > MAX_DEPTH) return { ok: false, reason: TOO_DEEP };
   return { ok: true, doc, data, retypable };
 }
 
+/** Deepest nesting of mappings and sequences a frontmatter may have (the root mapping is 1). */
+const MAX_DEPTH = 100;
+const TOO_DEEP = `frontmatter nesting is too deep (more than ${MAX_DEPTH} levels of mappings and sequences)`;
+
+/**
+ * Whether the collections of a CST nest deeper than `max`, walked with an explicit stack (the
+ * input may be nested far deeper than the call stack allows). Keys count like values, so the
+ * depth is never below the depth of the data the document composes to.
+ */
+export function cstDepthExceeds(tokens: readonly CST.Token[], max: number): boolean {
+  const stack: [unknown, number][] = tokens.map((t) => [t, 0]);
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!;
+    if (token === null || typeof token !== 'object') continue;
+    const t = token as { type?: string; value?: unknown; items?: readonly { key?: unknown; value?: unknown }[] };
+    if (t.type === 'document') {
+      stack.push([t.value, depth]);
+      continue;
+    }
+    if (t.type !== 'block-map' && t.type !== 'block-seq' && t.type !== 'flow-collection') continue;
+    const inner = depth + 1;
+    if (inner > max) return true;
+    for (const item of t.items ?? []) {
+      if (item.key) stack.push([item.key, inner]);
+      if (item.value) stack.push([item.value, inner]);
+    }
+  }
+  return false;
+}
+
 function measureDepth(v: unknown, d = 0): number {
-  if (d > 100) return d;
+  if (d > MAX_DEPTH) return d;
   if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
   if (v !== null && typeof v === 'object') return Object.values(v).reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
   return d;

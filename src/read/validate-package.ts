@@ -79,7 +79,7 @@ export interface ValidationReport {
   readonly capabilities: Record<string, LayerResult>;
   /** All kept issues, in the order they were found (capped at `maxIssues`). */
   readonly issues: OctxIssue[];
-  /** Issues found but not kept because of `maxIssues` (each invalid layer keeps at least one). */
+  /** Issues found but not kept because of `maxIssues` (each layer keeps the first error of every code). */
   readonly droppedIssues: number;
   /** The package digest computed from the manifest, when it could be computed. */
   readonly packageDigest?: string;
