@@ -157,7 +157,11 @@ export const EXPORT_OPTION_KEYS: readonly string[] = [...Object.keys(exportOptio
 export function builderOptionKeyIssues(input: unknown, extraKeys: readonly string[] = []): OctxIssue[] {
   if (input === null || typeof input !== 'object') return [];
   const o = input as Record<string, unknown>;
-  return [...unknownKeyIssues(o, [...BUILDER_OPTION_KEYS, ...extraKeys]), ...unknownKeyIssues(o.asset, ASSET_KEYS, 'asset'), ...unknownKeyIssues(o.release, RELEASE_KEYS, 'release')];
+  return [
+    ...unknownKeyIssues(o, [...BUILDER_OPTION_KEYS, ...extraKeys]),
+    ...unknownKeyIssues(o.asset, ASSET_KEYS, 'asset'),
+    ...unknownKeyIssues(o.release, RELEASE_KEYS, 'release'),
+  ];
 }
 
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {

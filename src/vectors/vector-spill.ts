@@ -317,6 +317,6 @@ function readFully(fd: number, buf: Uint8Array, offset: number, length: number, 
 function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return `string ${JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}…` : v)}`;
-  if (typeof v === 'object') return (v as object).constructor?.name ?? 'object';
+  if (typeof v === 'object') return v.constructor?.name ?? 'object';
   return typeof v;
 }

@@ -34,11 +34,27 @@ describe('misspelled option keys', () => {
   });
 
   it('new PackageBuilder({ tmpDir }), asset.nmae and release.verison are refused', () => {
-    expectTypo(failure(() => new PackageBuilder({ asset: ASSET, tmpDir: '/tmp' } as never)), 'tmpDir', 'tempDir');
-    expectTypo(failure(() => new PackageBuilder({ asset: { name: 'x', nmae: 'y' } } as never)), 'asset.nmae', 'asset.name');
-    expectTypo(failure(() => new PackageBuilder({ asset: ASSET, release: { verison: '1.0.0' } } as never)), 'release.verison', 'release.version');
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, tmpDir: '/tmp' } as never)),
+      'tmpDir',
+      'tempDir',
+    );
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: { name: 'x', nmae: 'y' } } as never)),
+      'asset.nmae',
+      'asset.name',
+    );
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, release: { verison: '1.0.0' } } as never)),
+      'release.verison',
+      'release.version',
+    );
     // Case slips are suggested too; a key like nothing known gets no suggestion.
-    expectTypo(failure(() => new PackageBuilder({ asset: ASSET, TempDir: '/tmp' } as never)), 'TempDir', 'tempDir');
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, TempDir: '/tmp' } as never)),
+      'TempDir',
+      'tempDir',
+    );
     const far = failure(() => new PackageBuilder({ asset: ASSET, colour: 'blue' } as never));
     expectTypo(far, 'colour');
     expect(far.message).not.toContain('did you mean');

@@ -114,7 +114,7 @@ describe('vector and extension inputs', () => {
   it('a null vector, an array-like object or a string is OCTX_VECTOR_VALUE_INVALID naming the record and field', () => {
     for (const bad of [null, undefined, { length: 3 }, { length: 3, 0: 1, 1: 2, 2: 3 }, '123', 7, new Uint8Array(3)]) {
       const e = failure(() => withVectors().addVector('chunks', CHUNK_ID, bad as never));
-      expect(e.code, String(bad)).toBe('OCTX_VECTOR_VALUE_INVALID');
+      expect(e.code, JSON.stringify(bad) ?? typeof bad).toBe('OCTX_VECTOR_VALUE_INVALID');
       expect(e.issues[0]).toMatchObject({ recordId: CHUNK_ID, field: 'vector' });
       expect(e.message).toContain('a vector must be an array of numbers, a Float32Array or a Float64Array');
     }

@@ -14,7 +14,7 @@ import { isOctxError, openPackage, PackageBuilder, validatePackage, type ExportO
 import { tempDir } from '../helpers/temp.js';
 import { fuzzParameters, fuzzTimeout } from './fuzz-config.js';
 
-const SHORT_RUNS = 12;
+const SHORT_RUNS = 30;
 
 const uuid = (n: number): string => `019c0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 const DOC = (i: number): string => uuid(0x100 + i);
@@ -40,12 +40,26 @@ const command = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({ t: fc.constant('event' as const), e: fc.nat(5), parent: fc.option(fc.nat(5)), level: fc.integer({ min: 0, max: 2 }), title: fc.constantFrom('Event', '', null) }),
+    arbitrary: fc.record({
+      t: fc.constant('event' as const),
+      e: fc.nat(5),
+      parent: fc.option(fc.nat(5)),
+      level: fc.integer({ min: 0, max: 2 }),
+      title: fc.constantFrom('Event', '', null),
+    }),
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('entity' as const), n: fc.nat(5), name: fc.constantFrom('Entity', '', 7), type: fc.constantFrom('thing', undefined) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('ce' as const), c: fc.nat(7), e: fc.nat(5) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('ee' as const), e: fc.nat(5), n: fc.nat(5), weight: fc.constantFrom(0.5, 1, Number.NaN, null, undefined, '1') }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('ext' as const), k: fc.nat(2), badPath: fc.boolean(), content: fc.constantFrom<unknown>('text', new Uint8Array([1, 2]), 5, null, { length: 3 }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('ext' as const),
+      k: fc.nat(2),
+      badPath: fc.boolean(),
+      content: fc.constantFrom<unknown>('text', new Uint8Array([1, 2]), 5, null, { length: 3 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('vcfg' as const), dims: fc.constantFrom(2, 3) }) },
   {
     weight: 2,
@@ -122,7 +136,11 @@ function apply(b: PackageBuilder, m: Model, cmd: Command): void {
       if (attempt(() => b.linkEventEntity({ event_id: EVENT(10 + k), entity_id: ENTITY(10 + k), weight: 1 }))) m.eventEntities.add(`${EVENT(10 + k)}|${ENTITY(10 + k)}`);
       if (cmd.vectors && m.dims !== undefined) {
         const dims = m.dims;
-        for (const [target, id] of [['chunks', CHUNK(10 + k)], ['events', EVENT(10 + k)], ['entities', ENTITY(10 + k)]] as const) {
+        for (const [target, id] of [
+          ['chunks', CHUNK(10 + k)],
+          ['events', EVENT(10 + k)],
+          ['entities', ENTITY(10 + k)],
+        ] as const) {
           if (attempt(() => b.addVector(target, id, vectorOf('ok', dims) as never))) m.vectors[target].add(id);
         }
       }
@@ -245,7 +263,8 @@ describe('fuzz: builder call sequences', () => {
               }
             } else {
               expect(listed.filter((p) => !p.startsWith('knowledge/') && !p.startsWith('extensions/'))).toEqual([]);
-              if (exportOptions.structure === 'require' && m.chunks.size + m.events.size + m.entities.size > 0) throw new Error('structure: require exported without the structure');
+              if (exportOptions.structure === 'require' && m.chunks.size + m.events.size + m.entities.size > 0)
+                throw new Error('structure: require exported without the structure');
             }
           } finally {
             await pkg.close();

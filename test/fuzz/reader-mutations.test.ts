@@ -58,13 +58,40 @@ function headerFields(zip: Buffer): { offset: number; width: 2 | 4 }[] {
   const out: { offset: number; width: 2 | 4 }[] = [];
   const eocd = zip.length - 22;
   if (zip.readUInt32LE(eocd) !== 0x06054b50) throw new Error('base package has an archive comment or ZIP64 records');
-  for (const [at, width] of [[8, 2], [10, 2], [12, 4], [16, 4], [20, 2]] as const) out.push({ offset: eocd + at, width });
+  for (const [at, width] of [
+    [8, 2],
+    [10, 2],
+    [12, 4],
+    [16, 4],
+    [20, 2],
+  ] as const)
+    out.push({ offset: eocd + at, width });
   let p = zip.readUInt32LE(eocd + 16);
   const entries = zip.readUInt16LE(eocd + 10);
   for (let i = 0; i < entries; i++) {
-    for (const [at, width] of [[8, 2], [10, 2], [16, 4], [20, 4], [24, 4], [28, 2], [30, 2], [38, 4], [42, 4]] as const) out.push({ offset: p + at, width });
+    for (const [at, width] of [
+      [8, 2],
+      [10, 2],
+      [16, 4],
+      [20, 4],
+      [24, 4],
+      [28, 2],
+      [30, 2],
+      [38, 4],
+      [42, 4],
+    ] as const)
+      out.push({ offset: p + at, width });
     const local = zip.readUInt32LE(p + 42);
-    for (const [at, width] of [[6, 2], [8, 2], [14, 4], [18, 4], [22, 4], [26, 2], [28, 2]] as const) out.push({ offset: local + at, width });
+    for (const [at, width] of [
+      [6, 2],
+      [8, 2],
+      [14, 4],
+      [18, 4],
+      [22, 4],
+      [26, 2],
+      [28, 2],
+    ] as const)
+      out.push({ offset: local + at, width });
     p += 46 + zip.readUInt16LE(p + 28) + zip.readUInt16LE(p + 30) + zip.readUInt16LE(p + 32);
   }
   return out;
@@ -79,10 +106,13 @@ type Mutation =
 
 const fraction = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true });
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fraction.map((f) => f), bit: fc.nat(7) }) as fc.Arbitrary<Mutation> },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fraction }) as fc.Arbitrary<Mutation> },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('insert' as const), at: fraction, bytes: fc.array(fc.nat(255), { minLength: 1, maxLength: 8 }) }) as fc.Arbitrary<Mutation> },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), at: fraction, length: fc.integer({ min: 1, max: 16 }) }) as fc.Arbitrary<Mutation> },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('flip' as const), at: fraction, bit: fc.nat(7) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fraction }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('insert' as const), at: fraction, bytes: fc.array(fc.nat(255), { minLength: 1, maxLength: 8 }) }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), at: fraction, length: fc.integer({ min: 1, max: 16 }) }) },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -90,7 +120,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       field: fc.nat(10_000),
       value: fc.constantFrom('zero', 'one', 'max', 'plus', 'minus', 'random'),
       random: fc.nat(0xffffffff),
-    }) as fc.Arbitrary<Mutation>,
+    }),
   },
 );
 
@@ -182,7 +212,15 @@ async function readEverything(pkg: OctxPackage): Promise<void> {
 function mutateContent(fileIndex: number, mutations: readonly Mutation[]): Buffer {
   const listed = baseFiles.slice(1);
   const target = listed[fileIndex % listed.length]!;
-  const files = listed.map(([path, bytes]): [string, Buffer] => [path, path === target[0] ? mutate(bytes, mutations.filter((m) => m.kind !== 'field')) : bytes]);
+  const files = listed.map(([path, bytes]): [string, Buffer] => [
+    path,
+    path === target[0]
+      ? mutate(
+          bytes,
+          mutations.filter((m) => m.kind !== 'field'),
+        )
+      : bytes,
+  ]);
   const manifest = JSON.parse(baseFiles[0]![1].toString('utf8')) as { files: { path: string; sha256: string }[]; release: { package_digest: string } };
   manifest.files = files.map(([path, bytes]) => ({ path, sha256: createHash('sha256').update(bytes).digest('hex') }));
   manifest.release.package_digest = computePackageDigest(manifest);
