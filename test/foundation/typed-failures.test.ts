@@ -157,6 +157,21 @@ describe('deep YAML frontmatter', () => {
     expect(seq.message).toContain('nesting is too deep');
   });
 
+  it('a frontmatter of 1 MiB of brackets or dashes is refused fast (not 17 s in the parser)', () => {
+    for (const value of ['['.repeat(1 << 20), `\n  ${'- '.repeat(1 << 19)}a`]) {
+      const start = performance.now();
+      const e = failure(() => builder().addDocument({ path: 'wide.md', markdown: `---\nx: ${value}\n---\n# Deep\n` }));
+      expect(e.message).toContain('nesting is too deep');
+      expect(performance.now() - start).toBeLessThan(3_000);
+    }
+  });
+
+  it('many brackets, dashes and question marks inside scalars are no nesting', () => {
+    const text = `${'[a] {b} - c ? d '.repeat(200)}`;
+    const ok = builder().addDocument({ path: 'busy.md', markdown: `---\nsummary: "${text}"\nplain: x ${text}\nblock: |\n${'  - line\n'.repeat(200)}---\n# Busy\n` });
+    return ok.dispose();
+  });
+
   it('nesting up to the limit is still accepted', () => {
     const ok = builder().addDocument({ path: 'ok.md', markdown: `---\nx: ${'['.repeat(99)}1${']'.repeat(99)}\n---\n# Fine\n` });
     return ok.dispose();
