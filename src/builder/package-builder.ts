@@ -401,6 +401,9 @@ export class PackageBuilder {
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
     assertKnownKeys(options, EMBED_OPTION_KEYS, 'embed options');
+    if (embedder === null || typeof embedder !== 'object' || typeof embedder.embed !== 'function') {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'embedder', message: 'embed() needs an Embedder: an object with config and embed(texts)' });
+    }
     await embedder.prepare?.({ signal: options.signal });
     this.setVectorConfig(embedder.config);
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));

@@ -29,10 +29,19 @@ export function unknownKeyIssues(value: unknown, known: Iterable<string>, prefix
 }
 
 /**
- * Throws `OCTX_OPTIONS_INVALID` listing every unknown key of `value` (see {@link unknownKeyIssues}).
+ * Throws `OCTX_OPTIONS_INVALID` listing every unknown key of `value` (see {@link unknownKeyIssues}),
+ * or when `value` is neither undefined nor an object.
  * @param what the options' name for the headline, e.g. `export options`
  */
 export function assertKnownKeys(value: unknown, known: Iterable<string>, what: string, prefix = ''): void {
+  if (value === undefined) return;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      ...(prefix === '' ? {} : { field: prefix }),
+      message: `${what} must be an object (got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value})`,
+    });
+  }
   const issues = unknownKeyIssues(value, known, prefix);
   if (issues.length === 1) throw new OctxError('OCTX_OPTIONS_INVALID', `${what}: ${issues[0]!.message}`, { issues });
   if (issues.length > 1) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', `${what} are invalid:`, issues);

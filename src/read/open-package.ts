@@ -126,7 +126,7 @@ const SOURCES = new WeakMap<OctxPackage, PackageSource>();
 /** The container behind a package (for the validator; not part of the public API). */
 export function sourceOf(pkg: OctxPackage): PackageSource {
   const s = SOURCES.get(pkg);
-  if (!s) throw new TypeError('not a package returned by openPackage');
+  if (!s) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'not a path, nor a package returned by openPackage' });
   return s;
 }
 

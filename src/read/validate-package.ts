@@ -132,6 +132,9 @@ function failureReport(e: OctxError, manifest?: unknown): ValidationReport {
  * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
  */
 export async function validatePackage(target: string | OctxPackage, options: ValidateOptions = {}): Promise<ValidationReport> {
+  if (typeof target !== 'string' && (target === null || typeof target !== 'object')) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'validatePackage needs a path or a package returned by openPackage' });
+  }
   assertKnownKeys(options, VALIDATE_OPTION_KEYS, 'validatePackage options');
   const owned = typeof target === 'string';
   const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });

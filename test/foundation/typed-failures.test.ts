@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { openPackage, PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
 import { fsFailure } from '../../src/model/fs-errors.js';
 import { failure, failureAsync } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
@@ -175,5 +175,17 @@ describe('deep YAML frontmatter', () => {
   it('nesting up to the limit is still accepted', () => {
     const ok = builder().addDocument({ path: 'ok.md', markdown: `---\nx: ${'['.repeat(99)}1${']'.repeat(99)}\n---\n# Fine\n` });
     return ok.dispose();
+  });
+});
+
+describe('wrong argument types at the API boundary', () => {
+  it('validatePackage, openPackage and embed refuse a non-object target, options or embedder with OCTX_OPTIONS_INVALID', async () => {
+    expect((await failureAsync(validatePackage(5 as never))).issues[0]).toMatchObject({ code: 'OCTX_OPTIONS_INVALID', field: 'target' });
+    expect((await failureAsync(validatePackage({} as never))).issues[0]).toMatchObject({ code: 'OCTX_OPTIONS_INVALID', field: 'target' });
+    expect((await failureAsync(validatePackage('/nowhere', null as never))).code).toBe('OCTX_OPTIONS_INVALID');
+    expect((await failureAsync(openPackage('/nowhere', null as never))).code).toBe('OCTX_OPTIONS_INVALID');
+    const b = builder();
+    expect((await failureAsync(b.embed('chunks', null as never))).issues[0]).toMatchObject({ code: 'OCTX_OPTIONS_INVALID', field: 'embedder' });
+    await b.dispose();
   });
 });
