@@ -64,6 +64,25 @@ const command = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({
+      t: fc.constant('junk' as const),
+      method: fc.constantFrom(
+        'addDocument',
+        'addChunk',
+        'addEvent',
+        'addEntity',
+        'linkChunkEvent',
+        'linkEventEntity',
+        'setVectorConfig',
+        'addExtensionFile',
+        'addVector',
+        'documentId',
+      ),
+      arg: fc.constantFrom<unknown>(null, undefined, 5, 'x', [], {}, { length: 3 }, { path: 5 }, { id: null }, Number.NaN),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
       t: fc.constant('vec' as const),
       target: fc.constantFrom<Target>(...TARGETS),
       i: fc.nat(7),
@@ -190,6 +209,13 @@ function apply(b: PackageBuilder, m: Model, cmd: Command): void {
     case 'ext': {
       const path = cmd.badPath ? `extensions/Bad Name/${cmd.k}.txt` : `extensions/com.example.fuzz/0.1/f${cmd.k}.txt`;
       if (attempt(() => b.addExtensionFile(path, cmd.content as never))) m.ext.add(path);
+      return;
+    }
+    case 'junk': {
+      // Wrong argument types anywhere: typed errors only, nothing accepted.
+      const call = (b as unknown as Record<string, (...args: unknown[]) => unknown>)[cmd.method]!.bind(b);
+      const args = cmd.method === 'addVector' ? ['chunks', CHUNK(0), cmd.arg] : cmd.method === 'addExtensionFile' ? [cmd.arg, cmd.arg] : [cmd.arg];
+      expect(attempt(() => call(...args)) && cmd.method !== 'documentId').toBe(false);
       return;
     }
     case 'vcfg':
