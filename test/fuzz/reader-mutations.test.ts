@@ -227,6 +227,62 @@ function mutateContent(fileIndex: number, mutations: readonly Mutation[]): Buffe
   return rawZip([{ name: 'manifest.json', data: `${JSON.stringify(manifest)}\n` }, ...files.map(([name, data]) => ({ name, data, method: 8 }))]);
 }
 
+/** Hostile JSON values a field may be replaced with (as JSON text). */
+const HOSTILE_JSON = [
+  'null',
+  '-1',
+  '0',
+  '9007199254740993',
+  '1e400',
+  '-0',
+  '""',
+  '"\\ud800"',
+  '{}',
+  '[]',
+  `${'['.repeat(150)}${']'.repeat(150)}`,
+  JSON.stringify('x'.repeat(10_000)),
+  '"019c0000-0000-7000-8000-000000000200"',
+  '{"__proto__": 1}',
+  'true',
+];
+
+/**
+ * One field of one line of a JSON or JSONL file replaced with a hostile value (or removed), the
+ * rest kept: the document stays parseable, so the rules behind the parser are what is exercised.
+ */
+function mutateJsonField(fileIndex: number, line: number, field: number, value: number): Buffer {
+  const listed = baseFiles.filter(([path]) => path.endsWith('.json') || path.endsWith('.jsonl'));
+  const [path, bytes] = listed[fileIndex % listed.length]!;
+  const lines = bytes.toString('utf8').split('\n');
+  const i = path.endsWith('.jsonl') ? line % Math.max(1, lines.length - 1) : 0;
+  const text = path.endsWith('.jsonl') ? lines[i]! : bytes.toString('utf8');
+  const record = JSON.parse(text) as Record<string, unknown>;
+  const keys = Object.keys(record);
+  const key = keys[field % keys.length]!;
+  const hostile = value % (HOSTILE_JSON.length + 1);
+  const replaced =
+    hostile === HOSTILE_JSON.length
+      ? JSON.stringify(Object.fromEntries(Object.entries(record).filter(([k]) => k !== key)))
+      : JSON.stringify(record).replace(`${JSON.stringify(key)}:${JSON.stringify(record[key])}`, `${JSON.stringify(key)}:${HOSTILE_JSON[hostile]}`);
+  const out = path.endsWith('.jsonl') ? [...lines.slice(0, i), replaced, ...lines.slice(i + 1)].join('\n') : `${replaced}\n`;
+  return Buffer.from(out);
+}
+
+/** A sound container holding `files` (manifest digests fixed up unless the manifest itself is given). */
+function repack(files: [string, Buffer][]): Buffer {
+  const manifestGiven = files.find(([path]) => path === 'manifest.json');
+  const payloads = files.filter(([path]) => path !== 'manifest.json');
+  let manifestBytes: Buffer;
+  if (manifestGiven) manifestBytes = manifestGiven[1];
+  else {
+    const manifest = JSON.parse(baseFiles[0]![1].toString('utf8')) as { files: { path: string; sha256: string }[]; release: { package_digest: string } };
+    manifest.files = payloads.map(([path, bytes]) => ({ path, sha256: createHash('sha256').update(bytes).digest('hex') }));
+    manifest.release.package_digest = computePackageDigest(manifest);
+    manifestBytes = Buffer.from(`${JSON.stringify(manifest)}\n`);
+  }
+  return rawZip([{ name: 'manifest.json', data: manifestBytes }, ...payloads.map(([name, data]) => ({ name, data, method: 8 }))]);
+}
+
 describe('fuzz: mutated archives', () => {
   beforeAll(async () => {
     base = await buildBase();
@@ -283,6 +339,39 @@ describe('fuzz: mutated archives', () => {
       await fc.assert(
         fc.asyncProperty(fc.nat(100), fc.array(mutation, { minLength: 1, maxLength: 3 }), async (fileIndex, mutations) => {
           const path = await writeTemp(mutateContent(fileIndex, mutations));
+          await typed('validatePackage', async () => {
+            const report = await validatePackage(path);
+            if (!report.valid) expect(report.issues.some((i) => i.severity === 'error')).toBe(true);
+          });
+          let pkg: OctxPackage | undefined;
+          await typed('openPackage', async () => {
+            pkg = await openPackage(path);
+          });
+          if (pkg) {
+            try {
+              await readEverything(pkg);
+            } finally {
+              await pkg.close();
+            }
+          }
+        }),
+        fuzzParameters(SHORT_CONTENT_RUNS),
+      );
+    },
+    fuzzTimeout(SHORT_CONTENT_RUNS, 500),
+  );
+
+  it(
+    'hostile values in JSON and JSONL fields give typed results within a time bound',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.nat(100), fc.nat(100), fc.nat(100), fc.nat(1000), async (fileIndex, line, field, value) => {
+          const listed = baseFiles.filter(([path]) => path.endsWith('.json') || path.endsWith('.jsonl'));
+          const target = listed[fileIndex % listed.length]![0];
+          const mutated = mutateJsonField(fileIndex, line, field, value);
+          const path = await writeTemp(
+            repack(baseFiles.map(([p, b]): [string, Buffer] => [p, p === target ? mutated : b]).filter(([p]) => p !== 'manifest.json' || target === 'manifest.json')),
+          );
           await typed('validatePackage', async () => {
             const report = await validatePackage(path);
             if (!report.valid) expect(report.issues.some((i) => i.severity === 'error')).toBe(true);
