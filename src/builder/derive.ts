@@ -13,7 +13,7 @@ import { inputHashDeclaration } from '../vectors/input-digest.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
-import type { PackageBuilderOptions } from './options.js';
+import { builderOptionKeyIssues, type PackageBuilderOptions } from './options.js';
 
 /** Options of `PackageBuilder.derive(source, options)`. */
 export interface DeriveOptions extends Omit<PackageBuilderOptions, 'asset'> {
@@ -65,6 +65,9 @@ export interface DeriveTarget {
   dispose(): Promise<void>;
 }
 
+/** The keys of {@link DeriveOptions} beyond the builder's. */
+const DERIVE_ONLY_KEYS = ['documentsOnly', 'dropInvalidLayers', 'limits'];
+
 /**
  * Opens and fully validates `source`, creates a builder for a new Derived Asset with
  * `asset.derived_from` set to the source release, and copies the source content into it.
@@ -76,6 +79,9 @@ export async function deriveBuilder<B extends DeriveTarget>(
   source: string,
   options: DeriveOptions,
 ): Promise<{ builder: B; summary: DerivationSummary }> {
+  // A misspelled option is refused before the source is read (the builder would name only its own keys).
+  const unknown = builderOptionKeyIssues(options, DERIVE_ONLY_KEYS);
+  if (unknown.length > 0) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'derive options are invalid:', unknown);
   const report = await validatePackage(source, options.limits ? { limits: options.limits } : {});
   const manifest = (report.manifest ?? {}) as { asset?: { id?: unknown }; release?: { version?: unknown; package_digest?: unknown } };
   const sourceId = { assetId: str(manifest.asset?.id), version: str(manifest.release?.version), packageDigest: str(manifest.release?.package_digest) };

@@ -8,6 +8,7 @@ import type { ProgressEvent } from '../plan/report.js';
 import { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
+import { unknownKeyIssues } from '../model/option-keys.js';
 
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
@@ -162,6 +163,30 @@ const exportOptionsSchema = z.object({
   strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
+/**
+ * Option keys that other parts of the SDK handle before or after these schemas (listed so a
+ * known key is never refused as a misspelling): `strict` is checked by the export's strict mode.
+ */
+const HANDLED_ELSEWHERE = ['strict'] as const;
+
+/** Every key `new PackageBuilder(options)` accepts, per nesting level. */
+export const BUILDER_OPTION_KEYS: readonly string[] = [...Object.keys(builderOptionsSchema.shape), ...HANDLED_ELSEWHERE];
+const ASSET_KEYS = Object.keys(builderOptionsSchema.shape.asset.shape);
+const RELEASE_KEYS = ['version', 'createdAt'];
+/** Every key `builder.export(options)` accepts. */
+export const EXPORT_OPTION_KEYS: readonly string[] = [...Object.keys(exportOptionsSchema.shape), ...HANDLED_ELSEWHERE];
+
+/** Unknown keys of builder options (top level, `asset`, `release`). */
+export function builderOptionKeyIssues(input: unknown, extraKeys: readonly string[] = []): OctxIssue[] {
+  if (input === null || typeof input !== 'object') return [];
+  const o = input as Record<string, unknown>;
+  return [
+    ...unknownKeyIssues(o, [...BUILDER_OPTION_KEYS, ...extraKeys]),
+    ...unknownKeyIssues(o.asset, ASSET_KEYS, 'asset'),
+    ...unknownKeyIssues(o.release, RELEASE_KEYS, 'release'),
+  ];
+}
+
 function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
   return error.issues.map((zi) => {
     const field = [prefix, ...zi.path.map(String)].filter(Boolean).join('.');
@@ -191,6 +216,8 @@ export interface ResolvedBuilderOptions {
  *   `OCTX_RELEASE_CREATED_AT_INVALID` or `OCTX_ASSET_INVALID`.
  */
 export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
+  const unknown = builderOptionKeyIssues(input);
+  if (unknown.length > 0) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'PackageBuilder options are invalid:', unknown);
   const parsed = builderOptionsSchema.safeParse(input);
   if (!parsed.success) {
     const issues = zodIssues(parsed.error, '');
@@ -269,6 +296,8 @@ export interface ResolvedExportOptions {
  * @throws OctxError `OCTX_OPTIONS_INVALID`
  */
 export function resolveExportOptions(input: unknown): ResolvedExportOptions {
+  const unknown = unknownKeyIssues(input, EXPORT_OPTION_KEYS);
+  if (unknown.length > 0) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', unknown);
   const parsed = exportOptionsSchema.safeParse(input);
   if (!parsed.success) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', zodIssues(parsed.error, ''));
   const o = parsed.data;

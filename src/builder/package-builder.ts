@@ -35,6 +35,7 @@ import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
+import { assertKnownKeys } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 
 /** What `export()` returns. */
@@ -87,6 +88,12 @@ export interface AddVectorOptions {
   /** The precomputed `input_sha256`: 64 lower-case hex digits of SHA-256 over the normalised text. */
   readonly inputSha256?: string;
 }
+
+/**
+ * Every key of {@link EmbedOptions}; another one is a misspelling, refused. `only` (embed a
+ * subset of the records) is handled by the embed step itself.
+ */
+const EMBED_OPTION_KEYS = ['batchSize', 'concurrency', 'retries', 'signal', 'onProgress', 'only'];
 
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
 
@@ -342,7 +349,8 @@ export class PackageBuilder {
   /**
    * Adds a private extension file at `extensions/<reverse-dns>/<major.minor>/…` (listed and
    * hashed like every payload).
-   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`
+   * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_INVALID`
+   *   (content that is neither a string nor a Uint8Array)
    */
   addExtensionFile(path: string, content: string | Uint8Array): this {
     this.#assertOpen();
@@ -356,6 +364,16 @@ export class PackageBuilder {
       });
     }
     if (this.#paths.has(path)) throw OctxError.of({ code: 'OCTX_FILE_PATH_DUPLICATE', path, message: `extension file ${path} was already added` });
+    // Bytes or text only: Buffer.from() would turn an array-like object ({ length: 3 }) into NUL
+    // bytes and throw a raw TypeError for a number or null.
+    if (typeof content !== 'string' && !(content instanceof Uint8Array)) {
+      throw OctxError.of({
+        code: 'OCTX_DOCUMENT_INVALID',
+        path,
+        field: 'content',
+        message: `extension file content must be a string or a Uint8Array (got ${content === null ? 'null' : Array.isArray(content) ? 'an array' : typeof content})`,
+      });
+    }
     // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
     const entry = this.#collect(() => {
@@ -406,7 +424,7 @@ export class PackageBuilder {
    *   `OCTX_VECTOR_INPUT_SHA256_INVALID` (malformed digest, or digests on only some rows),
    *   `OCTX_VECTOR_CONFIG_INVALID` (a digest without `input_hash` in the config), `OCTX_OPTIONS_INVALID`
    */
-  addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[], options?: AddVectorOptions): this {
+  addVector(target: VectorTarget, recordId: string, vector: Float32Array | Float64Array | readonly number[], options?: AddVectorOptions): this {
     let digest: string | undefined;
     if (options !== undefined) {
       if (typeof options !== 'object' || options === null)
@@ -431,7 +449,7 @@ export class PackageBuilder {
     return this.#addVector(target, recordId, vector, digest, false);
   }
 
-  #addVector(target: VectorTarget, recordId: string, vector: Float32Array | readonly number[], inputSha256: string | undefined, replace: boolean): this {
+  #addVector(target: VectorTarget, recordId: string, vector: Float32Array | Float64Array | readonly number[], inputSha256: string | undefined, replace: boolean): this {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
@@ -474,6 +492,10 @@ export class PackageBuilder {
     this.#assertOpen();
     if (!isVectorTarget(target))
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
+    assertKnownKeys(options, EMBED_OPTION_KEYS, 'embed options');
+    if (embedder === null || typeof embedder !== 'object' || typeof embedder.embed !== 'function') {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'embedder', message: 'embed() needs an Embedder: an object with config and embed(texts)' });
+    }
     const only = options.only;
     if (only !== undefined && only !== 'missing' && only !== 'stale') {
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'only', message: `only must be 'missing' or 'stale' (got ${JSON.stringify(only)})` });

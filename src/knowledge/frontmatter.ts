@@ -1,4 +1,4 @@
-import { isMap, isNode, isScalar, parseAllDocuments, parseDocument, Scalar, visit, type Document, type Node } from 'yaml';
+import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node } from 'yaml';
 import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
 
 /**
@@ -121,11 +121,17 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
     prettyErrors: false,
     logLevel: 'silent' as const,
   };
+  // The parser is iterative, the composer recursive: deep nesting ([[[[…, "- - - …") would
+  // overflow the stack (a RangeError, or a V8 abort while it compiles a regular expression), so
+  // the depth is bounded on the parse tree before anything is composed.
+  if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
+  const tokens = Array.from(new Parser().parse(source));
+  if (cstDepthExceeds(tokens, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
   // parseDocument() would silently drop a second document ("--- " with a trailing space, or
   // "--- key: value", does not close the frontmatter but starts one); PyYAML refuses the stream.
-  const all = parseAllDocuments(source, options);
-  if (Array.isArray(all) && all.length > 1) return { ok: false, reason: 'the frontmatter holds more than one YAML document (a "---" marker line inside it)' };
-  const doc = Array.isArray(all) && all.length === 1 ? all[0]! : parseDocument(source, options);
+  const all = Array.from(new Composer(options).compose(tokens));
+  if (all.length > 1) return { ok: false, reason: 'the frontmatter holds more than one YAML document (a "---" marker line inside it)' };
+  const doc = all.length === 1 ? all[0]! : parseDocument(source, options);
   if (doc.errors.length > 0) return { ok: false, reason: doc.errors[0]!.message.split('\n')[0]! };
   if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
   let problem: string | undefined;
@@ -160,12 +166,75 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
   if (problem) return { ok: false, reason: problem };
   const data: unknown = doc.toJS({ maxAliasCount: 0 });
   depth = measureDepth(data);
-  if (depth > 100) return { ok: false, reason: 'frontmatter nesting is deeper than 100' };
+  if (depth > MAX_DEPTH) return { ok: false, reason: TOO_DEEP };
   return { ok: true, doc, data, retypable };
 }
 
+/** Deepest nesting of mappings and sequences a frontmatter may have (the root mapping is 1). */
+const MAX_DEPTH = 100;
+const TOO_DEEP = `frontmatter nesting is too deep (more than ${MAX_DEPTH} levels of mappings and sequences)`;
+
+/**
+ * A fast exit for hostile nesting, before the parser (which takes ~18 µs a character on deeply
+ * nested input: 17 s for 1 MiB of "["). Only text with more than `max` "[", "{" or "- " can nest
+ * that deep on one line; for it, the lexer's tokens are read until more than `max` flow
+ * collections are open, or more than `max` block indicators ("- ", "? ") follow each other on one
+ * line — each of them opens a nested collection (or is a syntax error). `false` means "not
+ * obviously": the parse tree is still measured ({@link cstDepthExceeds}).
+ */
+function obviouslyTooDeep(source: string, max: number): boolean {
+  let opens = 0;
+  let indicators = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) opens++;
+    else if ((c === 0x2d || c === 0x3f) && source.charCodeAt(i + 1) === 0x20) indicators++;
+  }
+  if (opens <= max && indicators <= max) return false;
+  let flow = 0;
+  let run = 0;
+  for (const token of new Lexer().lex(source)) {
+    if (token === '[' || token === '{') {
+      run = 0;
+      if (++flow > max) return true;
+    } else if (token === ']' || token === '}') {
+      run = 0;
+      flow = Math.max(0, flow - 1);
+    } else if ((token === '-' || token === '?') && flow === 0) {
+      if (++run > max) return true;
+    } else if (!/^ +$/.test(token)) run = 0;
+  }
+  return false;
+}
+
+/**
+ * Whether the collections of a CST nest deeper than `max`, walked with an explicit stack (the
+ * input may be nested far deeper than the call stack allows). Keys count like values, so the
+ * depth is never below the depth of the data the document composes to.
+ */
+export function cstDepthExceeds(tokens: readonly CST.Token[], max: number): boolean {
+  const stack: [unknown, number][] = tokens.map((t) => [t, 0]);
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!;
+    if (token === null || typeof token !== 'object') continue;
+    const t = token as { type?: string; value?: unknown; items?: readonly { key?: unknown; value?: unknown }[] };
+    if (t.type === 'document') {
+      stack.push([t.value, depth]);
+      continue;
+    }
+    if (t.type !== 'block-map' && t.type !== 'block-seq' && t.type !== 'flow-collection') continue;
+    const inner = depth + 1;
+    if (inner > max) return true;
+    for (const item of t.items ?? []) {
+      if (item.key) stack.push([item.key, inner]);
+      if (item.value) stack.push([item.value, inner]);
+    }
+  }
+  return false;
+}
+
 function measureDepth(v: unknown, d = 0): number {
-  if (d > 100) return d;
+  if (d > MAX_DEPTH) return d;
   if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
   if (v !== null && typeof v === 'object') return Object.values(v).reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
   return d;

@@ -5,6 +5,7 @@
  * package cannot make the reader use more memory or time than these numbers allow.
  */
 import { OctxError } from './errors.js';
+import { suggestKey } from './option-keys.js';
 
 /** The bounds a reader enforces. All are positive integers except the ratio (positive finite). */
 export interface ArchiveLimits {
@@ -77,7 +78,8 @@ export function resolveLimits(partial: Partial<ArchiveLimits> | undefined = {}):
   const out: Record<string, number> = { ...DEFAULT_ARCHIVE_LIMITS };
   for (const [key, value] of Object.entries(partial)) {
     if (!KNOWN_KEYS.has(key)) {
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `limits.${key}`, message: `unknown limit "${key}"` });
+      const guess = suggestKey(key, KNOWN_KEYS);
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `limits.${key}`, message: `unknown limit "${key}"${guess === undefined ? '' : `; did you mean "${guess}"?`}` });
     }
     if (value === undefined) continue;
     const ok =

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';
-import { link, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
+import { fsFailure } from '../model/fs-errors.js';
 import { isPidDead } from './process-owner.js';
 
 /**
@@ -23,30 +24,45 @@ export class AtomicOutput {
   /** Absolute temporary path (same folder, hidden name). */
   readonly tempPath: string;
   readonly #overwrite: boolean;
+  /** Folders `prepare` created for the output, outermost first: a failed export removes them. */
+  readonly #createdDirs: readonly string[];
   #settled = false;
 
-  private constructor(path: string, tempPath: string, overwrite: boolean) {
+  private constructor(path: string, tempPath: string, overwrite: boolean, createdDirs: readonly string[]) {
     this.path = path;
     this.tempPath = tempPath;
     this.#overwrite = overwrite;
+    this.#createdDirs = createdDirs;
     liveTemps.add(tempPath);
   }
 
   /**
-   * Checks the destination and reserves a temporary name beside it. Parent folders are created.
-   * @throws OctxError `OCTX_OUTPUT_EXISTS` when the output exists and `overwrite` is false;
-   *   `OCTX_OUTPUT_INVALID` when the output is a folder or otherwise not a regular file.
+   * Checks the destination and reserves a temporary name beside it. Missing parent folders are
+   * created; {@link AtomicOutput.discard} removes the ones it created (when still empty), so a
+   * refused export leaves nothing behind.
+   * @throws OctxError `OCTX_OUTPUT_EXISTS` when the output exists (a dangling symbolic link
+   *   included) and `overwrite` is false; `OCTX_OUTPUT_INVALID` when the output is a folder or
+   *   otherwise not a regular file, its name is too long, or a parent is not a folder;
+   *   `OCTX_IO_ERROR` when a parent folder cannot be created (read-only file system, permissions).
    */
   static async prepare(output: string, overwrite: boolean): Promise<AtomicOutput> {
     if (typeof output !== 'string' || output.trim() === '') {
       throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', field: 'output', message: 'export needs an output file path' });
     }
     const path = resolve(output);
+    if (Buffer.byteLength(basename(path)) > MAX_NAME_BYTES) {
+      throw OctxError.of({
+        code: 'OCTX_OUTPUT_INVALID',
+        path,
+        field: 'output',
+        message: `the output file name is ${Buffer.byteLength(basename(path))} bytes long, above the ${MAX_NAME_BYTES} bytes file systems allow (ENAMETOOLONG)`,
+      });
+    }
     await assertWritableTarget(path, overwrite);
-    await mkdir(dirname(path), { recursive: true });
-    const tempPath = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+    const createdDirs = await makeParents(dirname(path));
+    const tempPath = join(dirname(path), `${tempPrefix(path)}${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     await sweepStaleTempOutputs(path);
-    return new AtomicOutput(path, tempPath, overwrite);
+    return new AtomicOutput(path, tempPath, overwrite, createdDirs);
   }
 
   /**
@@ -84,12 +100,69 @@ export class AtomicOutput {
     await syncDirectory(dirname(this.path));
   }
 
-  /** Removes the temporary file; safe to call more than once. */
+  /**
+   * Removes the temporary file, and the parent folders `prepare` created when they are empty;
+   * safe to call more than once. Best effort: a failure to clean up never hides the error that
+   * made the caller discard.
+   */
   async discard(): Promise<void> {
+    const first = !this.#settled;
     this.#settled = true;
-    await rm(this.tempPath, { force: true });
+    await rm(this.tempPath, { force: true }).catch(() => undefined);
     liveTemps.delete(this.tempPath);
+    if (!first) return;
+    // Innermost first; rmdir refuses a folder something else has put files into meanwhile.
+    for (const dir of [...this.#createdDirs].reverse()) {
+      try {
+        await rmdir(dir);
+      } catch {
+        break;
+      }
+    }
   }
+}
+
+/** The longest file name (in bytes) common file systems accept. */
+const MAX_NAME_BYTES = 255;
+/** Output names longer than this get a shortened temporary name (the suffix needs ~30 bytes). */
+const TEMP_NAME_BYTES = 200;
+
+/**
+ * `.<name>.` for the temporary outputs of `path`. A long name is cut and given a digest of the
+ * whole name, so the temporary name stays under {@link MAX_NAME_BYTES} and still names one output.
+ */
+function tempPrefix(path: string): string {
+  const name = basename(path);
+  if (Buffer.byteLength(name) <= TEMP_NAME_BYTES) return `.${name}.`;
+  let cut = '';
+  for (const ch of name) {
+    if (Buffer.byteLength(cut + ch) > TEMP_NAME_BYTES - 10) break;
+    cut += ch;
+  }
+  return `.${cut}~${createHash('sha256').update(name).digest('hex').slice(0, 8)}.`;
+}
+
+/**
+ * Creates the missing folders of `dir`; returns the ones it created, outermost first.
+ * @throws OctxError `OCTX_OUTPUT_INVALID` (a parent is a file, a name is too long) or `OCTX_IO_ERROR`
+ */
+async function makeParents(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      await stat(d);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) break;
+      missing.unshift(d);
+    }
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw fsFailure(e, { path: dir, field: 'output', action: 'create the output folder', invalidCode: 'OCTX_OUTPUT_INVALID' });
+  }
+  return missing;
 }
 
 /** Temporary outputs reserved and neither published nor discarded yet. */
@@ -130,8 +203,16 @@ async function assertWritableTarget(path: string, overwrite: boolean): Promise<v
   try {
     info = await stat(path);
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw new OctxError('OCTX_OUTPUT_INVALID', `cannot use output ${path}: ${(e as Error).message}`, { cause: e });
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw fsFailure(e, { path, field: 'output', action: 'use the output', invalidCode: 'OCTX_OUTPUT_INVALID', ioCode: 'OCTX_OUTPUT_INVALID' });
+    }
+    // Nothing to follow: a dangling symbolic link still occupies the name (publishing without
+    // overwrite would fail only after the whole package was written).
+    const link = await lstat(path).catch(() => undefined);
+    if (link?.isSymbolicLink() && !overwrite) {
+      throw OctxError.of({ code: 'OCTX_OUTPUT_EXISTS', path, field: 'output', message: `${path} is a symbolic link to a missing file; pass overwrite: true to replace the link` });
+    }
+    return;
   }
   if (!info.isFile()) throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', path, message: `${path} exists and is not a regular file` });
   if (!overwrite) throw OctxError.of({ code: 'OCTX_OUTPUT_EXISTS', path, message: `${path} already exists; pass overwrite: true to replace it` });
@@ -158,7 +239,7 @@ async function syncDirectory(dir: string): Promise<void> {
  */
 export async function sweepStaleTempOutputs(path: string, now = Date.now()): Promise<string[]> {
   const dir = dirname(path);
-  const prefix = `.${basename(path)}.`;
+  const prefix = tempPrefix(path);
   const swept: string[] = [];
   let names: string[];
   try {

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fsFailure } from '../model/fs-errors.js';
 import { currentOwner, isOwnerGone, parseOwner } from './process-owner.js';
 
 /** Prefix of every spill folder. */
@@ -17,12 +18,26 @@ let hooked = false;
  * Folders still alive when the process exits (a builder that was never exported or disposed) are
  * removed then, so abandoned builders do not leak disk; folders of runs that were killed (SIGKILL
  * cannot be caught) are swept by the next run in the same parent folder.
+ * @throws OctxError `OCTX_OPTIONS_INVALID` (field `tempDir`) when `parent` is missing or not a
+ *   folder; `OCTX_IO_ERROR` when the file system refuses (read-only, permissions, full)
  */
 export function createSpillDir(parent?: string): string {
   const base = parent ?? tmpdir();
-  const dir = mkdtempSync(join(base, PREFIX));
-  writeFileSync(join(dir, SPILL_OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, { mode: 0o600 });
+  let dir: string;
+  try {
+    dir = mkdtempSync(join(base, PREFIX));
+  } catch (e) {
+    // The folder is the caller's `tempDir` (or the OS temp folder): name it, and the errno.
+    throw fsFailure(e, { path: base, field: 'tempDir', action: 'create a spill folder in', invalidCode: 'OCTX_OPTIONS_INVALID' });
+  }
   live.add(dir);
+  try {
+    writeFileSync(join(dir, SPILL_OWNER_FILE), `${JSON.stringify(currentOwner())}\n`, { mode: 0o600 });
+  } catch (e) {
+    live.delete(dir);
+    rmSync(dir, { recursive: true, force: true });
+    throw fsFailure(e, { path: dir, field: 'tempDir', action: 'write the owner record of', invalidCode: 'OCTX_IO_ERROR' });
+  }
   sweepStaleSpillDirs(base);
   if (!hooked) {
     hooked = true;

@@ -1,7 +1,8 @@
 /**
  * Issue collection for a validation run: issues are filed per layer (`format` or a capability
- * name), counted without limit, but only `maxIssues` are kept. The cap never hides that a layer
- * is invalid: every layer with an error keeps at least its first error in the final list.
+ * name), counted without limit, but only `maxIssues` are kept. The cap never hides what kind of
+ * error a layer has: every layer keeps the first error of each error code in the final list, so a
+ * thousand broken records cannot push out the `OCTX_RESOURCE_LIMIT` that stopped the scan.
  */
 import type { OctxIssue } from '../model/errors.js';
 
@@ -12,6 +13,8 @@ interface Kept {
 
 interface Layer {
   kept: Kept[];
+  /** Error codes with a kept issue in this layer. */
+  errorCodes: Set<string>;
   errors: number;
   total: number;
 }
@@ -36,7 +39,7 @@ export class IssueCollector {
   private layer(name: string): Layer {
     let l = this.layers.get(name);
     if (!l) {
-      l = { kept: [], errors: 0, total: 0 };
+      l = { kept: [], errorCodes: new Set(), errors: 0, total: 0 };
       this.layers.set(name, l);
     }
     return l;
@@ -46,15 +49,14 @@ export class IssueCollector {
   add(layer: string, i: OctxIssue): void {
     const l = this.layer(layer);
     l.total += 1;
+    const newCode = i.severity === 'error' && !l.errorCodes.has(i.code);
     if (i.severity === 'error') l.errors += 1;
-    // A layer never needs more than the global cap; its first error is always among them.
-    if (l.kept.length < this.maxIssues) l.kept.push({ seq: this.seq++, issue: i });
-  }
-
-  /** True when `layer` will accept more issues (callers may skip building messages otherwise). */
-  wants(layer: string): boolean {
-    const l = this.layers.get(layer);
-    return !l || l.kept.length < this.maxIssues;
+    // A layer keeps the global cap, plus the first error of every code found after it (at most
+    // one per code, so still bounded).
+    if (l.kept.length < this.maxIssues || newCode) {
+      l.kept.push({ seq: this.seq++, issue: i });
+      if (newCode) l.errorCodes.add(i.code);
+    }
   }
 
   /** Errors filed under `layer` (kept or not). */
@@ -83,8 +85,12 @@ export class IssueCollector {
     all.sort((a, b) => a.seq - b.seq);
     const chosen = new Set<Kept>(all.slice(0, this.maxIssues));
     for (const l of this.layers.values()) {
-      const firstError = l.kept.find((k) => k.issue.severity === 'error');
-      if (firstError) chosen.add(firstError);
+      const seen = new Set<string>();
+      for (const k of l.kept) {
+        if (k.issue.severity !== 'error' || seen.has(k.issue.code)) continue;
+        seen.add(k.issue.code);
+        chosen.add(k);
+      }
     }
     const ordered = [...chosen].sort((a, b) => a.seq - b.seq);
     const byLayer = new Map<string, OctxIssue[]>();

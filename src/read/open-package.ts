@@ -19,6 +19,7 @@ import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
+import { assertKnownKeys } from '../model/option-keys.js';
 import { connect, type PackageKind, type PackageSource } from './source.js';
 import { parseStrictJson } from './strict-json.js';
 import { openZipSource } from './zip-source.js';
@@ -127,7 +128,7 @@ const SOURCES = new WeakMap<OctxPackage, PackageSource>();
 /** The container behind a package (for the validator; not part of the public API). */
 export function sourceOf(pkg: OctxPackage): PackageSource {
   const s = SOURCES.get(pkg);
-  if (!s) throw new TypeError('not a package returned by openPackage');
+  if (!s) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'not a path, nor a package returned by openPackage' });
   return s;
 }
 
@@ -223,6 +224,7 @@ export async function openPackage(path: string, options: OpenPackageOptions = {}
   if (typeof path !== 'string' || path.length === 0) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'path', message: 'path must be a non-empty string' });
   }
+  assertKnownKeys(options, ['limits'], 'openPackage options');
   const limits = resolveLimits(options.limits);
   let isDirectory: boolean;
   try {

@@ -48,6 +48,7 @@ import { StructureChecker, type ConceptDocumentRef } from './structure-check.js'
 import { VectorTargetChecker } from './vectors-check.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
+import { assertKnownKeys } from '../model/option-keys.js';
 
 /** Options of {@link validatePackage}. */
 export interface ValidateOptions {
@@ -88,7 +89,7 @@ export interface ValidationReport {
   readonly capabilities: Record<string, LayerResult>;
   /** All kept issues, in the order they were found (capped at `maxIssues`). */
   readonly issues: OctxIssue[];
-  /** Issues found but not kept because of `maxIssues` (each invalid layer keeps at least one). */
+  /** Issues found but not kept because of `maxIssues` (each layer keeps the first error of every code). */
   readonly droppedIssues: number;
   /** The package digest computed from the manifest, when it could be computed. */
   readonly packageDigest?: string;
@@ -98,6 +99,8 @@ export interface ValidationReport {
   readonly consumer?: ConsumerReport;
 }
 
+/** Every key of {@link ValidateOptions}: another one is a misspelling, refused. */
+const VALIDATE_OPTION_KEYS = ['limits', 'maxIssues', 'consumer'];
 const FORMAT = 'format';
 const SAG = 'sag-structured';
 const VECTORS = 'vectors';
@@ -139,6 +142,10 @@ function failureReport(e: OctxError, manifest?: unknown): ValidationReport {
  * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
  */
 export async function validatePackage(target: string | OctxPackage, options: ValidateOptions = {}): Promise<ValidationReport> {
+  if (typeof target !== 'string' && (target === null || typeof target !== 'object')) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'validatePackage needs a path or a package returned by openPackage' });
+  }
+  assertKnownKeys(options, VALIDATE_OPTION_KEYS, 'validatePackage options');
   const owned = typeof target === 'string';
   const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });
   const maxIssues = options.maxIssues ?? limits.maxIssues;

@@ -240,6 +240,12 @@ function checkCentralEntry(e: yauzl.Entry, limits: ArchiveLimits, budget: SizeBu
   if (e.compressionMethod !== 0 && e.compressionMethod !== 8) {
     throw fail('OCTX_SECURITY_ERROR', `entry "${name}" uses compression method ${e.compressionMethod}; only STORE (0) and DEFLATE (8) are allowed`, name);
   }
+  // Checked here rather than by yauzl (validateEntrySizes is off for the central directory):
+  // yauzl checks before the encryption flag is seen, so an encrypted stored entry was reported
+  // as "size mismatch 1334 != 1334". The bytes themselves are counted and CRC-checked on read.
+  if (e.compressionMethod === 0 && e.compressedSize !== e.uncompressedSize) {
+    throw fail('OCTX_ARCHIVE_CORRUPT', `stored entry "${name}": size mismatch, ${e.compressedSize} bytes stored for ${e.uncompressedSize} bytes of content`, name);
+  }
   if (UNIX_HOSTS.has(e.versionMadeBy >>> 8)) {
     const type = (e.externalFileAttributes >>> 16) & S_IFMT;
     const expected = isDirectory ? S_IFDIR : S_IFREG;
@@ -363,7 +369,7 @@ export async function openZipSource(path: string, limits: ArchiveLimits): Promis
     reader.setCache(eocd.cdOffset, await preadExact(fd, cdRegion, eocd.cdOffset));
 
     zip = await new Promise<yauzl.ZipFile>((resolve, reject) => {
-      yauzl.fromRandomAccessReader(reader, size, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true, strictFileNames: true }, (err, z) =>
+      yauzl.fromRandomAccessReader(reader, size, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false, strictFileNames: true }, (err, z) =>
         err ? reject(mapOpenError(err)) : resolve(z),
       );
     });

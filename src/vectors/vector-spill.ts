@@ -177,14 +177,15 @@ export class VectorSpill {
    * Adds the vector of one record.
    * @param recordIndex dense non-negative integer the caller assigned to this record
    * @param recordId the record's id, for messages
-   * @throws OctxError `OCTX_VECTOR_VALUE_INVALID` (field `vector`) for a wrong length or a NaN/±Inf
-   *   element; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when this record already has a vector (and
+   * @throws OctxError `OCTX_VECTOR_VALUE_INVALID` (field `vector`) for a value that is not a
+   *   number[], Float32Array or Float64Array, a wrong length, or an element that is not a finite
+   *   number; `OCTX_VECTOR_RECORD_ID_DUPLICATE` when this record already has a vector (and
    *   `replace` is not set); `OCTX_VECTOR_INPUT_SHA256_INVALID` (field `input_sha256`) for a
    *   malformed digest, or a digest given for some vectors of the spill but not others;
    *   `OCTX_OPTIONS_INVALID` for a bad recordIndex; `OCTX_IO_ERROR` when flushing fails.
    *   Nothing is stored when it throws.
    */
-  add(recordIndex: number, recordId: string, vector: Float32Array | readonly number[], options: VectorSpillAddOptions = {}): void {
+  add(recordIndex: number, recordId: string, vector: Float32Array | Float64Array | readonly number[], options: VectorSpillAddOptions = {}): void {
     this.#ensureOpen();
     const digest = options.inputSha256;
     if (digest !== undefined && (typeof digest !== 'string' || !INPUT_SHA256_PATTERN.test(digest))) {
@@ -217,6 +218,17 @@ export class VectorSpill {
         message: `recordIndex must be an integer in 0…${MAX_RECORD_INDEX}, got ${String(recordIndex)}`,
       });
     }
+    // Only real vectors: an array-like object ({ length: 3 }) or a string would be read element
+    // by element as something else, and null has no length at all.
+    if (!Array.isArray(vector) && !(vector instanceof Float32Array) && !((vector as unknown) instanceof Float64Array)) {
+      throw OctxError.of({
+        code: 'OCTX_VECTOR_VALUE_INVALID',
+        path: this.#path,
+        recordId,
+        field: 'vector',
+        message: `a vector must be an array of numbers, a Float32Array or a Float64Array (got ${describeValue(vector)})`,
+      });
+    }
     const dims = this.dimensions;
     if (vector.length !== dims) {
       throw OctxError.of({
@@ -236,13 +248,13 @@ export class VectorSpill {
     let sumSq = 0;
     for (let i = 0; i < dims; i++) {
       const x = vector[i] as number;
-      if (!Number.isFinite(x)) {
+      if (typeof x !== 'number' || !Number.isFinite(x)) {
         throw OctxError.of({
           code: 'OCTX_VECTOR_VALUE_INVALID',
           path: this.#path,
           recordId,
           field: 'vector',
-          message: `vector element ${i} is ${String(x)}; elements must be finite`,
+          message: `vector element ${i} is ${typeof x === 'number' ? String(x) : describeValue(x)}; elements must be finite numbers`,
         });
       }
       floats[base + i] = x;
@@ -442,4 +454,12 @@ function readFully(fd: number, buf: Uint8Array, offset: number, length: number, 
   } catch (cause) {
     throw ioError('cannot read vector spill file', cause);
   }
+}
+
+/** A short description of an unexpected value for a message: `null`, `object`, `string "12"`. */
+function describeValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return `string ${JSON.stringify(v.length > 20 ? `${v.slice(0, 20)}…` : v)}`;
+  if (typeof v === 'object') return v.constructor?.name ?? 'object';
+  return typeof v;
 }

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import { assertKnownKeys } from '../../model/option-keys.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ChunkRecord } from '../../model/records.js';
 import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../model/paths.js';
@@ -279,6 +280,7 @@ const stripUndefined = <T extends Record<string, unknown>>(o: T): T => Object.fr
  *   builder's errors
  */
 export async function fromIngest(builder: PackageBuilder, envelopes: readonly unknown[], options: FromIngestOptions = {}): Promise<IngestAdapterReport> {
+  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromIngest options');
   const parsedOptions = optionsSchema.safeParse(options);
   if (!parsedOptions.success) {
     throw OctxError.aggregate(

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import { assertKnownKeys } from '../../model/option-keys.js';
 import type { JsonValue } from '../../model/json.js';
 import type { ChunkRecord } from '../../model/records.js';
 import { prepareVectorConfig, type VectorConfigInput } from '../../vectors/config.js';
@@ -209,6 +210,7 @@ export function chunkOverlap(a: string, b: string): number {
  *   and the builder's errors
  */
 export async function fromRag(builder: PackageBuilder, options: FromRagOptions): Promise<RagAdapterReport> {
+  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromRag options');
   const parsedOptions = optionsSchema.safeParse(options);
   if (!parsedOptions.success) {
     throw OctxError.aggregate(

@@ -17,6 +17,7 @@
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
+import { assertKnownKeys } from '../../model/option-keys.js';
 import type { LedgerKind } from '../../release/producer-state.js';
 import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
 import { notEngineDatabase } from './engine-db.js';
@@ -206,6 +207,7 @@ export async function readSagDatabase(
       message:
         'generationId was removed: a generation belongs to one article, and each article is read at its active generation (sag_source_manifest.active_generation_id); to read another one, give generations: { "<article-id>": "<generation-id>" }',
     });
+  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromSagDatabase options');
   const parsed = optionsSchema.safeParse(options);
   if (!parsed.success) {
     throw OctxError.aggregate(

@@ -1,0 +1,101 @@
+/**
+ * Issue 16, item 10: a misspelled option key used to be ignored, so the caller silently got the
+ * default it meant to change. Every public options object now refuses unknown keys with
+ * OCTX_OPTIONS_INVALID naming the key and the key probably meant.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openPackage, PackageBuilder, repackPackage, validatePackage } from '../../src/index.js';
+import { fromRag } from '../../src/adapters/rag/index.js';
+import { fromIngest } from '../../src/adapters/ingest/index.js';
+import { fromSagDatabase } from '../../src/adapters/sag/index.js';
+import { resolveLimits } from '../../src/model/limits.js';
+import { suggestKey, unknownKeyIssues } from '../../src/model/option-keys.js';
+import { HashingTextEmbedder } from '../../src/vectors/index.js';
+import { failure, failureAsync } from '../helpers/errors.js';
+import { tempDir } from '../helpers/temp.js';
+
+const ASSET = { name: 'Options' };
+const DOC = { path: 'guide.md', markdown: '# Guide\n\nBody.\n' };
+
+function expectTypo(e: { code: string; issues: readonly { field?: string; message: string }[] }, field: string, meant?: string): void {
+  expect(e.code).toBe('OCTX_OPTIONS_INVALID');
+  const one = e.issues.find((i) => i.field === field);
+  expect(one, `an issue on ${field}`).toBeDefined();
+  expect(one!.message).toContain(`unknown option "${field}"`);
+  if (meant) expect(one!.message).toContain(`did you mean "${meant}"`);
+}
+
+describe('misspelled option keys', () => {
+  it('export({ overwirte: true }) is refused, naming overwrite, and nothing is written', async () => {
+    const dir = tempDir();
+    const e = await failureAsync(new PackageBuilder({ asset: ASSET }).addDocument(DOC).export({ output: join(dir, 'o.octx'), overwirte: true } as never));
+    expectTypo(e, 'overwirte', 'overwrite');
+  });
+
+  it('new PackageBuilder({ tmpDir }), asset.nmae and release.verison are refused', () => {
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, tmpDir: '/tmp' } as never)),
+      'tmpDir',
+      'tempDir',
+    );
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: { name: 'x', nmae: 'y' } } as never)),
+      'asset.nmae',
+      'asset.name',
+    );
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, release: { verison: '1.0.0' } } as never)),
+      'release.verison',
+      'release.version',
+    );
+    // Case slips are suggested too; a key like nothing known gets no suggestion.
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, TempDir: '/tmp' } as never)),
+      'TempDir',
+      'tempDir',
+    );
+    const far = failure(() => new PackageBuilder({ asset: ASSET, colour: 'blue' } as never));
+    expectTypo(far, 'colour');
+    expect(far.message).not.toContain('did you mean');
+  });
+
+  it('keys handled by other parts of the export (strict) are known', async () => {
+    const b = new PackageBuilder({ asset: ASSET, strict: true } as never).addDocument(DOC);
+    const dir = tempDir();
+    await b.export({ output: join(dir, 'o.octx'), strict: true } as never);
+  });
+
+  it('embed, validatePackage, openPackage, repackPackage and derive options are checked', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'o.octx');
+    await new PackageBuilder({ asset: ASSET }).addDocument(DOC).export({ output: out });
+    const embedder = new HashingTextEmbedder({ dimensions: 4 });
+    const b = new PackageBuilder({ asset: ASSET }).addDocument(DOC);
+    expectTypo(await failureAsync(b.embed('chunks', embedder, { batchsize: 8 } as never)), 'batchsize', 'batchSize');
+    await b.dispose();
+    expectTypo(await failureAsync(validatePackage(out, { maxIssue: 5 } as never)), 'maxIssue', 'maxIssues');
+    expectTypo(await failureAsync(openPackage(out, { limit: {} } as never)), 'limit', 'limits');
+    expectTypo(await failureAsync(repackPackage(out, join(dir, 'r.octx'), { overwite: true } as never)), 'overwite', 'overwrite');
+    expectTypo(await failureAsync(PackageBuilder.derive(out, { asset: { name: 'D' }, documentOnly: true } as never)), 'documentOnly', 'documentsOnly');
+    const limit = failure(() => resolveLimits({ maxEntires: 5 } as never));
+    expect(limit.message).toContain('did you mean "maxEntries"');
+  });
+
+  it('adapter options are checked', async () => {
+    const b = new PackageBuilder({ asset: ASSET });
+    expectTypo(await failureAsync(fromRag(b, { chunks: [], normalised: true } as never)), 'normalised', 'normalized');
+    expectTypo(await failureAsync(fromIngest(b, [], { sourceroot: '/x' } as never)), 'sourceroot', 'sourceRoot');
+    expectTypo(await failureAsync(fromSagDatabase(b, '/nowhere.db', { sourceId: 's', idmode: 'ledger' } as never)), 'idmode', 'idMode');
+    await b.dispose();
+  });
+
+  it('suggestKey finds transpositions and case slips, and stays quiet for unrelated keys', () => {
+    expect(suggestKey('overwirte', ['output', 'overwrite'])).toBe('overwrite');
+    expect(suggestKey('OUTPUT', ['output', 'overwrite'])).toBe('output');
+    expect(suggestKey('zzz', ['output', 'overwrite'])).toBeUndefined();
+    expect(suggestKey('outp', ['output'])).toBeUndefined(); // short keys allow one edit only
+    expect(unknownKeyIssues(null, ['a'])).toEqual([]);
+    expect(unknownKeyIssues({ a: 1 }, ['a'])).toEqual([]);
+  });
+});
