@@ -35,7 +35,7 @@ import { VectorSpill } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
-import { assertKnownKeys } from '../model/option-keys.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 
 /** What `export()` returns. */
@@ -93,7 +93,7 @@ export interface AddVectorOptions {
  * Every key of {@link EmbedOptions}; another one is a misspelling, refused. `only` (embed a
  * subset of the records) is handled by the embed step itself.
  */
-const EMBED_OPTION_KEYS = ['batchSize', 'concurrency', 'retries', 'signal', 'onProgress', 'only'];
+const EMBED_OPTION_KEYS = keysOf<EmbedOptions>({ batchSize: true, concurrency: true, retries: true, signal: true, onProgress: true, only: true });
 
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
 

@@ -82,13 +82,15 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
 }
 
 /** `OCTX_ASSET_ID_EPHEMERAL` when neither `--state` nor `--asset-id` fixes the asset id. */
-function identityWarning(values: OptionValues): OctxIssue | undefined {
+function identityWarning(values: OptionValues, assetId?: string): OctxIssue | undefined {
   if (str(values, 'state') !== undefined || str(values, 'asset-id') !== undefined) return undefined;
+  // After a build the advice names the id this package got, so the next build can keep it.
+  const advice = assetId !== undefined ? `pass --asset-id ${assetId} (this package's id) to the next builds` : 'pass --asset-id <uuidv7>';
   return issue({
     code: 'OCTX_ASSET_ID_EPHEMERAL',
     severity: 'warning',
     field: 'asset-id',
-    message: `neither --state nor --asset-id was given, so this build mints a new asset id and consumers see every build as a different asset; pass --asset-id ${newId()} (keep it) or --state <file>`,
+    message: `neither --state nor --asset-id was given, so this build mints a new asset id and consumers see every build as a different asset; ${advice} or --state <file>`,
   });
 }
 
@@ -183,7 +185,6 @@ export function cliProgress(ctx: CommandContext): CliProgress {
  */
 export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean; progress?: CliProgress } = {}): Promise<ExportResult> {
   const progress = overrides.progress ?? cliProgress(ctx);
-  const identity = identityWarning(ctx.values);
   let target;
   let limits;
   try {
@@ -213,6 +214,7 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
     await target.cleanup();
   }
   // Only once a package exists: on a failed export it would be noise above the error.
+  const identity = identityWarning(ctx.values, result.assetId);
   if (identity && !ctx.json) ctx.io.stderr.write(`${formatIssueLine(identity, 'warning')}\n`);
   if (result.degraded && !ctx.json) ctx.io.stderr.write(degradationNotice(result.degradations));
   return identity ? { ...result, report: { ...result.report, warnings: [identity, ...result.report.warnings] } } : result;

@@ -9,7 +9,7 @@ import { AtomicOutput } from '../package/atomic-output.js';
 import { BackgroundDeflate } from '../package/background-deflate.js';
 import { PayloadSpill } from '../package/payload-spill.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
-import { assertKnownKeys } from '../model/option-keys.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 
 /** Options of {@link repackPackage}. */
 export interface RepackOptions {
@@ -44,7 +44,7 @@ export interface RepackResult {
  * @throws OctxError `OCTX_VALIDATION_ERROR` (invalid source or result), `OCTX_OUTPUT_EXISTS`, …
  */
 export async function repackPackage(source: string, output: string, options: RepackOptions = {}): Promise<RepackResult> {
-  assertKnownKeys(options, ['overwrite', 'compressionLevel', 'tempDir', 'limits', 'signal'], 'repackPackage options');
+  assertKnownKeys(options, keysOf<RepackOptions>({ overwrite: true, compressionLevel: true, tempDir: true, limits: true, signal: true }), 'repackPackage options');
   const level = resolveCompressionLevel(options.compressionLevel);
   const limits = options.limits ? { limits: options.limits } : {};
   const before = await validatePackage(source, limits);

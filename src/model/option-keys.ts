@@ -84,3 +84,12 @@ function editDistance(a: string, b: string): number {
   }
   return rows[a.length]![b.length]!;
 }
+
+/**
+ * The keys of an options type, checked by the compiler: the object must name every key of `T`
+ * and nothing else, so an option added to the type without being added here (and then refused
+ * at run time as a misspelling) does not compile. `keysOf<EmbedOptions>({ batchSize: true, … })`.
+ */
+export function keysOf<T>(keys: { readonly [K in keyof Required<T>]: true }): readonly string[] {
+  return Object.keys(keys);
+}

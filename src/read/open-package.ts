@@ -19,7 +19,7 @@ import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
-import { assertKnownKeys } from '../model/option-keys.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { connect, type PackageKind, type PackageSource } from './source.js';
 import { parseStrictJson } from './strict-json.js';
 import { openZipSource } from './zip-source.js';
@@ -224,7 +224,7 @@ export async function openPackage(path: string, options: OpenPackageOptions = {}
   if (typeof path !== 'string' || path.length === 0) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'path', message: 'path must be a non-empty string' });
   }
-  assertKnownKeys(options, ['limits'], 'openPackage options');
+  assertKnownKeys(options, keysOf<OpenPackageOptions>({ limits: true }), 'openPackage options');
   const limits = resolveLimits(options.limits);
   let isDirectory: boolean;
   try {

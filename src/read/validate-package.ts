@@ -48,7 +48,7 @@ import { StructureChecker, type ConceptDocumentRef } from './structure-check.js'
 import { VectorTargetChecker } from './vectors-check.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
-import { assertKnownKeys } from '../model/option-keys.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 
 /** Options of {@link validatePackage}. */
 export interface ValidateOptions {
@@ -100,7 +100,7 @@ export interface ValidationReport {
 }
 
 /** Every key of {@link ValidateOptions}: another one is a misspelling, refused. */
-const VALIDATE_OPTION_KEYS = ['limits', 'maxIssues', 'consumer'];
+const VALIDATE_OPTION_KEYS = keysOf<ValidateOptions>({ limits: true, maxIssues: true, consumer: true, onProgress: true });
 const FORMAT = 'format';
 const SAG = 'sag-structured';
 const VECTORS = 'vectors';

@@ -153,7 +153,7 @@ function entryPointTests(label: string, mode: () => Mode, probes: () => Probes):
 
     it('fromSagDatabase loads its SQLite driver when it runs (better-sqlite3 where node:sqlite is missing)', () => {
       const { sagCall } = probes();
-      expect(sagCall.result).toBe('OCTX_ADAPTER_INPUT_INVALID'); // an empty file is an SQLite database without SAG tables
+      expect(sagCall.result).toBe('OCTX_SAG_NOT_ENGINE_DB'); // an empty file is an SQLite database without the engine's tables
       if (HAS_NODE_SQLITE) {
         expect(sagCall.urls).toContain('node:sqlite');
         expect(sqliteUrls(sagCall)).toEqual([]);

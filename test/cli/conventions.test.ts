@@ -74,7 +74,7 @@ describe('help', () => {
 describe('-o', () => {
   it('-o - streams the verified package to stdout, writes no file named "-", and prints the summary on stderr', async () => {
     const cwd = process.cwd();
-    const r = await cli(['build', FIXTURE, '-o', '-', '--name', 'Streamed', '--created-at', '2026-07-12T10:00:00Z']);
+    const r = await cli(['build', FIXTURE, '-o', '-', '--name', 'Streamed', '--created-at', '2026-07-12T10:00:00Z', '--asset-id', '019c0000-0000-7000-8000-000000000001']);
     expect(r.code).toBe(0);
     expect(existsSync(join(cwd, '-'))).toBe(false);
     expect(r.stdout.subarray(0, 4)).toEqual(Buffer.from([0x50, 0x4b, 0x03, 0x04]));

@@ -45,7 +45,7 @@ describe('progress in every phase', () => {
   it('build of 3,000 files draws progress from scanning and loading to fsync, and nothing that does not apply', { timeout: 180_000 }, async () => {
     const dir = manyFiles(3000);
     const out = join(tempDir(), 'many.octx');
-    const r = await runCli(['build', dir, '-o', out, '--name', 'Many'], { env: { OCTX_PROGRESS: '1' }, timeout: 170_000 });
+    const r = await runCli(['build', dir, '-o', out, '--name', 'Many', '--asset-id', '019c0000-0000-7000-8000-000000000002'], { env: { OCTX_PROGRESS: '1' }, timeout: 170_000 });
     expect(r.code).toBe(0);
     const { labels, lines } = drawnSteps(r.stderr);
     expect(labels).toEqual(['scan files', 'load documents', 'compress entries', 'write entry', 'verify entries', 'fsync package']);

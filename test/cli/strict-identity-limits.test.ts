@@ -69,8 +69,8 @@ describe('derive plus one new unlinked note (issue 15, problem 1)', () => {
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toBe('error OCTX_STRICT_VIOLATION: strict: the export would leave out the structure layer and report 1 warning(s); nothing was written');
-    expect(r.stderr).toMatch(/^error OCTX_SAG_DOCUMENT_WITHOUT_CHUNK at knowledge\/notes\/new-note\.md, record [0-9a-f]{8}-/m);
+    expect(lines[0]).toBe('error[OCTX_STRICT_VIOLATION]: strict: the export would leave out the structure layer and report 1 warning(s); nothing was written');
+    expect(r.stderr).toMatch(/^error\[OCTX_SAG_DOCUMENT_WITHOUT_CHUNK\]: .*\n {2}--> knowledge\/notes\/new-note\.md\n {2}record [0-9a-f]{8}-/m);
     expect(lines.at(-1)).toMatch(/^hint: with --strict nothing may be left out/);
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -84,8 +84,12 @@ describe('asset identity up front (issue 15, problem 5)', () => {
       runCli(['build', FIXTURE, '-o', join(tmp, 'b.octx'), '--name', 'TK', '--json']),
     ]);
     expect(plain.code).toBe(0);
-    expect(plain.stderr).toMatch(/^warning OCTX_ASSET_ID_EPHEMERAL at field asset-id: neither --state nor --asset-id was given, so this build mints a new asset id/);
-    expect(plain.stderr).toMatch(/pass --asset-id [0-9a-f]{8}-[0-9a-f-]{27} \(keep it\) or --state <file>/);
+    expect(plain.stderr).toMatch(/^warning\[OCTX_ASSET_ID_EPHEMERAL\]: neither --state nor --asset-id was given, so this build mints a new asset id/);
+    expect(plain.stderr).toMatch(/\n {2}field asset-id\n/);
+    // The advice names the id this package got, so the next build can keep it.
+    const minted = /^ {2}asset {9}([0-9a-f-]{36}) /m.exec(plain.stdout)?.[1];
+    expect(minted).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+    expect(plain.stderr).toContain(`pass --asset-id ${minted} (this package's id) to the next builds or --state <file>`);
     const doc = jsonOf(json);
     expect((doc.report as { warnings: { code: string }[] }).warnings.map((w) => w.code)).toEqual(['OCTX_ASSET_ID_EPHEMERAL']);
   });
@@ -108,13 +112,14 @@ describe('asset identity up front (issue 15, problem 5)', () => {
       runCli(['build', manyDocuments(1), '-o', join(tmp, 'b.octx'), '--name', 'TK', '--strict']),
     ]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/^error OCTX_USAGE_ERROR at field asset-id: --asset-id must be a canonical lower-case UUIDv7/);
+    expect(bad.stderr).toMatch(/^error\[OCTX_USAGE_ERROR\]: --asset-id must be a canonical lower-case UUIDv7.*\n {2}field asset-id\n/);
     expect(strict.code).toBe(1);
     // The broken document was never read: the identity check came first.
     expect(strict.stderr).not.toContain('OCTX_DOCUMENT_FRONTMATTER');
-    expect(strict.stderr.split('\n').slice(0, 2)).toEqual([
-      'error OCTX_STRICT_VIOLATION: --strict: the build would mint a new asset id; nothing was read or written',
-      expect.stringMatching(/^error OCTX_ASSET_ID_EPHEMERAL at field asset-id: /),
+    expect(strict.stderr.split('\n').slice(0, 3)).toEqual([
+      'error[OCTX_STRICT_VIOLATION]: --strict: the build would mint a new asset id; nothing was read or written',
+      expect.stringMatching(/^error\[OCTX_ASSET_ID_EPHEMERAL\]: neither --state nor --asset-id was given.*pass --asset-id <uuidv7> or --state <file>$/),
+      '  field asset-id',
     ]);
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -131,7 +136,7 @@ describe('limits up front (issue 15, problem 5)', () => {
     expect(r.stderr).not.toContain('OCTX_DOCUMENT_FRONTMATTER'); // the broken document was never read
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe(
-      'error OCTX_RESOURCE_LIMIT: the folder lists 10000 document and extension file(s), so the package would have at least 10001 entries (with its manifest), over maxEntries 10000: consumers with these limits would refuse the package; nothing was read',
+      'error[OCTX_RESOURCE_LIMIT]: the folder lists 10000 document and extension file(s), so the package would have at least 10001 entries (with its manifest), over maxEntries 10000: consumers with these limits would refuse the package; nothing was read',
     );
     expect(lines.at(-1)).toMatch(/^hint: .*--max-entries <n> or --limits <file\.json>/);
     expect(r.stderr).not.toContain('export({');
@@ -155,7 +160,7 @@ describe('limits up front (issue 15, problem 5)', () => {
       runCli(['build', dir, '-o', join(tmp, 'e.octx'), '--name', 'T', '--limits', typo]),
     ]);
     expect(low.code).toBe(1);
-    expect(low.stderr).toMatch(/^error OCTX_RESOURCE_LIMIT: the folder lists 5 document .* over maxEntries 4/);
+    expect(low.stderr).toMatch(/^error\[OCTX_RESOURCE_LIMIT\]: the folder lists 5 document .* over maxEntries 4/);
     expect(fromFile.code).toBe(1);
     expect(fromFile.stderr).toMatch(/over maxEntries 3/);
     // --json: the error's message is in CLI terms too (the CLI flags, not export({ limits })).
@@ -166,9 +171,10 @@ describe('limits up front (issue 15, problem 5)', () => {
     expect(raised.code).toBe(0); // --max-entries wins over the file's maxEntries
     expect((jsonOf(raised).report as { documents: { concepts: number } }).documents.concepts).toBe(4);
     expect(badValue.code).toBe(2);
-    expect(badValue.stderr).toMatch(/^error OCTX_USAGE_ERROR at field max-entries: --max-entries must be a positive integer \(got "0"\)/);
+    expect(badValue.stderr).toMatch(/^error\[OCTX_USAGE_ERROR\]: --max-entries must be a positive integer \(got "0"\)\n {2}field max-entries\n/);
     expect(badKey.code).toBe(2);
-    expect(badKey.stderr).toMatch(/^error OCTX_USAGE_ERROR at field limits: --limits .*typo\.json: unknown limit "maxEntry"; known limits: maxEntries, /);
+    expect(badKey.stderr).toMatch(/^error\[OCTX_USAGE_ERROR\]: --limits .*typo\.json: unknown limit "maxEntry"; known limits: maxEntries, /);
+    expect(badKey.stderr).toMatch(/\n {2}field limits\n/);
     expect(existsSync(join(tmp, 'c.octx'))).toBe(true);
   });
 

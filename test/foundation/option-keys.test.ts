@@ -61,9 +61,9 @@ describe('misspelled option keys', () => {
   });
 
   it('keys handled by other parts of the export (strict) are known', async () => {
-    const b = new PackageBuilder({ asset: ASSET, strict: true } as never).addDocument(DOC);
+    const b = new PackageBuilder({ asset: ASSET, strict: true }).addDocument(DOC);
     const dir = tempDir();
-    await b.export({ output: join(dir, 'o.octx'), strict: true } as never);
+    await b.export({ output: join(dir, 'o.octx'), strict: true });
   });
 
   it('embed, validatePackage, openPackage, repackPackage and derive options are checked', async () => {

@@ -158,10 +158,15 @@ describe('deep YAML frontmatter', () => {
   });
 
   it('a frontmatter of 1 MiB of brackets or dashes is refused fast (not 17 s in the parser)', () => {
+    // Above the default maxFrontmatterBytes (1 MiB) the size limit refuses it before YAML sees it;
+    // a builder that raised the limit must still not hand it to the parser for seconds.
+    const raised = new PackageBuilder({ asset: ASSET, maxFrontmatterBytes: 4 << 20 });
     for (const value of ['['.repeat(1 << 20), `\n  ${'- '.repeat(1 << 19)}a`]) {
       const start = performance.now();
-      const e = failure(() => builder().addDocument({ path: 'wide.md', markdown: `---\nx: ${value}\n---\n# Deep\n` }));
+      const e = failure(() => raised.addDocument({ path: 'wide.md', markdown: `---\nx: ${value}\n---\n# Deep\n` }));
+      expect(e.code).toBe('OCTX_DOCUMENT_FRONTMATTER');
       expect(e.message).toContain('nesting is too deep');
+      expect(failure(() => builder().addDocument({ path: 'wide.md', markdown: `---\nx: ${value}\n---\n# Deep\n` })).code).toBe('OCTX_FRONTMATTER_TOO_LARGE');
       expect(performance.now() - start).toBeLessThan(3_000);
     }
   });

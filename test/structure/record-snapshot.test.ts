@@ -48,8 +48,8 @@ describe('records are snapshotted once at the call', () => {
     };
     const b = new PackageBuilder({ asset: { id: id(1), name: 'Handbook' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } });
     b.addDocument({ path: 'guide.md', markdown: GUIDE });
-    b.addChunk(chunk as never);
-    b.addEvent(event as never);
+    b.addChunk(chunk);
+    b.addEvent(event);
     b.addEntity({ id: id(0x30), name: 'N', type: 'thing' });
     b.linkChunkEvent({ chunk_id: id(0x10), event_id: id(0x20) });
     b.linkEventEntity({ event_id: id(0x20), entity_id: id(0x30) });

@@ -35,7 +35,7 @@ describe('addChunk', () => {
   ])('refuses %s', (_n, over, code, field) => {
     const given = (over as { id?: unknown }).id;
     const id = typeof given === 'string' ? given : undefined;
-    const e = failure(() => builder().addChunk(chunk(over) as never));
+    const e = failure(() => builder().addChunk(chunk(over)));
     expect(e.code).toBe(code);
     expect(e.issues[0]!.field).toBe(field);
     if (id) expect(e.issues[0]!.recordId).toBe(id);
@@ -55,7 +55,7 @@ describe('addChunk', () => {
   });
 
   it('reports every problem of one record at once', () => {
-    const e = failure(() => builder().addChunk({ id: 'x', document_id: 'y', ordinal: -1, text: '' } as never));
+    const e = failure(() => builder().addChunk({ id: 'x', document_id: 'y', ordinal: -1, text: '' }));
     expect(e.issues.map((i) => i.field).sort()).toEqual(['document_id', 'id', 'ordinal', 'text']);
   });
 });
@@ -80,7 +80,7 @@ describe('addEvent', () => {
     ['references', { references: [] }, 'OCTX_RECORD_FIELD_FORBIDDEN', 'references'],
     ['rank', { rank: 1 }, 'OCTX_RECORD_FIELD_FORBIDDEN', 'rank'],
   ])('refuses %s', (_n, over, code, field) => {
-    const e = failure(() => builder().addEvent(event(over) as never));
+    const e = failure(() => builder().addEvent(event(over)));
     expect(e.code).toBe(code);
     expect(e.issues[0]!.field).toBe(field);
   });
