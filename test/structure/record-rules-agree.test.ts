@@ -102,7 +102,13 @@ function corpus(): Case[] {
     { name: 'chunk: ordinal beyond 2^53', kind: 'chunk', record: withField('chunk', 'ordinal', 2 ** 53), expected: { field: 'ordinal' } },
     { name: 'chunk: empty text', kind: 'chunk', record: withField('chunk', 'text', ''), expected: { field: 'text' } },
     { name: 'chunk: white-space text', kind: 'chunk', record: withField('chunk', 'text', ' \n\t'), expected: { field: 'text' } },
-    { name: 'chunk: text with a lone surrogate', kind: 'chunk', record: withField('chunk', 'text', 'a\ud800b'), expected: { field: 'text' }, codes: { validator: 'OCTX_JSON_INVALID' } },
+    {
+      name: 'chunk: text with a lone surrogate',
+      kind: 'chunk',
+      record: withField('chunk', 'text', 'a\ud800b'),
+      expected: { field: 'text' },
+      codes: { validator: 'OCTX_JSON_INVALID' },
+    },
     { name: 'event: empty title', kind: 'event', record: withField('event', 'title', ''), expected: { field: 'title' } },
     { name: 'event: empty summary is allowed', kind: 'event', record: withField('event', 'summary', ''), expected: 'valid' },
     { name: 'event: a child event', kind: 'event', record: { ...VALID.event, parent_id: B, level: 2 }, expected: 'valid' },
@@ -124,7 +130,13 @@ function corpus(): Case[] {
       codes: WEIGHT,
     },
     { name: 'event-entity: weight NaN', kind: 'event-entity', record: withField('event-entity', 'weight', Number.NaN), expected: { field: 'weight' }, codes: WEIGHT },
-    { name: 'entity: unknown field name with a lone surrogate', kind: 'entity', record: withField('entity', 'x\udc00', 1), expected: { field: 'x\udc00' }, codes: { validator: 'OCTX_JSON_INVALID' } },
+    {
+      name: 'entity: unknown field name with a lone surrogate',
+      kind: 'entity',
+      record: withField('entity', 'x\udc00', 1),
+      expected: { field: 'x\udc00' },
+      codes: { validator: 'OCTX_JSON_INVALID' },
+    },
   );
   return cases;
 }
