@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { PackageBuilder } from './package-builder.js';
 import { parseStrictJson } from '../read/strict-json.js';
 import { parseJsonlLine, readJsonlLines } from '../read/jsonl.js';
@@ -184,6 +185,7 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  *   field `document` for a path that names no Concept Document)
  */
 export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
+  assertKnownKeys(options, keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, limits: true }), 'loadWorkdir options');
   const { onProgress } = options;
   const indexFiles = options.indexFiles ?? 'okf';
   const limits = resolveLimits(options.limits);

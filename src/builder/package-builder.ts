@@ -95,6 +95,9 @@ export interface AddVectorOptions {
  */
 const EMBED_OPTION_KEYS = keysOf<EmbedOptions>({ batchSize: true, concurrency: true, retries: true, signal: true, onProgress: true, only: true });
 
+/** Every key of {@link AddVectorOptions}; another one (`inputSHA256`) is a misspelling, refused. */
+const ADD_VECTOR_OPTION_KEYS = keysOf<AddVectorOptions>({ input: true, inputSha256: true });
+
 const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
 
 /**
@@ -429,6 +432,7 @@ export class PackageBuilder {
     if (options !== undefined) {
       if (typeof options !== 'object' || options === null)
         throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'options', message: 'addVector options must be an object' });
+      assertKnownKeys(options, ADD_VECTOR_OPTION_KEYS, 'addVector options');
       const { input, inputSha256 } = options;
       if (input !== undefined && inputSha256 !== undefined) {
         throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'give input or inputSha256, not both' });

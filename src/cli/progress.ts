@@ -6,6 +6,7 @@
  */
 import type { ProgressEvent, ProgressStep } from '../model/progress.js';
 import { formatIssue } from './error-format.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 
 /** The stream the line is drawn on (`process.stderr` in the CLI). */
 export interface ProgressStream {
@@ -176,6 +177,7 @@ export interface TerminalProgress {
  * lines above the bar (they are in the export report too).
  */
 export function terminalProgress(options: TerminalProgressOptions = {}): TerminalProgress {
+  assertKnownKeys(options, keysOf<TerminalProgressOptions>({ stream: true, warnings: true, enabled: true, now: true, interval: true }), 'terminalProgress options');
   const stream = options.stream ?? process.stderr;
   const line = new ProgressLine(stream, options);
   const printWarnings = options.warnings ?? true;

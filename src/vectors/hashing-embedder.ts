@@ -4,6 +4,7 @@
  * surface similarity (shared character n-grams and words), not meaning.
  */
 import { OctxError } from '../model/errors.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { JsonObject } from '../model/json.js';
 import { throwIfAborted } from './abort.js';
 import type { VectorConfigInput } from './config.js';
@@ -66,6 +67,9 @@ function fmix32(h: number): number {
   return h >>> 0;
 }
 
+/** Every key of {@link HashingTextEmbedderOptions}; another one is a misspelling, refused. */
+const HASHING_EMBEDDER_OPTION_KEYS = keysOf<HashingTextEmbedderOptions>({ dimensions: true, minN: true, maxN: true, seed: true, inputTemplate: true });
+
 /**
  * A documented feature-hashing embedder (revision `1`):
  *
@@ -121,6 +125,7 @@ export class HashingTextEmbedder implements Embedder {
    *   `OCTX_VECTOR_CONFIG_INVALID` for a template syntax error.
    */
   constructor(options: HashingTextEmbedderOptions = {}) {
+    assertKnownKeys(options, HASHING_EMBEDDER_OPTION_KEYS, 'HashingTextEmbedder options');
     const dimensions = options.dimensions ?? 384;
     const minN = options.minN ?? 2;
     const maxN = options.maxN ?? 4;

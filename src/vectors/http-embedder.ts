@@ -7,6 +7,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { OctxError, issue } from '../model/errors.js';
+import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { JsonObject } from '../model/json.js';
 import { abortedError, throwIfAborted } from './abort.js';
 import type { VectorConfigInput } from './config.js';
@@ -97,6 +98,27 @@ function retryAfterMs(header: string | null, now = Date.now()): number | undefin
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
+/** Every key of {@link HttpEmbedderOptions}; another one is a misspelling, refused. */
+const HTTP_EMBEDDER_OPTION_KEYS = keysOf<HttpEmbedderOptions>({
+  baseURL: true,
+  model: true,
+  dimensions: true,
+  apiKey: true,
+  headers: true,
+  batchSize: true,
+  maxBatchChars: true,
+  concurrency: true,
+  timeoutMs: true,
+  maxRetries: true,
+  retryBaseMs: true,
+  maxRetryDelayMs: true,
+  normalized: true,
+  revision: true,
+  settings: true,
+  onRetry: true,
+  fetch: true,
+});
+
 /**
  * Embeds texts through an OpenAI-compatible embeddings endpoint, with batching by count and by
  * characters, bounded concurrency, retries with exponential backoff and jitter (honouring
@@ -137,6 +159,7 @@ export class HttpEmbedder implements Embedder {
 
   /** @throws OctxError `OCTX_OPTIONS_INVALID` for a bad URL, model or number option. */
   constructor(options: HttpEmbedderOptions) {
+    assertKnownKeys(options, HTTP_EMBEDDER_OPTION_KEYS, 'HttpEmbedder options');
     let base: URL;
     try {
       base = new URL(options.baseURL);

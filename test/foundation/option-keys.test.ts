@@ -99,3 +99,40 @@ describe('misspelled option keys', () => {
     expect(unknownKeyIssues({ a: 1 }, ['a'])).toEqual([]);
   });
 });
+
+describe('misspelled keys of the helpers around the builder (review after the merge)', () => {
+  it('loadWorkdir({ indexfiles }) is refused before the folder is read, naming indexFiles', async () => {
+    const { loadWorkdir } = await import('../../src/index.js');
+    const e = await failureAsync(loadWorkdir(new PackageBuilder({ asset: ASSET }), tempDir(), { indexfiles: 'skip' } as never));
+    expectTypo(e, 'indexfiles', 'indexFiles');
+  });
+
+  it('new HashingTextEmbedder({ dimension: 16 }) is refused instead of giving 384 dimensions', () => {
+    expectTypo(
+      failure(() => new HashingTextEmbedder({ dimension: 16 } as never)),
+      'dimension',
+      'dimensions',
+    );
+    expect(new HashingTextEmbedder({ dimensions: 16 }).config.dimensions).toBe(16);
+  });
+
+  it('new HttpEmbedder({ batchsize }) and terminalProgress({ warning }) are refused', async () => {
+    const { HttpEmbedder, terminalProgress } = await import('../../src/index.js');
+    expectTypo(
+      failure(() => new HttpEmbedder({ baseURL: 'http://127.0.0.1:9/v1', model: 'm', batchsize: 5 } as never)),
+      'batchsize',
+      'batchSize',
+    );
+    expectTypo(
+      failure(() => terminalProgress({ warning: false } as never)),
+      'warning',
+      'warnings',
+    );
+  });
+
+  it('addVector(…, { inputSHA256 }) is refused instead of adding a vector without its digest', () => {
+    const b = new PackageBuilder({ asset: ASSET }).setVectorConfig({ model: 'm', revision: 'r', dimensions: 2, normalized: false });
+    const e = failure(() => b.addVector('chunks', '019c0000-0000-7000-8000-0000000000c1', [1, 0], { inputSHA256: 'ab' } as never));
+    expectTypo(e, 'inputSHA256', 'inputSha256');
+  });
+});
