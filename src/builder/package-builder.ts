@@ -12,6 +12,7 @@ import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '..
 import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import { scanForConsumer } from '../plan/consumer-scan.js';
+import { checkCallerDigests } from '../plan/input-digest-check.js';
 import { consumerProfile } from '../consumers/index.js';
 import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
@@ -129,6 +130,12 @@ export class PackageBuilder {
   /** Documents and extension files, back to back, each one an entry. */
   readonly #payloads: PayloadSpill;
   readonly #vectorSpills = new Map<VectorTarget, VectorSpill>();
+  /**
+   * Targets that got an input digest from the caller (`addVector` with `{ input }` or
+   * `{ inputSha256 }`): the export recomputes theirs. Digests from `embed()` are right by
+   * construction and those carried by `derive` were validated, so they add nothing here.
+   */
+  readonly #callerDigests = new Set<VectorTarget>();
   #vectorConfig: PreparedVectorConfig | undefined;
   #consumed = false;
   #cleaned = false;
@@ -152,6 +159,8 @@ export class PackageBuilder {
   static async derive(source: string, options: DeriveOptions): Promise<PackageBuilder> {
     const { builder, summary } = await deriveBuilder((o) => new PackageBuilder(o), source, options);
     builder.#derivation = summary;
+    // Everything in the builder so far came from the validated source, digests included.
+    builder.#callerDigests.clear();
     return builder;
   }
 
@@ -421,7 +430,12 @@ export class PackageBuilder {
    * With `{ input }` (the text embedded) or `{ inputSha256 }` the row gets an `input_sha256`
    * (see `vectors/input-digest.ts` for the recipe); the config must then declare it
    * (`input_hash`, see `INPUT_HASH_DECLARATION`). All or none: within one target every vector
-   * has a digest or none has.
+   * has a digest or none has. Such a digest is a claim the validator checks: when the config
+   * also has an `input_template`, `export()` renders each record of the target, hashes it and
+   * refuses the export (`OCTX_VECTOR_INPUT_MISMATCH`, one issue per record, nothing written, the
+   * builder still usable) when a given digest differs. So `{ input }` must be the template
+   * rendered for the record (CRLF/CR and Unicode form may differ: both sides are normalised);
+   * `embed({ only: 'stale' })` replaces such vectors.
    * @throws OctxError `OCTX_VECTOR_CONFIG_REQUIRED`, `OCTX_ID_INVALID`, `OCTX_REFERENCE_UNKNOWN`,
    *   `OCTX_VECTOR_VALUE_INVALID`, `OCTX_VECTOR_RECORD_ID_DUPLICATE`,
    *   `OCTX_VECTOR_INPUT_SHA256_INVALID` (malformed digest, or digests on only some rows),
@@ -450,7 +464,9 @@ export class PackageBuilder {
         });
       }
     }
-    return this.#addVector(target, recordId, vector, digest, false);
+    this.#addVector(target, recordId, vector, digest, false);
+    if (digest !== undefined) this.#callerDigests.add(target);
+    return this;
   }
 
   #addVector(target: VectorTarget, recordId: string, vector: Float32Array | Float64Array | readonly number[], inputSha256: string | undefined, replace: boolean): this {
@@ -565,7 +581,8 @@ export class PackageBuilder {
    * Plans, writes, verifies and atomically publishes the package.
    * @throws OctxError — `OCTX_OPTIONS_INVALID`, `OCTX_OUTPUT_EXISTS`, `OCTX_CONCEPT_REQUIRED`,
    *   `OCTX_STRUCTURE_INVALID` (aggregated), `OCTX_STRUCTURE_INCOMPLETE` (with the report),
-   *   `OCTX_VALIDATION_ERROR`, `OCTX_ABORTED`, `OCTX_IO_ERROR`
+   *   `OCTX_VECTOR_INPUT_MISMATCH` (aggregated: input digests given to `addVector` that differ
+   *   from the records' rendered text), `OCTX_VALIDATION_ERROR`, `OCTX_ABORTED`, `OCTX_IO_ERROR`
    */
   async export(options: ExportOptions): Promise<ExportResult> {
     this.#assertOpen();
@@ -625,6 +642,8 @@ export class PackageBuilder {
         ...consumer,
         ...(vectors !== undefined ? { vectors } : {}),
       });
+      // Caller-supplied input digests the validator would refuse: refused here, nothing written.
+      if (this.#callerDigests.size > 0) await checkCallerDigests(this.#collected(), structureFiles, plan.arrowTargets, this.#callerDigests, opts.signal);
       planStep(structureRecords);
       const warnings = [...lockWarnings, ...plan.warnings];
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });

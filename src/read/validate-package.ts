@@ -40,8 +40,8 @@ import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
-import { inputHashDeclaration } from '../vectors/input-digest.js';
-import { compileInputTemplate, templateForTarget, type InputTemplateRenderer } from '../vectors/template.js';
+import { inputDigestRenderer } from '../vectors/input-digest.js';
+import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
@@ -688,12 +688,7 @@ class Validator {
    * Otherwise an `input_sha256` column is checked for form only.
    */
   private inputRenderer(config: Record<string, unknown> | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
-    if (config === undefined || !Object.hasOwn(config, 'input_template') || inputHashDeclaration(config) !== 'supported') return undefined;
-    try {
-      return compileInputTemplate(templateForTarget(config, target));
-    } catch {
-      return undefined;
-    }
+    return inputDigestRenderer(config, target);
   }
 
   /**

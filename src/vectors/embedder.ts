@@ -19,7 +19,7 @@ import type { VectorConfigInput } from './config.js';
  */
 export interface Embedder {
   readonly config: VectorConfigInput;
-  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[] | number[][]>;
+  embed(texts: string[], options?: { signal?: AbortSignal }): Promise<Float32Array[] | Float64Array[] | number[][]>;
   /**
    * Optional: called once before `config` is read, for an embedder that learns part of its config
    * from the service (e.g. the output width of a remote model).
@@ -33,8 +33,8 @@ export interface EmbedItem {
   readonly text: string;
 }
 
-/** A vector as an embedder returns it. */
-export type EmbeddedVector = Float32Array | number[];
+/** A vector as an embedder returns it; stored as float32 (`PackageBuilder.addVector` takes the same three forms). */
+export type EmbeddedVector = Float32Array | Float64Array | number[];
 
 /** Options of {@link embedAll}. */
 export interface EmbedAllOptions {
@@ -74,7 +74,7 @@ export interface EmbedAllResult {
  *   backoff (`retryDelayMs × 2^attempt`, +0–20 % jitter); then `OCTX_EMBEDDER_FAILED` with the
  *   last error as `cause`. An `OctxError` (from `embed`, `onBatch` or a result check) is
  *   permanent and thrown as it is.
- * - **Result check:** a result that is not an array of one vector (array or `Float32Array`)
+ * - **Result check:** a result that is not an array of one vector (array, `Float32Array` or `Float64Array`)
  *   per text is `OCTX_EMBEDDER_FAILED` (not retried: it is a bug, not a hiccup).
  * - **Abort:** `signal` stops reading, cancels running calls (their signal is aborted) and
  *   drops queued ones; the promise rejects with `OCTX_ABORTED` without waiting for calls that
@@ -259,7 +259,8 @@ function checkResult(out: unknown, expected: number, ids: readonly string[]): Em
   if (out.length !== expected) throw bad(`the embedder returned ${out.length} vectors for ${expected} texts`, ids[0]);
   for (let i = 0; i < out.length; i++) {
     const v: unknown = out[i];
-    if (!(v instanceof Float32Array) && !Array.isArray(v)) throw bad(`vector ${i} of the batch is neither a Float32Array nor an array`, ids[i]);
+    if (!(v instanceof Float32Array) && !(v instanceof Float64Array) && !Array.isArray(v))
+      throw bad(`vector ${i} of the batch is neither a Float32Array, a Float64Array nor an array`, ids[i]);
   }
   return out as EmbeddedVector[];
 }

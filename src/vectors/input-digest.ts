@@ -14,6 +14,7 @@ import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import type { VectorConfigInput } from './config.js';
 import type { VectorTarget } from './targets.js';
+import { compileInputTemplate, templateForTarget, type InputTemplateRenderer } from './template.js';
 
 /** Name of the optional Arrow column (utf8, non-null, 64 lower-case hex digits). */
 export const INPUT_SHA256_COLUMN = 'input_sha256';
@@ -69,6 +70,22 @@ export function inputHashDeclaration(config: object): 'supported' | 'absent' | '
   const want = Object.keys(INPUT_HASH_DECLARATION) as (keyof typeof INPUT_HASH_DECLARATION)[];
   if (keys.length !== want.length) return 'unknown';
   return want.every((k) => (v as Record<string, unknown>)[k] === INPUT_HASH_DECLARATION[k]) ? 'supported' : 'unknown';
+}
+
+/**
+ * The renderer that recomputes a target's input digests, or `undefined` when they can only be
+ * checked for form: the config must declare the recipe this library knows (`input_hash`, see
+ * {@link inputHashDeclaration}) and have an `input_template` usable for `target`. The one
+ * condition shared by the validator and the export's check of caller-supplied digests, so the
+ * SDK never writes a digest the validator would recompute differently.
+ */
+export function inputDigestRenderer(config: object | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
+  if (config === undefined || !Object.hasOwn(config, 'input_template') || inputHashDeclaration(config) !== 'supported') return undefined;
+  try {
+    return compileInputTemplate(templateForTarget(config, target));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
