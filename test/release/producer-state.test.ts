@@ -166,7 +166,7 @@ describe('the folders of a new state file (review of issue 16)', () => {
     expect(readdirSync(join(dir, 'a/b'))).toEqual(['s.json']);
   });
 
-  it('a lock held by another export: refused; the output folder it made is removed, the state's folder kept', async () => {
+  it('a lock held by another export: refused; the output folder it made is removed, the state folder kept', async () => {
     const dir = tempDir();
     const state = join(dir, 'held/s.json');
     mkdirSync(join(dir, 'held'));
