@@ -50,10 +50,12 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 
 /**
  * Builder options from the command line. Under `--strict`, a build without `--state` or
- * `--asset-id` is refused here, before anything is read: it would mint a new asset id.
+ * `--asset-id` is refused here, before anything is read: it would mint a new asset id. `limits`
+ * (from {@link cliLimits}) gives the builder its `maxFrontmatterBytes`: `addDocument` refuses a
+ * larger block itself, so a raised `--limits` value must reach it, not only the export.
  * @throws OctxError `OCTX_USAGE_ERROR`, `OCTX_STRICT_VIOLATION`
  */
-export function builderOptions(values: OptionValues): PackageBuilderOptions {
+export function builderOptions(values: OptionValues, limits?: Partial<ArchiveLimits>): PackageBuilderOptions {
   const version = str(values, 'version');
   const createdAt = str(values, 'created-at');
   const state = str(values, 'state');
@@ -76,6 +78,7 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
     ...(level !== undefined ? { compressionLevel: level } : {}),
     ...(consumer !== undefined ? { consumer } : {}),
     ...(strict ? { strict } : {}),
+    ...(limits?.maxFrontmatterBytes !== undefined ? { maxFrontmatterBytes: limits.maxFrontmatterBytes } : {}),
   };
 }
 
