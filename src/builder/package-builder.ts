@@ -275,6 +275,7 @@ export class PackageBuilder {
       sha256: entry.sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
+      ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
     });
     return this;
   }
