@@ -373,7 +373,13 @@ async function makeStateFolders(dir: string): Promise<string[]> {
  */
 async function removeEmptyFolders(dirs: readonly string[], statePath: string): Promise<void> {
   if (dirs.length === 0) return;
-  if (await stat(statePath).then(() => true, () => false)) return;
+  if (
+    await stat(statePath).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
   for (const dir of [...dirs].reverse()) {
     try {
       await rmdir(dir);
