@@ -47,6 +47,9 @@ export interface PackageBuilderOptions {
    * Largest frontmatter block `addDocument` accepts, in UTF-8 bytes (default 1 MiB, the readers'
    * default `limits.maxFrontmatterBytes`). A larger block is refused with
    * `OCTX_FRONTMATTER_TOO_LARGE` before it is parsed; readers with default limits refuse it too.
+   * Raising it alone is not enough: pass the same value as `export({ limits: { maxFrontmatterBytes } })`
+   * (a block above the export's limit is refused by the planner with `OCTX_RESOURCE_LIMIT`, naming
+   * the document), and readers need it in their `limits` to read the package.
    */
   readonly maxFrontmatterBytes?: number;
   /**

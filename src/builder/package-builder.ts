@@ -287,6 +287,7 @@ export class PackageBuilder {
       sha256: entry.sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
+      ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
     });
     return this;
   }
@@ -602,7 +603,7 @@ export class PackageBuilder {
     const state = this.#state;
     // A lock left by a killed export is taken over; that is reported as a warning.
     const lockWarnings: OctxIssue[] = [];
-    const unlock = state
+    const locked = state
       ? await state
           .lock((w) => lockWarnings.push(w))
           .catch(async (e: unknown) => {
@@ -610,6 +611,14 @@ export class PackageBuilder {
             throw e;
           })
       : undefined;
+    // Released once, before the output's folders are removed on failure: the lock file (and the
+    // folders made for the state) would otherwise keep a shared new folder from being removed.
+    let unlock = locked;
+    const releaseLock = async (): Promise<void> => {
+      const release = unlock;
+      unlock = undefined;
+      await release?.();
+    };
     const timings: Record<string, number> = {};
     let stateBackup: string | undefined;
     let stateWritten = false;
@@ -716,11 +725,15 @@ export class PackageBuilder {
         report,
       };
     } catch (e) {
-      await output.discard();
-      if (state && stateWritten) await state.restore(stateBackup);
+      try {
+        if (state && stateWritten) await state.restore(stateBackup);
+      } finally {
+        await releaseLock();
+        await output.discard();
+      }
       throw e;
     } finally {
-      await unlock?.();
+      await releaseLock();
       if (this.#consumed) await this.#cleanup();
     }
   }

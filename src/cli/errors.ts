@@ -62,7 +62,8 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_ID_DUPLICATE: 'every id must be unique across the asset, documents, chunks, events and entities',
   OCTX_CHUNK_ORDINAL_DUPLICATE: 'give each chunk of a document its own ordinal',
   OCTX_DOCUMENT_FRONTMATTER: 'fix the YAML frontmatter between the --- lines at the top of the file',
-  OCTX_FRONTMATTER_TOO_LARGE: 'keep large values in the document body: a frontmatter block holds at most 1 MiB (limits.maxFrontmatterBytes)',
+  OCTX_FRONTMATTER_TOO_LARGE:
+    'keep large values in the document body: a frontmatter block holds at most 1 MiB by default; when every consumer accepts more, pass --limits <file.json> with {"maxFrontmatterBytes": <n>} (and the same --limits to validate and inspect)',
   OCTX_DOCUMENT_TYPE_MISSING: 'give the document a non-empty string type, quoted in YAML (type: "Guide")',
   OCTX_DOCUMENT_INVALID: 'documents must be UTF-8 Markdown',
   OCTX_PATH_INVALID: 'use relative POSIX paths in NFC; documents end in .md, extension files live under extensions/<reverse-dns>/<major.minor>/',

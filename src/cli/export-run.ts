@@ -2,7 +2,6 @@
  * What every exporting command shares: the export options, building the PackageBuilder from
  * them, running the export with progress and warnings, and printing the result.
  */
-import { readFile } from 'node:fs/promises';
 import type { ExportResult, PackageBuilder } from '../builder/package-builder.js';
 import type { PackageBuilderOptions } from '../builder/options.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
@@ -13,8 +12,8 @@ import { prepareOutputTarget, writesToStdout } from './output-target.js';
 import { terminalProgress, type TerminalProgress } from './progress.js';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
-import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
-import { parseStrictJson } from '../read/strict-json.js';
+import type { ArchiveLimits } from '../model/limits.js';
+import { cliLimits, EXPORT_LIMIT_OPTIONS } from './limits-options.js';
 import { degradationName, type Degradation } from '../plan/report.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
@@ -40,8 +39,7 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     type: 'boolean',
     description: 'fail (exit 1, nothing written) when anything added would be left out (an incomplete structure layer, a vector target) or any warning is reported',
   },
-  'max-entries': { type: 'string', value: '<n>', description: 'raise the entries limit (default 10000 files in the package) when every consumer accepts more' },
-  limits: { type: 'string', value: '<file.json>', description: 'resource limits as a JSON object, e.g. {"maxEntries": 50000} (keys as in ArchiveLimits; docs/cli.md)' },
+  ...EXPORT_LIMIT_OPTIONS,
   'compression-level': { type: 'string', value: '<0-9>', description: 'zlib level for text entries (default 6; 0 stores everything)' },
   consumer: {
     type: 'string',
@@ -52,10 +50,12 @@ export const EXPORT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 
 /**
  * Builder options from the command line. Under `--strict`, a build without `--state` or
- * `--asset-id` is refused here, before anything is read: it would mint a new asset id.
+ * `--asset-id` is refused here, before anything is read: it would mint a new asset id. `limits`
+ * (from {@link cliLimits}) gives the builder its `maxFrontmatterBytes`: `addDocument` refuses a
+ * larger block itself, so a raised `--limits` value must reach it, not only the export.
  * @throws OctxError `OCTX_USAGE_ERROR`, `OCTX_STRICT_VIOLATION`
  */
-export function builderOptions(values: OptionValues): PackageBuilderOptions {
+export function builderOptions(values: OptionValues, limits?: Partial<ArchiveLimits>): PackageBuilderOptions {
   const version = str(values, 'version');
   const createdAt = str(values, 'created-at');
   const state = str(values, 'state');
@@ -78,6 +78,7 @@ export function builderOptions(values: OptionValues): PackageBuilderOptions {
     ...(level !== undefined ? { compressionLevel: level } : {}),
     ...(consumer !== undefined ? { consumer } : {}),
     ...(strict ? { strict } : {}),
+    ...(limits?.maxFrontmatterBytes !== undefined ? { maxFrontmatterBytes: limits.maxFrontmatterBytes } : {}),
   };
 }
 
@@ -93,46 +94,6 @@ function identityWarning(values: OptionValues, assetId?: string): OctxIssue | un
     message: `neither --state nor --asset-id was given, so this build mints a new asset id and consumers see every build as a different asset; ${advice} or --state <file>`,
   });
 }
-
-/**
- * The resource limits from `--limits <file.json>` and `--max-entries <n>` (which wins), or
- * undefined for the defaults.
- * @throws OctxError `OCTX_USAGE_ERROR`
- */
-export async function cliLimits(values: OptionValues): Promise<Partial<ArchiveLimits> | undefined> {
-  let limits: Record<string, unknown> | undefined;
-  const file = str(values, 'limits');
-  if (file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (e) {
-      throw usageError(`--limits: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'limits');
-    }
-    const parsed = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
-    if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
-      throw usageError(`--limits ${file} must hold one JSON object such as {"maxEntries": 50000}${parsed.ok ? '' : ` (${parsed.message})`}`, 'limits');
-    }
-    limits = { ...(parsed.value as Record<string, unknown>) };
-  }
-  const maxEntries = str(values, 'max-entries');
-  if (maxEntries !== undefined) {
-    if (!/^[1-9][0-9]{0,14}$/.test(maxEntries)) throw usageError(`--max-entries must be a positive integer (got ${JSON.stringify(maxEntries)})`, 'max-entries');
-    limits = { ...limits, maxEntries: Number(maxEntries) };
-  }
-  if (limits === undefined) return undefined;
-  try {
-    // Checked here, so that a typo in the file is a usage error before anything is read.
-    resolveLimits(limits);
-  } catch (e) {
-    if (e instanceof OctxError) throw usageError(`--limits ${file ?? ''}: ${e.issues[0]!.message}; known limits: ${LIMIT_NAMES}`, 'limits');
-    throw e;
-  }
-  return limits;
-}
-
-const LIMIT_NAMES =
-  'maxEntries, maxFileSize, maxTotalUncompressed, maxCompressionRatio, maxJsonlLineSize, maxJsonlRecords, maxJsonDepth, maxYamlDepth, maxArrowDimension, maxArrowBatches, maxArrowRows, maxArrowValues, maxIssues';
 
 /** `loadWorkdir` options from the command line (the limits, checked on the folder's listing first). */
 export async function workdirOptions(values: OptionValues): Promise<{ limits?: Partial<ArchiveLimits> }> {

@@ -1,12 +1,13 @@
 /**
- * Where an exporting command writes, from `-o`: a file (whose folder must exist unless `--mkdir`),
+ * Where an exporting command writes, from `-o`: a file (whose folder must exist unless `--mkdir`,
+ * which leaves creating it to the SDK: it removes the folders it created when the export fails),
  * or `-` for stdout. A package for stdout is built into a private temporary file first, verified
  * there like any export, and only then copied to stdout — so nothing reaches stdout when the
  * export or its verification fails.
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
@@ -33,8 +34,9 @@ export function writesToStdout(values: OptionValues): boolean {
 }
 
 /**
- * Resolves `-o`. A missing parent folder is `OCTX_OUTPUT_INVALID` (exit 2) unless `--mkdir`,
- * which creates it; `-o -` with `--json` (both would claim stdout) or with stdout on a terminal
+ * Resolves `-o`. A missing parent folder is `OCTX_OUTPUT_INVALID` (exit 2) unless `--mkdir`; then
+ * the export creates it (not this function: the SDK removes the folders it created when the
+ * export is refused or fails, so a refused export leaves nothing behind); `-o -` with `--json` (both would claim stdout) or with stdout on a terminal
  * is a usage error.
  * @throws OctxError `OCTX_OUTPUT_INVALID`, `OCTX_USAGE_ERROR`
  */
@@ -64,11 +66,8 @@ export async function prepareOutputTarget(values: OptionValues, json: boolean, i
     (s) => s.isDirectory(),
     () => false,
   );
-  if (!isDir) {
-    if (!flag(values, 'mkdir')) {
-      throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', path: output, field: 'output', message: `the folder ${parent} of -o does not exist; create it, or add --mkdir` });
-    }
-    await mkdir(parent, { recursive: true });
+  if (!isDir && !flag(values, 'mkdir')) {
+    throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', path: output, field: 'output', message: `the folder ${parent} of -o does not exist; create it, or add --mkdir` });
   }
   return { path, toStdout: false, deliver: async () => undefined, cleanup: async () => undefined };
 }

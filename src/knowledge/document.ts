@@ -29,6 +29,11 @@ export interface PreparedDocument {
   readonly type?: string;
   /** The exact bytes that go into the package: UTF-8, never a BOM. */
   readonly bytes: Buffer;
+  /**
+   * UTF-8 bytes of the frontmatter block as written (concepts only): the export checks it against
+   * its `limits.maxFrontmatterBytes`, which may be lower than what `addDocument` accepted.
+   */
+  readonly frontmatterBytes?: number;
 }
 
 /** Options for {@link prepareDocument}. */
@@ -148,7 +153,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     const block = [`type: ${yamlQuote(type)}`, `title: ${yamlQuote(title)}`, 'octx:', `  document_id: ${yamlQuote(documentId)}`].join(newline);
     const out = `---${newline}${block}${newline}---${newline}${newline}${body}`;
     assertReadable(path, `${block}${newline}`, options.maxFrontmatterBytes);
-    return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(out, 'utf8') };
+    return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(out, 'utf8'), frontmatterBytes: Buffer.byteLength(`${block}${newline}`) };
   }
 
   const parsed = parseFrontmatter(frontmatter, options.maxFrontmatterBytes);
@@ -196,13 +201,13 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     }
   }
   const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };
-  if (fm === frontmatter && appended.length === 0) return { ...result, bytes: Buffer.from(text, 'utf8') };
+  if (fm === frontmatter && appended.length === 0) return { ...result, bytes: Buffer.from(text, 'utf8'), frontmatterBytes: Buffer.byteLength(frontmatter) };
   if (appended.length > 0) {
     if (fm !== '' && !fm.endsWith('\n')) fm += newline;
     fm += appended.map((l) => `${l}${newline}`).join('');
   }
   assertReadable(path, fm, options.maxFrontmatterBytes, data);
-  return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8') };
+  return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8'), frontmatterBytes: Buffer.byteLength(fm) };
 }
 
 /**

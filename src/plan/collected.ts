@@ -13,6 +13,8 @@ export interface CollectedDocument {
   /** Dense id in the registry (concepts only). */
   readonly dense?: number;
   readonly title?: string;
+  /** UTF-8 bytes of the frontmatter block (concepts): checked against the export's `limits.maxFrontmatterBytes`. */
+  readonly frontmatterBytes?: number;
   readonly entry: SpilledEntry;
   readonly size: number;
   readonly sha256: string;

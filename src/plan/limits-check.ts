@@ -68,3 +68,24 @@ export function checkListedInput(count: number, sizes: () => readonly SizedFile[
   }
   return checkExportLimits(sizes(), limits);
 }
+
+/**
+ * Documents whose frontmatter block is above `limits.maxFrontmatterBytes`: `addDocument` accepts
+ * up to the builder's own `maxFrontmatterBytes` option, so a block it took can still be over the
+ * limits the package is exported for (readers with them refuse the document).
+ */
+export function checkFrontmatterLimit(documents: readonly { readonly path: string; readonly frontmatterBytes?: number }[], limits: ArchiveLimits): OctxIssue[] {
+  const issues: OctxIssue[] = [];
+  for (const d of documents) {
+    if (d.frontmatterBytes === undefined || d.frontmatterBytes <= limits.maxFrontmatterBytes) continue;
+    issues.push(
+      issue({
+        code: 'OCTX_RESOURCE_LIMIT',
+        path: d.path,
+        field: 'frontmatter',
+        message: `the frontmatter block is ${d.frontmatterBytes} bytes, above maxFrontmatterBytes ${limits.maxFrontmatterBytes} (the builder's maxFrontmatterBytes accepted it; the export's limits must allow it too): consumers with these limits would refuse the package`,
+      }),
+    );
+  }
+  return issues;
+}

@@ -12,8 +12,8 @@ import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorSpill } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import type { SpillSnapshot } from '../structure/structure-store.js';
-import { SDK_LIMITS_HINT, checkExportLimits, estimateArrowSize, type SizedFile } from './limits-check.js';
-import type { Collected } from './collected.js';
+import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, estimateArrowSize, type SizedFile } from './limits-check.js';
+import type { Collected, CollectedDocument } from './collected.js';
 import {
   DEGRADATION_SAMPLE_SIZE,
   degradationName,
@@ -157,6 +157,7 @@ function decide(collected: Collected, structureFiles: StructureFiles, options: P
     assertLimits(
       files.map((f) => ({ path: f.path, size: f.size })),
       options.limits,
+      collected.documents,
     );
     return { files, arrowTargets: [], capabilities: {}, documents, structure: { status, counts, reason }, vectors, warnings, degradations };
   }
@@ -189,6 +190,7 @@ function decide(collected: Collected, structureFiles: StructureFiles, options: P
     assertLimits(
       files.map((f) => ({ path: f.path, size: f.size })),
       options.limits,
+      collected.documents,
     );
     return { files, arrowTargets: [], capabilities: {}, documents, structure: report, vectors, warnings, degradations };
   }
@@ -232,7 +234,7 @@ function decide(collected: Collected, structureFiles: StructureFiles, options: P
     const digests = a.spill.hasInputSha256 ? a.rows.length * 68 : 0;
     sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions) + digests, rows: a.rows.length, dimensions: a.spill.dimensions });
   }
-  assertLimits(sized, options.limits);
+  assertLimits(sized, options.limits, collected.documents);
   return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings, degradations };
 }
 
@@ -294,8 +296,8 @@ function droppedVectors(vectors: VectorsReport): string {
   }).join(', ');
 }
 
-function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits): void {
-  const issues = checkExportLimits(files, limits);
+function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits, documents: readonly CollectedDocument[]): void {
+  const issues = [...checkFrontmatterLimit(documents, limits), ...checkExportLimits(files, limits)];
   if (issues.length > 0)
     throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', `the package would exceed the consumers' resource limits; nothing was written (${SDK_LIMITS_HINT}):`, issues);
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
@@ -149,11 +149,38 @@ export class ProducerState {
    * then re-reads the releases from disk. Returns the function that releases the lock. A lock left
    * by a process that is gone (same host, dead PID: a SIGKILLed or crashed export) is taken over,
    * and `onTakeover` receives an `OCTX_STATE_LOCK_TAKEN_OVER` warning naming it.
+   *
+   * The lock file needs the state's folder, so missing folders are created here; releasing the
+   * lock removes the ones it created again (innermost first, only while empty) when no state file
+   * was written there, so a refused or failed export leaves no empty folder behind. A state file
+   * that was written keeps its folders.
    * @throws OctxError `OCTX_STATE_LOCKED` when another export holds the lock
    */
   async lock(onTakeover?: (warning: OctxIssue) => void): Promise<() => Promise<void>> {
     const lockPath = `${this.path}.lock`;
-    await mkdir(dirname(this.path), { recursive: true });
+    const createdDirs = await makeStateFolders(dirname(this.path));
+    const release = async (): Promise<void> => {
+      await rm(lockPath, { force: true });
+      await removeEmptyFolders(createdDirs, this.path);
+    };
+    try {
+      await this.#takeLock(lockPath, onTakeover);
+    } catch (e) {
+      await removeEmptyFolders(createdDirs, this.path);
+      throw e;
+    }
+    try {
+      const fresh = ProducerState.load(this.path);
+      this.#data = { ...fresh.#data, ids: this.ids.toJSON() };
+    } catch (e) {
+      await release();
+      throw e;
+    }
+    return release;
+  }
+
+  /** Creates `<state>.lock` with O_EXCL, taking over the lock of a process that is gone. */
+  async #takeLock(lockPath: string, onTakeover?: (warning: OctxIssue) => void): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
         const fh = await open(lockPath, 'wx');
@@ -185,14 +212,6 @@ export class ProducerState {
         });
       }
     }
-    try {
-      const fresh = ProducerState.load(this.path);
-      this.#data = { ...fresh.#data, ids: this.ids.toJSON() };
-    } catch (e) {
-      await rm(lockPath, { force: true });
-      throw e;
-    }
-    return () => rm(lockPath, { force: true });
   }
 
   /**
@@ -325,7 +344,53 @@ export function nextVersion(state: ProducerState, part: 'major' | 'minor' | 'pat
   return latest === undefined ? '1.0.0' : bumpSemVer(latest, part);
 }
 
+/**
+ * Creates the missing folders of `dir`; returns the ones it created, outermost first.
+ * @throws OctxError `OCTX_IO_ERROR` when a folder cannot be created
+ */
+async function makeStateFolders(dir: string): Promise<string[]> {
+  const missing: string[] = [];
+  for (let d = dir; ; d = dirname(d)) {
+    try {
+      await stat(d);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) break;
+      missing.unshift(d);
+    }
+  }
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw new OctxError('OCTX_IO_ERROR', `cannot create the folder of producer state ${dir}: ${(e as Error).message}`, { cause: e });
+  }
+  return missing;
+}
+
+/**
+ * Removes `dirs` (created for the state, outermost first) innermost first, unless the state file
+ * exists; rmdir refuses a folder that holds anything else (the package, another file). Best effort.
+ */
+async function removeEmptyFolders(dirs: readonly string[], statePath: string): Promise<void> {
+  if (dirs.length === 0) return;
+  if (
+    await stat(statePath).then(
+      () => true,
+      () => false,
+    )
+  )
+    return;
+  for (const dir of [...dirs].reverse()) {
+    try {
+      await rmdir(dir);
+    } catch {
+      break;
+    }
+  }
+}
+
 async function writeFileAtomic(path: string, text: string): Promise<void> {
+  // Normally there already: the lock, taken before anything is recorded, created the folder.
   await mkdir(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {

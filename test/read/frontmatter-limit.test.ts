@@ -4,11 +4,15 @@
  * `addDocument`; documents the validator holds at once are bounded by bytes (`ByteBudget`).
  * The 250 MiB case under a 512 MiB heap is in memory-bound.test.ts.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PackageBuilder, isOctxError } from '../../src/index.js';
 import { ByteBudget } from '../../src/read/byte-budget.js';
 import { openPackage, validatePackage } from '../../src/read/index.js';
 import { DOC_ID, conceptMd, entriesOf, writeDir } from './helpers.js';
+import { failureAsync } from '../helpers/errors.js';
+import { tempDir } from '../helpers/temp.js';
 
 const MiB = 1024 * 1024;
 const bigTitle = (bytes: number): string => `---\ntype: Reference\ntitle: "${'t'.repeat(bytes)}"\noctx:\n  document_id: ${DOC_ID}\n---\n# Big\n`;
@@ -80,6 +84,33 @@ describe('maxFrontmatterBytes in addDocument', () => {
     expect(codeOf(() => small.addDocument({ path: 'a.md', markdown: bigTitle(100) }))).toBe('OCTX_FRONTMATTER_TOO_LARGE:frontmatter');
     await small.dispose();
     expect(codeOf(() => builder({ maxFrontmatterBytes: 0 }))).toBe('OCTX_OPTIONS_INVALID:maxFrontmatterBytes');
+  });
+
+  it('a block the builder option accepted but the export limits do not: the planner refuses it (OCTX_RESOURCE_LIMIT naming the document), nothing is written', async () => {
+    const dir = tempDir();
+    const doc = bigTitle(MiB);
+    const blockBytes = Buffer.byteLength(doc.slice(4, doc.indexOf('---\n#')));
+    for (const limits of [undefined, { maxFrontmatterBytes: blockBytes - 1 }]) {
+      const b = builder({ maxFrontmatterBytes: 2 * MiB }).addDocument({ path: 'big.md', markdown: doc });
+      const out = join(dir, 'refused.octx');
+      const e = await failureAsync(b.export({ output: out, ...(limits ? { limits } : {}) }));
+      expect(e.code).toBe('OCTX_RESOURCE_LIMIT');
+      expect(e.issues).toEqual([
+        expect.objectContaining({
+          code: 'OCTX_RESOURCE_LIMIT',
+          path: 'knowledge/big.md',
+          field: 'frontmatter',
+          message: expect.stringContaining(`the frontmatter block is ${blockBytes} bytes, above maxFrontmatterBytes ${limits?.maxFrontmatterBytes ?? MiB}`),
+        }),
+      ]);
+      expect(existsSync(out)).toBe(false);
+      await b.dispose();
+    }
+    // Raised at export too: written, and read back with the same limit.
+    const b = builder({ maxFrontmatterBytes: 2 * MiB }).addDocument({ path: 'big.md', markdown: doc });
+    const out = join(dir, 'ok.octx');
+    await b.export({ output: out, limits: { maxFrontmatterBytes: blockBytes } });
+    expect((await validatePackage(out, { limits: { maxFrontmatterBytes: blockBytes } })).valid).toBe(true);
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nextVersion, type OctxError, PackageBuilder, ProducerState, type ExportResult } from '../../src/index.js';
@@ -137,5 +137,43 @@ describe('producer state', () => {
     expect(b.ids.chunk('k')).toBe(b.ids.chunk('k'));
     expect(b.ids.chunk('k')).not.toBe(b.ids.event('k'));
     void b.dispose();
+  });
+});
+
+describe('the folders of a new state file (review of issue 16)', () => {
+  /** A builder whose export is refused by the planner (no Concept Document) after the lock was taken. */
+  const refused = (state: string) => new PackageBuilder({ asset: { name: 'Refused' }, state });
+
+  it('a refused export removes the folders created for the state, and only those', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'kept'));
+    const e = await failure(refused(join(dir, 'kept/new/deeper/s.json')).export({ output: join(dir, 'out.octx') }));
+    expect(e.code).toBe('OCTX_CONCEPT_REQUIRED');
+    expect(readdirSync(dir)).toEqual(['kept']);
+    expect(readdirSync(join(dir, 'kept'))).toEqual([]);
+  });
+
+  it('state and output in the same new folder: a refused export removes it; a successful one keeps it with the state', async () => {
+    const dir = tempDir();
+    const e = await failure(refused(join(dir, 'new/s.json')).export({ output: join(dir, 'new/out.octx') }));
+    expect(e.code).toBe('OCTX_CONCEPT_REQUIRED');
+    expect(readdirSync(dir)).toEqual([]);
+    const e2 = await failure(refused(join(dir, 'st/s.json')).export({ output: join(dir, 'st/pkg/out.octx') }));
+    expect(e2.code).toBe('OCTX_CONCEPT_REQUIRED');
+    expect(readdirSync(dir)).toEqual([]);
+    await runPipeline(join(dir, 'a/b/s.json'), join(dir, 'a/out.octx'));
+    expect(readdirSync(join(dir, 'a')).sort()).toEqual(['b', 'out.octx']);
+    expect(readdirSync(join(dir, 'a/b'))).toEqual(['s.json']);
+  });
+
+  it('a lock held by another export: refused; the output folder it made is removed, the state folder kept', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'held/s.json');
+    mkdirSync(join(dir, 'held'));
+    writeFileSync(`${state}.lock`, `${JSON.stringify({ pid: process.pid, host: 'elsewhere.invalid', started: '2026-01-01T00:00:00Z' })}\n`);
+    const e = await failure(runPipeline(state, join(dir, 'out/x.octx')));
+    expect(e.code).toBe('OCTX_STATE_LOCKED');
+    // The state folder existed before (it holds the other export's lock); the output folder is gone.
+    expect(readdirSync(dir)).toEqual(['held']);
   });
 });

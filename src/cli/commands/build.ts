@@ -2,6 +2,7 @@ import type { Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { cliLimits } from '../limits-options.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 
 export const buildCommand: Command = {
@@ -29,7 +30,7 @@ export const buildCommand: Command = {
     await requireFolder(workdir, 'working folder');
     indexFilesOption(ctx.values);
     const { PackageBuilder } = await import('../../builder/package-builder.js');
-    const builder = new PackageBuilder(builderOptions(ctx.values));
+    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     const progress = cliProgress(ctx);
     const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
     const result = await runExport(builder, ctx, { progress });

@@ -41,8 +41,8 @@ export const deriveCommand: Command = {
     await requireFolder(workdir, 'working folder');
     indexFilesOption(ctx.values);
     const { PackageBuilder } = await import('../../builder/package-builder.js');
-    const options = builderOptions(ctx.values);
     const loadOptions = await workdirOptions(ctx.values);
+    const options = builderOptions(ctx.values, loadOptions.limits);
     const builder = await PackageBuilder.derive(source, {
       ...options,
       asset: { name: str(ctx.values, 'name')!, ...(options.asset.id !== undefined ? { id: options.asset.id } : {}) },

@@ -4,6 +4,7 @@ import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { cliLimits } from '../limits-options.js';
 import { requireFolder } from '../fs-checks.js';
 
 /** Human lines about an ingest adapter run. */
@@ -61,7 +62,7 @@ export const fromIngestCommand: Command = {
     const eventsFile = str(ctx.values, 'events');
     const extractEvents = eventsFile !== undefined ? await eventsFromFile(eventsFile) : undefined;
     const namespace = str(ctx.values, 'namespace');
-    const builder = new PackageBuilder(builderOptions(ctx.values));
+    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     let report: IngestAdapterReport;
     try {
       report = await fromIngest(builder, input.envelopes, {

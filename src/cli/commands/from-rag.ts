@@ -6,6 +6,7 @@ import type { Command } from '../args.js';
 import { flag, str, usageError } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { builderOptions, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { cliLimits } from '../limits-options.js';
 
 /** Human lines about a RAG adapter run. */
 export function ragLines(r: RagAdapterReport): string[] {
@@ -82,7 +83,7 @@ export const fromRagCommand: Command = {
     const input = await loadRagFiles(ctx.positionals);
     const documentsDir = str(ctx.values, 'documents');
     const documents = documentsDir !== undefined ? await ragDocumentsFolder(documentsDir) : undefined;
-    const builder = new PackageBuilder(builderOptions(ctx.values));
+    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     let report: RagAdapterReport;
     try {
       report = await fromRag(builder, {

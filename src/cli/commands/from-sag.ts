@@ -4,6 +4,7 @@ import { flag, list, str, usageError } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFile } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
+import { cliLimits } from '../limits-options.js';
 
 /** Human lines about a SAG adapter run. */
 export function sagLines(r: SagAdapterReport): string[] {
@@ -102,7 +103,7 @@ export const fromSagCommand: Command = {
     await requireFile(db, 'database');
     const [{ PackageBuilder }, { fromSagDatabase }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/sag/from-sag.js')]);
     const articles = list(ctx.values, 'article');
-    const builder = new PackageBuilder(builderOptions(ctx.values));
+    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     let report: SagAdapterReport;
     try {
       report = await fromSagDatabase(builder, db, {

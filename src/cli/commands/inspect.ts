@@ -4,6 +4,7 @@ import type { Command } from '../args.js';
 import { inCliTerms } from '../cli-terms.js';
 import { EXIT_OK } from '../errors.js';
 import { requirePackagePath } from '../fs-checks.js';
+import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 
 /** A part of the package that inspect could not read (it reports it and goes on: it does not judge). */
 interface Unreadable {
@@ -40,12 +41,18 @@ export const inspectCommand: Command = {
     'ZIP, no manifest); 2 when the path does not exist or the command line is wrong.',
   ].join('\n'),
   positionals: [{ name: 'file', description: 'a .octx file (or an unpacked package folder)' }],
-  options: {},
-  examples: ['octx-export inspect out/three-kingdoms.octx', 'octx-export inspect out/three-kingdoms.octx --json'],
+  options: { ...READ_LIMIT_OPTIONS },
+  examples: [
+    'octx-export inspect out/three-kingdoms.octx',
+    'octx-export inspect out/three-kingdoms.octx --json',
+    'octx-export inspect out/three-kingdoms.octx --max-entries 50000',
+  ],
   async run(ctx) {
     await requirePackagePath(ctx.positionals[0]!, 'package');
     const { openPackage } = await import('../../read/open-package.js');
-    const pkg = await openPackage(ctx.positionals[0]!);
+    // A package built with raised limits is read with the same ones.
+    const limits = await cliLimits(ctx.values);
+    const pkg = await openPackage(ctx.positionals[0]!, limits ? { limits } : {});
     try {
       const info = pkg.info;
       const unreadable: Unreadable[] = [];

@@ -4,6 +4,7 @@ import { EXIT_FAILED, EXIT_OK } from '../errors.js';
 import { formatIssue } from '../error-format.js';
 import { requirePackagePath } from '../fs-checks.js';
 import { terminalProgress } from '../progress.js';
+import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 
 const SHOWN = 50;
 
@@ -18,22 +19,26 @@ export const validateCommand: Command = {
       value: '<name>',
       description: `also check what one consumer accepts beyond the format: ${CONSUMER_NAMES.join(', ')} (exit 1 when it would refuse the package; see docs/consumers.md)`,
     },
+    ...READ_LIMIT_OPTIONS,
   },
   examples: [
     'octx-export validate out/three-kingdoms.octx',
     'octx-export validate out/three-kingdoms.octx --json',
     'octx-export validate out/three-kingdoms.octx --consumer sag-1.7',
+    'octx-export validate out/three-kingdoms.octx --max-entries 50000',
   ],
   async run(ctx) {
     const target = ctx.positionals[0]!;
     await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
     const consumer = consumerOption(str(ctx.values, 'consumer'));
+    // A package built with raised limits is read with the same ones.
+    const limits = await cliLimits(ctx.values);
     // Progress on a terminal: validate documents, files, structure, vectors (those that apply).
     const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
     let report;
     try {
-      report = await validatePackage(target, { ...(consumer !== undefined ? { consumer } : {}), onProgress: progress });
+      report = await validatePackage(target, { ...(consumer !== undefined ? { consumer } : {}), ...(limits ? { limits } : {}), onProgress: progress });
     } finally {
       progress.done();
     }
