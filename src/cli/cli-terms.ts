@@ -21,6 +21,7 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/pass dropInvalidLayers: true to derive without it/g, 'fix the source, or derive it with --documents-only'],
   [/pass normalized true or false/g, 'give --normalized true or --normalized false'],
   [/pass export\(\{ limits \}\)/g, 'raise the limits'],
+  [/\(documentsOnly fails the same\); pass larger limits in the derive options/g, '(--documents-only fails the same); pass --max-entries <n> or --limits <file.json>'],
   [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
   [/documentsOnly was requested/g, '--documents-only was given'],
   [/\(indexFiles: ([a-z-]+)\)/g, '(--index-files $1)'],

@@ -5,7 +5,7 @@
  * `--debug`. Exit codes: 1 invalid input or failed export, 2 usage or I/O error.
  */
 import { OCTX_CODES, type OctxCode } from '../model/codes.js';
-import { OctxError, type OctxIssue } from '../model/errors.js';
+import { formatIssue as issueText, OctxError, type OctxIssue } from '../model/errors.js';
 import type { CliIo } from './args.js';
 import { inCliTerms } from './cli-terms.js';
 import { formatIssue, hintLine } from './error-format.js';
@@ -114,6 +114,34 @@ export function formatIssueLine(i: OctxIssue, label = i.severity === 'warning' ?
 
 const MAX_PRINTED = 20;
 
+/**
+ * Codes that only wrap the real cause (the derivation refused because the source did not
+ * validate): when every error behind them is a limit, the limit's hint is the one that helps.
+ */
+const WRAPPER_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>(['OCTX_DERIVATION_REQUIRED']);
+
+/** The code whose hint fits an error: its own, or the cause's when it only wraps a limit. */
+export function hintCodeOf(e: OctxError): OctxCode {
+  if (!WRAPPER_CODES.has(e.code)) return e.code;
+  const cause = e.cause;
+  if (cause instanceof OctxError && cause.code === 'OCTX_RESOURCE_LIMIT') return cause.code;
+  const errors = e.issues.filter((i) => i.severity !== 'warning');
+  if (errors.length > 0 && errors.every((i) => i.code === 'OCTX_RESOURCE_LIMIT')) return 'OCTX_RESOURCE_LIMIT';
+  return e.code;
+}
+
+/**
+ * The headline of an aggregate error (`error[CODE]: headline`), or undefined when it only
+ * repeats its one issue (fail-fast errors: the message is that issue).
+ */
+export function headlineOf(e: OctxError): string | undefined {
+  const first = e.message.split('\n')[0]!;
+  const [one] = e.issues;
+  if (one === undefined) return first;
+  if (e.issues.length === 1 && one.code === e.code && (first === one.message.split('\n')[0] || first === issueText(one).split('\n')[0])) return undefined;
+  return first;
+}
+
 /** The JSON form of an error for `--json`. */
 export function errorJson(e: OctxError, command: string | undefined): Record<string, unknown> {
   return {
@@ -122,7 +150,7 @@ export function errorJson(e: OctxError, command: string | undefined): Record<str
     error: {
       code: e.code,
       message: inCliTerms(e.message.split('\n')[0]!),
-      hint: inCliTerms(hintFor(e.code)),
+      hint: inCliTerms(hintFor(hintCodeOf(e))),
       issues: e.issues,
       ...(e.report !== undefined ? { report: e.report } : {}),
     },
@@ -137,10 +165,12 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   const code = exitCodeFor(e);
   if (e instanceof OctxError) {
     const issues = e.issues.length > 0 ? e.issues : [{ code: e.code, severity: 'error' as const, message: e.message }];
-    const lines = issues.slice(0, MAX_PRINTED).flatMap((i) => formatIssue({ ...i, severity: 'error' }));
+    const headline = headlineOf(e);
+    const lines = headline === undefined ? [] : formatIssue({ code: e.code, severity: 'error', message: headline });
+    lines.push(...issues.slice(0, MAX_PRINTED).flatMap((i) => formatIssue({ ...i, severity: 'error' })));
     if (issues.length > MAX_PRINTED)
       lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
-    lines.push(hintLine(hintFor(e.code)));
+    lines.push(hintLine(hintFor(hintCodeOf(e))));
     if (options.debug && e.stack) lines.push(e.stack);
     io.stderr.write(`${lines.join('\n')}\n`);
     if (options.json) io.stdout.write(`${JSON.stringify(errorJson(e, options.command), null, 2)}\n`);
