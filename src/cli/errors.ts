@@ -5,7 +5,7 @@
  * `--debug`. Exit codes: 1 invalid input or failed export, 2 usage or I/O error.
  */
 import { OCTX_CODES, type OctxCode } from '../model/codes.js';
-import { formatIssue as issueText, OctxError, type OctxIssue } from '../model/errors.js';
+import { OctxError, type OctxIssue } from '../model/errors.js';
 import type { CliIo } from './args.js';
 import { inCliTerms } from './cli-terms.js';
 import { formatIssue, hintLine } from './error-format.js';
@@ -131,15 +131,15 @@ export function hintCodeOf(e: OctxError): OctxCode {
 }
 
 /**
- * The headline of an aggregate error (`error[CODE]: headline`), or undefined when it only
- * repeats its one issue (fail-fast errors: the message is that issue).
+ * The headline of an aggregate error (`error[CODE]: headline`) when its code differs from its
+ * first issue's (`OCTX_STRUCTURE_INCOMPLETE` over `OCTX_SAG_DOCUMENT_WITHOUT_CHUNK` issues);
+ * undefined when the first issue already carries the error's code (fail-fast errors, and
+ * aggregates that lead with their own summary issue).
  */
 export function headlineOf(e: OctxError): string | undefined {
-  const first = e.message.split('\n')[0]!;
   const [one] = e.issues;
-  if (one === undefined) return first;
-  if (e.issues.length === 1 && one.code === e.code && (first === one.message.split('\n')[0] || first === issueText(one).split('\n')[0])) return undefined;
-  return first;
+  if (one !== undefined && one.code === e.code) return undefined;
+  return e.message.split('\n')[0]!;
 }
 
 /** The JSON form of an error for `--json`. */
