@@ -3,7 +3,8 @@
  * headline and code before its issues; a hint follows the real cause, not a wrapper code.
  * Runs the CLI in-process (`main` with captured streams).
  */
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/cli.js';
@@ -12,12 +13,12 @@ import { ROOT, tempDir } from '../helpers/temp.js';
 const FIXTURE = join(ROOT, 'fixtures/kb-three-kingdoms');
 const ASSET = '019c0000-0000-7000-8000-0000000000a1';
 
-/** Runs `main` with captured stdout and stderr. */
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Runs `main` with captured stdout and stderr (or the given stdout). */
+async function cli(args: string[], stdout?: NodeJS.WritableStream): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const io = {
-    stdout: { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
+    stdout: stdout ?? { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
     stderr: { write: (c: string | Uint8Array) => (err.push(String(c)), true) },
   } as never;
   const code = await main(args, io);
@@ -64,5 +65,62 @@ describe('aggregate errors', () => {
       expect(r.stderr).not.toMatch(/hint: the source package is invalid/);
       expect(r.stderr).not.toMatch(/documentsOnly|derive options/);
     }
+  });
+});
+
+describe('messages in CLI terms', () => {
+  it('a dangling symbolic link at -o names --overwrite, not the SDK option', async () => {
+    const dir = tempDir();
+    const link = join(dir, 'dl.octx');
+    symlinkSync(join(dir, 'missing-target'), link);
+    const r = await cli(['build', FIXTURE, '-o', link, '--name', 'X', '--asset-id', ASSET]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error\[OCTX_OUTPUT_EXISTS\]: .* is a symbolic link to a missing file; use --overwrite to replace the link\n/);
+    expect(r.stderr).not.toMatch(/overwrite: true/);
+  });
+
+  it('from-rag does not claim --documents-only was given, and names no SDK report field or option', async () => {
+    const dir = tempDir();
+    const r = await cli(['from-rag', 'fixtures/rag/chunks.jsonl', 'fixtures/rag/vectors.jsonl', '--documents', 'fixtures/rag/documents', '--rebuild-documents', '--normalized', 'true', '-o', join(dir, 'rag.octx'), '--name', 'R', '--asset-id', ASSET]);
+    expect(r.code).toBe(0);
+    expect(r.stderr + r.stdout).not.toMatch(/--documents-only was given|documentsOnly|report\.chunkIds|pass revision/);
+    expect(r.stderr + r.stdout).toMatch(/give the model revision and other pipeline settings in --vector-config/);
+  });
+
+  it('a missing input path gets the hint of its kind (working folder, database, package)', async () => {
+    const dir = tempDir();
+    const [build, sag, validate] = await Promise.all([
+      cli(['build', join(dir, 'nowhere'), '-o', join(dir, 'a.octx'), '--name', 'X', '--asset-id', ASSET]),
+      cli(['from-sag', join(dir, 'sag.db'), '--source', '5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87', '-o', join(dir, 'b.octx'), '--name', 'X', '--asset-id', ASSET]),
+      cli(['validate', join(dir, 'missing.octx')]),
+    ]);
+    for (const r of [build, sag, validate]) expect(r.stderr).toMatch(/^error\[OCTX_OPEN_ERROR\]: /);
+    expect(build.stderr).toMatch(/\nhint: check the path: it must be an existing working folder/);
+    expect(sag.stderr).toMatch(/\nhint: check the path: it must be an existing SQLite file/);
+    expect(validate.stderr).toMatch(/\nhint: check the path: it must be an existing \.octx file or package folder/);
+    expect(build.stderr + sag.stderr).not.toMatch(/\.octx file or package folder/);
+  });
+
+  it('a state file of another asset names the --asset-id option as the field', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    expect((await cli(['build', FIXTURE, '-o', join(dir, 'a.octx'), '--name', 'X', '--asset-id', ASSET, '--state', state])).code).toBe(0);
+    const r = await cli(['build', FIXTURE, '-o', join(dir, 'b.octx'), '--name', 'X', '--asset-id', '019c0000-0000-7000-8000-0000000000a2', '--state', state]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error\[OCTX_STATE_INVALID\]: /);
+    expect(r.stderr).toMatch(/\n {2}field asset-id\n/);
+    expect(r.stderr).not.toMatch(/asset\.id/);
+  });
+
+  it('-o - into a closed pipe ends quietly with exit 0 (EPIPE is no path problem)', async () => {
+    const closed = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback(Object.assign(new Error('write EPIPE'), { code: 'EPIPE', errno: -32, syscall: 'write' }));
+      },
+    });
+    const r = await cli(['build', FIXTURE, '-o', '-', '--name', 'X', '--asset-id', ASSET], closed);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/EPIPE|error\[|hint:/);
+    expect(existsSync('-')).toBe(false);
   });
 });

@@ -99,7 +99,9 @@ export const fromRagCommand: Command = {
       await builder.dispose();
       throw e;
     }
-    const result = await runExport(builder, ctx, { documentsOnly: true });
+    // The adapter adds only documents (vectors are checked, not added): no documentsOnly here, so
+    // the report does not claim the user asked for --documents-only.
+    const result = await runExport(builder, ctx);
     printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...exportSummary(result), ...ragLines(report)]);
     return EXIT_OK;
   },
