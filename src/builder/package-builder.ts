@@ -347,6 +347,15 @@ export class PackageBuilder {
   }
 
   /**
+   * Where the records added next come from (file and line of a working folder), so their
+   * warnings carry it; `undefined` to clear. Used by `loadWorkdir`.
+   * @internal
+   */
+  recordSource(source: { readonly path: string; readonly line: number } | undefined): void {
+    this.#structure.setRecordSource(source);
+  }
+
+  /**
    * Adds a private extension file at `extensions/<reverse-dns>/<major.minor>/…` (listed and
    * hashed like every payload).
    * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_INVALID`

@@ -3,7 +3,7 @@
  * headline and code before its issues; a hint follows the real cause, not a wrapper code.
  * Runs the CLI in-process (`main` with captured streams).
  */
-import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -122,5 +122,26 @@ describe('messages in CLI terms', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).not.toMatch(/EPIPE|error\[|hint:/);
     expect(existsSync('-')).toBe(false);
+  });
+});
+
+describe('warnings of a working folder', () => {
+  it('OCTX_RECORD_FIELD_SUSPECT names the file and line, as the same error under --strict does', async () => {
+    const dir = tempDir();
+    const wd = join(dir, 'wd');
+    cpSync(FIXTURE, wd, { recursive: true });
+    const events = join(wd, 'data/events.jsonl');
+    const lines = readFileSync(events, 'utf8').split('\n');
+    lines[1] = lines[1]!.replace(/^\{/, '{"parentId": "019f21fe-101f-7103-93eb-f28277849d0d", ');
+    writeFileSync(events, lines.join('\n'));
+    const warned = await cli(['build', wd, '-o', join(dir, 'a.octx'), '--name', 'X', '--asset-id', ASSET]);
+    expect(warned.code).toBe(0);
+    expect(warned.stderr).toMatch(/warning\[OCTX_RECORD_FIELD_SUSPECT\]: .*\n {2}--> data\/events\.jsonl:2\n/);
+    const json = await cli(['build', wd, '-o', join(dir, 'b.octx'), '--name', 'X', '--asset-id', ASSET, '--json']);
+    const doc = JSON.parse(json.stdout) as { report: { warnings: { code: string; path?: string; line?: number }[] } };
+    expect(doc.report.warnings.find((w) => w.code === 'OCTX_RECORD_FIELD_SUSPECT')).toMatchObject({ path: 'data/events.jsonl', line: 2 });
+    const strict = await cli(['build', wd, '-o', join(dir, 'c.octx'), '--name', 'X', '--asset-id', ASSET, '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/error\[OCTX_RECORD_FIELD_SUSPECT\]: .*\n {2}--> data\/events\.jsonl:2\n/);
   });
 });
