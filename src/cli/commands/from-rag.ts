@@ -21,7 +21,7 @@ export function ragLines(r: RagAdapterReport): string[] {
   else lines.push(`  rag vectors   omitted (${v.reason}): ${v.message}${v.stale.count ? `; stale: ${v.stale.sample.join(', ')}` : ''}`);
   lines.push(`  note          ${r.structure.status}: ${r.structure.reason}`);
   if (r.scrubbedKeys.length > 0) lines.push(`  scrubbed      ${r.scrubbedKeys.length} secret-looking key(s) dropped: ${r.scrubbedKeys.slice(0, 5).join(', ')}`);
-  for (const w of r.warnings) lines.push(`  warning       ${w}`);
+  // The adapter's warnings are printed as `warning[OCTX_ADAPTER_WARNING]` lines on stderr by the export.
   return lines;
 }
 
