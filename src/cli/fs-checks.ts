@@ -6,7 +6,7 @@ import { withHint } from './errors.js';
 /** The hint for each kind of input path, so a missing folder is not called a missing package. */
 const PATH_HINTS: Readonly<Record<string, string>> = {
   'working folder': 'check the path: it must be an existing working folder (knowledge/, and optionally data/ and relations/; docs/cli.md)',
-  'source root': 'check the path: it must be the existing folder the ingest candidates\' file paths are relative to',
+  'source root': "check the path: it must be the existing folder the ingest candidates' file paths are relative to",
   database: 'check the path: it must be an existing SQLite file, the zleap-sag engine database (<SAG_DATA_DIR>/sag.db)',
   package: 'check the path: it must be an existing .octx file or package folder',
   'source package': 'check the path: it must be an existing .octx file or package folder',

@@ -37,7 +37,19 @@ describe('adapter warnings in the CLI', () => {
 
   it('from-rag: the missing vector revision is a warning that --strict refuses', async () => {
     const dir = tempDir();
-    const args = [join(RAG, 'chunks.jsonl'), join(RAG, 'vectors.jsonl'), '--documents', join(RAG, 'documents'), '--rebuild-documents', '--normalized', 'true', '--name', 'R', '--asset-id', ASSET];
+    const args = [
+      join(RAG, 'chunks.jsonl'),
+      join(RAG, 'vectors.jsonl'),
+      '--documents',
+      join(RAG, 'documents'),
+      '--rebuild-documents',
+      '--normalized',
+      'true',
+      '--name',
+      'R',
+      '--asset-id',
+      ASSET,
+    ];
     const [plain, strict] = await Promise.all([runCli(['from-rag', ...args, '-o', join(dir, 'a.octx')]), runCli(['from-rag', ...args, '-o', join(dir, 'b.octx'), '--strict'])]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toMatch(/warning/);
@@ -54,7 +66,10 @@ describe('adapter warnings in the CLI', () => {
     const stray = JSON.stringify({ ...(JSON.parse(first) as Record<string, unknown>), source_uri: 'github:example/none@missing.md', key: 'stray/1' });
     writeFileSync(events, `${readFileSync(join(ING, 'events.jsonl'), 'utf8').trimEnd()}\n${stray}\n`);
     const args = [join(ING, 'envelopes.jsonl'), '--source-root', join(ING, 'sources'), '--events', events, '--name', 'W', '--asset-id', ASSET];
-    const [plain, strict] = await Promise.all([runCli(['from-ingest', ...args, '-o', join(dir, 'a.octx')]), runCli(['from-ingest', ...args, '-o', join(dir, 'b.octx'), '--strict'])]);
+    const [plain, strict] = await Promise.all([
+      runCli(['from-ingest', ...args, '-o', join(dir, 'a.octx')]),
+      runCli(['from-ingest', ...args, '-o', join(dir, 'b.octx'), '--strict']),
+    ]);
     expect(plain.code).toBe(0);
     expect(plain.stdout).not.toMatch(/warning/);
     expect(plain.stderr).toMatch(/^warning\[OCTX_ADAPTER_WARNING\]: the events file has events for github:example\/none@missing\.md/m);

@@ -56,7 +56,20 @@ describe('aggregate errors', () => {
     expect((await cli(['build', FIXTURE, '-o', src, '--name', 'Src', '--asset-id', ASSET])).code).toBe(0);
     mkdirSync(join(dir, 'empty'));
     for (const extra of [[], ['--documents-only']]) {
-      const r = await cli(['derive', src, join(dir, 'empty'), '-o', join(dir, 'd.octx'), '--name', 'D', '--asset-id', '019c0000-0000-7000-8000-0000000000a2', '--max-entries', '5', ...extra]);
+      const r = await cli([
+        'derive',
+        src,
+        join(dir, 'empty'),
+        '-o',
+        join(dir, 'd.octx'),
+        '--name',
+        'D',
+        '--asset-id',
+        '019c0000-0000-7000-8000-0000000000a2',
+        '--max-entries',
+        '5',
+        ...extra,
+      ]);
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^error\[OCTX_DERIVATION_REQUIRED\]: the source .* is above the resource limits/);
       expect(r.stderr).toMatch(/\nerror\[OCTX_RESOURCE_LIMIT\]: /);
@@ -81,7 +94,22 @@ describe('messages in CLI terms', () => {
 
   it('from-rag does not claim --documents-only was given, and names no SDK report field or option', async () => {
     const dir = tempDir();
-    const r = await cli(['from-rag', 'fixtures/rag/chunks.jsonl', 'fixtures/rag/vectors.jsonl', '--documents', 'fixtures/rag/documents', '--rebuild-documents', '--normalized', 'true', '-o', join(dir, 'rag.octx'), '--name', 'R', '--asset-id', ASSET]);
+    const r = await cli([
+      'from-rag',
+      'fixtures/rag/chunks.jsonl',
+      'fixtures/rag/vectors.jsonl',
+      '--documents',
+      'fixtures/rag/documents',
+      '--rebuild-documents',
+      '--normalized',
+      'true',
+      '-o',
+      join(dir, 'rag.octx'),
+      '--name',
+      'R',
+      '--asset-id',
+      ASSET,
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr + r.stdout).not.toMatch(/--documents-only was given|documentsOnly|report\.chunkIds|pass revision/);
     expect(r.stderr + r.stdout).toMatch(/give the model revision and other pipeline settings in --vector-config/);

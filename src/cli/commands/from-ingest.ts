@@ -81,7 +81,12 @@ export const fromIngestCommand: Command = {
     // Reported to the builder: printed on stderr with the export's warnings, and refused by --strict.
     for (const uri of unused) {
       builder.reportWarning(
-        issue({ code: 'OCTX_ADAPTER_WARNING', severity: 'warning', path: eventsFile, message: `the events file has events for ${uri}, which is not an exported source (no envelope, or superseded)` }),
+        issue({
+          code: 'OCTX_ADAPTER_WARNING',
+          severity: 'warning',
+          path: eventsFile,
+          message: `the events file has events for ${uri}, which is not an exported source (no envelope, or superseded)`,
+        }),
       );
     }
     const result = await runExport(builder, ctx);
