@@ -113,6 +113,8 @@ describe('messages in CLI terms', () => {
     expect(r.code).toBe(0);
     expect(r.stderr + r.stdout).not.toMatch(/--documents-only was given|documentsOnly|report\.chunkIds|pass revision/);
     expect(r.stderr + r.stdout).toMatch(/give the model revision and other pipeline settings in --vector-config/);
+    expect(r.stdout).toMatch(/structure {5}not-requested: from-rag exports documents only/);
+    expect(r.stderr).not.toMatch(/degraded/);
   });
 
   it('a missing input path gets the hint of its kind (working folder, database, package)', async () => {

@@ -99,10 +99,11 @@ export const fromRagCommand: Command = {
       await builder.dispose();
       throw e;
     }
-    // The adapter adds only documents (vectors are checked, not added): no documentsOnly here, so
-    // the report does not claim the user asked for --documents-only.
-    const result = await runExport(builder, ctx);
-    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...exportSummary(result), ...ragLines(report)]);
+    // The adapter's chunks have no events, so the package is documents-only by this command's
+    // choice: the structure line says so, rather than that the user gave --documents-only.
+    const result = await runExport(builder, ctx, { documentsOnly: true });
+    const summary = exportSummary(result).map((l) => l.replace('documentsOnly was requested', 'from-rag exports documents only'));
+    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...summary, ...ragLines(report)]);
     return EXIT_OK;
   },
 };
