@@ -85,6 +85,16 @@ export async function deriveBuilder<B extends DeriveTarget>(
   const report = await validatePackage(source, options.limits ? { limits: options.limits } : {});
   const manifest = (report.manifest ?? {}) as { asset?: { id?: unknown }; release?: { version?: unknown; package_digest?: unknown } };
   const sourceId = { assetId: str(manifest.asset?.id), version: str(manifest.release?.version), packageDigest: str(manifest.release?.package_digest) };
+  const errors = report.issues.filter((i) => i.severity === 'error');
+  if (errors.length > 0 && errors.every((i) => i.code === 'OCTX_RESOURCE_LIMIT')) {
+    // Over a limit, the source is not invalid but unreadable here: documentsOnly would fail the same.
+    throw OctxError.aggregate(
+      'OCTX_DERIVATION_REQUIRED',
+      `the source ${source} is above the resource limits, so it cannot be read to derive from it (documentsOnly fails the same); pass larger limits in the derive options when every consumer accepts larger packages:`,
+      errors,
+      report,
+    );
+  }
   if (!report.format.valid && !options.documentsOnly) {
     throw OctxError.aggregate(
       'OCTX_DERIVATION_REQUIRED',

@@ -298,9 +298,12 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     onProgress?.({ phase: 'load', kind: step, completed: 0, total: 0, bytes: 0, totalBytes });
     for await (const { line, value, size } of jsonlRecords(join(dir, path), path)) {
       try {
+        builder.recordSource({ path, line });
         ADD_RECORD[kind](builder, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skippedSet, path, line) : value);
       } catch (e) {
         throw atLine(e, path, line);
+      } finally {
+        builder.recordSource(undefined);
       }
       counts[key] += 1;
       read += size;

@@ -146,6 +146,7 @@ export class PackageBuilder {
   readonly #state: ProducerState | undefined;
   readonly #ledger: IdLedger;
   #derivation: DerivationSummary | undefined;
+  readonly #reported: OctxIssue[] = [];
 
   /**
    * Starts a Derived Asset from an existing package (OCTX-REFERENCE §5.4, §12.5): the source is
@@ -356,6 +357,27 @@ export class PackageBuilder {
   linkEventEntity<R extends EventEntityLink = EventEntityLink>(link: NoInfer<R>): this {
     this.#assertOpen();
     this.#collect(() => this.#structure.linkEventEntity(link));
+    return this;
+  }
+
+  /**
+   * Where the records added next come from (file and line of a working folder), so their
+   * warnings carry it; `undefined` to clear. Used by `loadWorkdir`.
+   * @internal
+   */
+  recordSource(source: { readonly path: string; readonly line: number } | undefined): void {
+    this.#structure.setRecordSource(source);
+  }
+
+  /**
+   * Reports a warning of whoever fills this builder (the adapters), so that the export's
+   * `report.warnings` lists it and `strict` refuses it like any other warning. Severity is
+   * always `warning`.
+   * @internal
+   */
+  reportWarning(warning: OctxIssue): this {
+    this.#assertOpen();
+    this.#reported.push({ ...warning, severity: 'warning' });
     return this;
   }
 
@@ -780,6 +802,7 @@ export class PackageBuilder {
       ...(this.#vectorConfig ? { vectorConfig: this.#vectorConfig } : {}),
       vectorSpills: this.#vectorSpills,
       workDir: this.#dir,
+      ...(this.#reported.length > 0 ? { warnings: this.#reported } : {}),
     };
   }
 }

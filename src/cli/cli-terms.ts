@@ -15,14 +15,22 @@ const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[
 /** SDK phrase → CLI phrase, applied in order. */
 const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [literal(SDK_LIMITS_HINT), CLI_LIMITS_HINT],
-  [/pass overwrite: true to replace it/g, 'use --overwrite to replace it'],
+  [/pass overwrite: true to replace (it|the link|the file)/g, 'use --overwrite to replace $1'],
+  [/pass overwrite: true/g, 'use --overwrite'],
   [/pass documentsOnly: true/g, 'use --documents-only'],
   [/,? or documentsOnly: true to carry only the documents/g, ', or use --documents-only to carry only the documents'],
   [/pass dropInvalidLayers: true to derive without it/g, 'fix the source, or derive it with --documents-only'],
   [/pass normalized true or false/g, 'give --normalized true or --normalized false'],
   [/pass export\(\{ limits \}\)/g, 'raise the limits'],
+  [/\(documentsOnly fails the same\); pass larger limits in the derive options/g, '(--documents-only fails the same); pass --max-entries <n> or --limits <file.json>'],
   [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
   [/documentsOnly was requested/g, '--documents-only was given'],
+  [/\bfromSag: /g, 'from-sag: '],
+  [/\bfromRag: /g, 'from-rag: '],
+  [/\bfromIngest: /g, 'from-ingest: '],
+  [/linked to report\.chunkIds/g, 'linked to its chunks (the SDK adapter reports their ids)'],
+  [/pass revision and other pipeline settings/g, 'give the model revision and other pipeline settings in --vector-config'],
+  [/\basset\.id must be/g, '--asset-id must be'],
   [/\(indexFiles: ([a-z-]+)\)/g, '(--index-files $1)'],
   [/\s*\(coverage rule \d\)/g, ''],
   [/seed 002 Retrieval Result/g, 'RAG retrieval result'],
@@ -33,6 +41,20 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/seed 004/g, 'the ingest-candidate format'],
   [/seed (001 )?§\s?\d+/g, 'the SAG structure rules'],
 ];
+
+/** SDK option field → the CLI option that sets it, for the `field …` line of an issue. */
+const FIELDS: Readonly<Record<string, string>> = {
+  'asset.id': 'asset-id',
+  'asset.name': 'name',
+  'release.version': 'version',
+  'release.createdAt': 'created-at',
+  overwrite: 'overwrite',
+};
+
+/** An issue's field in CLI terms: the option that sets it (`asset.id` → `asset-id`), else as is. */
+export function fieldInCliTerms(field: string): string {
+  return FIELDS[field] ?? field;
+}
 
 /** A message or hint in CLI terms. */
 export function inCliTerms(text: string): string {

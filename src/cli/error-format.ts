@@ -14,7 +14,7 @@
  * are put in CLI terms ({@link inCliTerms}).
  */
 import type { OctxIssue } from '../model/errors.js';
-import { inCliTerms } from './cli-terms.js';
+import { fieldInCliTerms, inCliTerms } from './cli-terms.js';
 
 /** How {@link formatIssue} lays an issue out. */
 export interface FormatIssueOptions {
@@ -27,11 +27,11 @@ export interface FormatIssueOptions {
 }
 
 /** The place lines of an issue: `--> path:line`, `record id`, `field name` (those it has). */
-export function placeLines(i: OctxIssue): string[] {
+export function placeLines(i: OctxIssue, cliTerms = true): string[] {
   const lines: string[] = [];
   if (i.path !== undefined) lines.push(`--> ${i.path}${i.line !== undefined ? `:${i.line}` : ''}`);
   if (i.recordId !== undefined) lines.push(`record ${i.recordId}`);
-  if (i.field !== undefined) lines.push(`field ${i.field}`);
+  if (i.field !== undefined) lines.push(`field ${cliTerms ? fieldInCliTerms(i.field) : i.field}`);
   return lines;
 }
 
@@ -41,7 +41,7 @@ export function formatIssue(i: OctxIssue, options: FormatIssueOptions = {}): str
   const indent = options.indent ?? '';
   const first = i.message.split('\n')[0]!;
   const message = options.cliTerms === false ? first : inCliTerms(first);
-  return [`${indent}${label}[${i.code}]: ${message}`, ...placeLines(i).map((l) => `${indent}  ${l}`)];
+  return [`${indent}${label}[${i.code}]: ${message}`, ...placeLines(i, options.cliTerms !== false).map((l) => `${indent}  ${l}`)];
 }
 
 /** The `hint:` line. */

@@ -92,6 +92,36 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 
+/** Hints that fit one error better than its code's (which input a missing path was). */
+const HINT_OVERRIDES = new WeakMap<OctxError, string>();
+
+/** Gives `e` its own hint line in place of its code's; returns `e`. */
+export function withHint(e: OctxError, hint: string): OctxError {
+  HINT_OVERRIDES.set(e, hint);
+  return e;
+}
+
+/** The hint of the SQLite database `from-sag` could not open (the adapter's own OCTX_OPEN_ERROR). */
+const COMMAND_HINTS: Readonly<Record<string, Partial<Record<OctxCode, string>>>> = {
+  'from-sag': { OCTX_OPEN_ERROR: 'check the path: it must be an existing SQLite file, the zleap-sag engine database (<SAG_DATA_DIR>/sag.db)' },
+};
+
+/** The hint line's text for an error: its own override, the command's, or its (cause's) code's. */
+export function hintOf(e: OctxError, command?: string): string {
+  const own = HINT_OVERRIDES.get(e);
+  if (own !== undefined) return own;
+  const code = hintCodeOf(e);
+  return (command !== undefined ? COMMAND_HINTS[command]?.[code] : undefined) ?? hintFor(code);
+}
+
+/**
+ * True for the error of writing to a stdout whose reader has gone (EPIPE): not a path problem,
+ * so it is never reported; the run ends with exit 0 (docs/cli.md).
+ */
+export function isStdoutClosed(e: unknown): boolean {
+  return (e as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+}
+
 /** The exit code for an error. */
 export function exitCodeFor(e: unknown): number {
   if (e instanceof OctxError) return USAGE_CODES.has(e.code) ? EXIT_USAGE : EXIT_FAILED;
@@ -115,6 +145,34 @@ export function formatIssueLine(i: OctxIssue, label = i.severity === 'warning' ?
 
 const MAX_PRINTED = 20;
 
+/**
+ * Codes that only wrap the real cause (the derivation refused because the source did not
+ * validate): when every error behind them is a limit, the limit's hint is the one that helps.
+ */
+const WRAPPER_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>(['OCTX_DERIVATION_REQUIRED']);
+
+/** The code whose hint fits an error: its own, or the cause's when it only wraps a limit. */
+export function hintCodeOf(e: OctxError): OctxCode {
+  if (!WRAPPER_CODES.has(e.code)) return e.code;
+  const cause = e.cause;
+  if (cause instanceof OctxError && cause.code === 'OCTX_RESOURCE_LIMIT') return cause.code;
+  const errors = e.issues.filter((i) => i.severity !== 'warning');
+  if (errors.length > 0 && errors.every((i) => i.code === 'OCTX_RESOURCE_LIMIT')) return 'OCTX_RESOURCE_LIMIT';
+  return e.code;
+}
+
+/**
+ * The headline of an aggregate error (`error[CODE]: headline`) when its code differs from its
+ * first issue's (`OCTX_STRUCTURE_INCOMPLETE` over `OCTX_SAG_DOCUMENT_WITHOUT_CHUNK` issues);
+ * undefined when the first issue already carries the error's code (fail-fast errors, and
+ * aggregates that lead with their own summary issue).
+ */
+export function headlineOf(e: OctxError): string | undefined {
+  const [one] = e.issues;
+  if (one !== undefined && one.code === e.code) return undefined;
+  return e.message.split('\n')[0]!;
+}
+
 /** The JSON form of an error for `--json`. */
 export function errorJson(e: OctxError, command: string | undefined): Record<string, unknown> {
   return {
@@ -123,7 +181,7 @@ export function errorJson(e: OctxError, command: string | undefined): Record<str
     error: {
       code: e.code,
       message: inCliTerms(e.message.split('\n')[0]!),
-      hint: inCliTerms(hintFor(e.code)),
+      hint: inCliTerms(hintOf(e, command)),
       issues: e.issues,
       ...(e.report !== undefined ? { report: e.report } : {}),
     },
@@ -138,10 +196,12 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   const code = exitCodeFor(e);
   if (e instanceof OctxError) {
     const issues = e.issues.length > 0 ? e.issues : [{ code: e.code, severity: 'error' as const, message: e.message }];
-    const lines = issues.slice(0, MAX_PRINTED).flatMap((i) => formatIssue({ ...i, severity: 'error' }));
+    const headline = headlineOf(e);
+    const lines = headline === undefined ? [] : formatIssue({ code: e.code, severity: 'error', message: headline });
+    lines.push(...issues.slice(0, MAX_PRINTED).flatMap((i) => formatIssue({ ...i, severity: 'error' })));
     if (issues.length > MAX_PRINTED)
       lines.push(`… and ${issues.length - MAX_PRINTED} more issue(s)${options.json ? ' (all of them are in the JSON output)' : ' (use --json to see all)'}`);
-    lines.push(hintLine(hintFor(e.code)));
+    lines.push(hintLine(hintOf(e, options.command)));
     if (options.debug && e.stack) lines.push(e.stack);
     io.stderr.write(`${lines.join('\n')}\n`);
     if (options.json) io.stdout.write(`${JSON.stringify(errorJson(e, options.command), null, 2)}\n`);
@@ -149,6 +209,8 @@ export function reportError(e: unknown, io: CliIo, options: { json: boolean; deb
   }
   const err = e instanceof Error ? e : new Error(String(e));
   const sys = (err as NodeJS.ErrnoException).code;
+  // The reader of stdout went away (`-o - | head -c 100`): like other Unix tools, stop quietly.
+  if (isStdoutClosed(err)) return EXIT_OK;
   const lines = [`error[${sys ?? 'UNEXPECTED'}]: ${err.message.split('\n')[0]}`];
   if (code === EXIT_USAGE) lines.push(hintLine('check that the path exists and that you may read (or write) it'));
   if (options.debug) lines.push(err.stack ?? '');

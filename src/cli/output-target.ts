@@ -53,9 +53,16 @@ export async function prepareOutputTarget(values: OptionValues, json: boolean, i
       toStdout: true,
       async deliver(io) {
         const out = io.stdout;
+        // A reader that closes early (`| head -c 100`) makes writes fail with EPIPE, as an 'error'
+        // event: remember it (the listener stays, so a late event cannot crash the process) and
+        // stop; errors.ts ends such a run quietly.
+        let failed: Error | undefined;
+        if (typeof (out as Partial<NodeJS.WriteStream>).on === 'function') out.on('error', (e: Error) => (failed ??= e));
         for await (const chunk of createReadStream(path)) {
+          if (failed) throw failed;
           if (!out.write(chunk as Buffer)) await once(out, 'drain');
         }
+        if (failed) throw failed;
       },
       cleanup: () => rm(dir, { recursive: true, force: true }),
     };

@@ -116,6 +116,8 @@ export const OCTX_CODES = {
     'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
   OCTX_INDEX_FILE_SKIPPED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was left out (indexFiles: skip)',
   OCTX_STRICT_VIOLATION: 'producer: strict: true and the export would leave something out or warn; the issues list every degradation and warning, nothing was written',
+  OCTX_ADAPTER_WARNING:
+    'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest) left something of its input out or changed it (the message says what)',
   OCTX_RECORD_FIELD_SUSPECT: 'producer (warning; an error under strict): an unknown record field looks like a misspelt known one (parentId for parent_id)',
   OCTX_ASSET_ID_EPHEMERAL: 'CLI (warning; an error under --strict): neither --state nor --asset-id was given, so this build minted a new asset id',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',

@@ -1,3 +1,4 @@
+import type { OctxIssue } from '../model/errors.js';
 import type { SpilledEntry } from '../package/payload-spill.js';
 import type { PreparedVectorConfig } from '../vectors/config.js';
 import type { VectorTarget } from '../vectors/targets.js';
@@ -41,4 +42,6 @@ export interface Collected {
   readonly vectorSpills: ReadonlyMap<VectorTarget, VectorSpill>;
   /** Folder holding the spills; the writer may put generated files (Arrow) there. */
   readonly workDir: string;
+  /** Warnings reported to the builder by an adapter; they join the export's warnings (and `strict`). */
+  readonly warnings?: readonly OctxIssue[];
 }

@@ -140,7 +140,7 @@ function decide(collected: Collected, structureFiles: StructureFiles, options: P
   };
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
   // Suspect record fields first: they often explain what follows (a parentId that left a hierarchy out).
-  const warnings: OctxIssue[] = [...structure.fieldWarnings];
+  const warnings: OctxIssue[] = [...structure.fieldWarnings, ...(collected.warnings ?? [])];
   const degradations: Degradation[] = [];
   const vectorsAdded = (t: VectorTarget): number => collected.vectorSpills.get(t)?.size ?? 0;
 

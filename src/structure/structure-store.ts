@@ -97,12 +97,21 @@ export class StructureStore {
   #suspectCount = 0;
   #pending: readonly OctxIssue[] = NO_ISSUES;
   readonly #unknownFields: string[] = [];
+  #source: { readonly path: string; readonly line: number } | undefined;
 
   constructor(ids: IdRegistry, dir: string, options: StructureStoreOptions = {}) {
     this.#ids = ids;
     this.#dir = dir;
     this.#background = options.background;
     this.#strictFields = options.strictFields === true;
+  }
+
+  /**
+   * Where the records added next come from (a working folder's file and line), so their
+   * warnings name it like their errors do; `undefined` again once the file is read.
+   */
+  setRecordSource(source: { readonly path: string; readonly line: number } | undefined): void {
+    this.#source = source;
   }
 
   /**
@@ -150,9 +159,10 @@ export class StructureStore {
   /** Keeps the warnings of the record just stored (a refused record leaves none behind). */
   #stored(): void {
     if (this.#pending.length === 0) return;
+    const source = this.#source;
     for (const s of this.#pending) {
       this.#suspectCount++;
-      if (this.#suspects.length < MAX_LISTED_SUSPECTS) this.#suspects.push(s);
+      if (this.#suspects.length < MAX_LISTED_SUSPECTS) this.#suspects.push(source ? { ...s, path: source.path, line: source.line } : s);
     }
     this.#pending = NO_ISSUES;
   }

@@ -74,6 +74,8 @@ describe('error reporting', () => {
     expect(reportError(e, io, { json: false, debug: false })).toBe(1);
     expect(err.join('')).toBe(
       [
+        // The aggregate's own code and headline first (reviewer finding: they were dropped).
+        'error[OCTX_STRUCTURE_INVALID]: bad',
         'error[OCTX_REFERENCE_UNKNOWN]: unknown document',
         '  --> data/chunks.jsonl:3',
         '  record 019c2222-2222-7222-8222-222222222222',

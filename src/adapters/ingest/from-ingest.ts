@@ -13,6 +13,7 @@
  *   opt-in, one event per triplet); nodes become entities only when an event links them;
  * - triplets (and nodes) go to a private extension `extensions/<namespace>/0.1/…`.
  */
+import { reportAdapterWarnings } from '../adapter-warnings.js';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -150,6 +151,8 @@ export interface IngestAdapterReport {
    */
   readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
   readonly warnings: readonly string[];
+  /** The same warnings as data: `OCTX_ADAPTER_WARNING` issues, also reported to the builder (so the export's `report.warnings` lists them and `strict` refuses them). */
+  readonly issues: readonly OctxIssue[];
 }
 
 const optionsSchema = z.object({
@@ -326,6 +329,7 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     extension: { namespace, ...extension },
     structure,
     warnings,
+    issues: reportAdapterWarnings(builder, 'fromIngest', warnings),
   };
 }
 

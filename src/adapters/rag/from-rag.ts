@@ -5,6 +5,7 @@
  * `x-rag`, and vectors go in only as a complete, fresh `chunks` target. Seed 002 has no events
  * and no entities, so on its own it can only become a documents-only package.
  */
+import { reportAdapterWarnings } from '../adapter-warnings.js';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
@@ -150,6 +151,8 @@ export interface RagAdapterReport {
   /** Secret-looking keys dropped from `extend` and unknown fields (paths only). */
   readonly scrubbedKeys: readonly string[];
   readonly warnings: readonly string[];
+  /** The same warnings as data: `OCTX_ADAPTER_WARNING` issues, also reported to the builder (so the export's `report.warnings` lists them and `strict` refuses them). */
+  readonly issues: readonly OctxIssue[];
 }
 
 const optionsSchema = z.object({
@@ -267,6 +270,7 @@ export async function fromRag(builder: PackageBuilder, options: FromRagOptions):
     },
     scrubbedKeys,
     warnings,
+    issues: reportAdapterWarnings(builder, 'fromRag', warnings),
   };
 }
 

@@ -14,6 +14,7 @@
  * `sag-compatible` mode, SAG's own deterministic mapping (UUIDv4 with its version nibble set to
  * 7) before the ledger.
  */
+import { reportAdapterWarnings } from '../adapter-warnings.js';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
@@ -108,6 +109,8 @@ export interface SagAdapterReport {
   /** What to expect from the export's coverage gate, and why. */
   readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
   readonly warnings: readonly string[];
+  /** The same warnings as data: `OCTX_ADAPTER_WARNING` issues, also reported to the builder (so the export's `report.warnings` lists them and `strict` refuses them). */
+  readonly issues: readonly OctxIssue[];
 }
 
 const optionsSchema = z.object({
@@ -266,6 +269,7 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
       relations: { chunkEvents: 0, eventEntities: 0 },
       structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
       warnings,
+      issues: reportAdapterWarnings(builder, 'fromSag', warnings),
     };
   }
 
@@ -295,6 +299,7 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
     relations: { chunkEvents: links.chunkEvents, eventEntities: entities.linkRecords.length },
     structure,
     warnings,
+    issues: reportAdapterWarnings(builder, 'fromSag', warnings),
   };
 }
 

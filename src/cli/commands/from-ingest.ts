@@ -1,5 +1,6 @@
 import { DEFAULT_INGEST_NAMESPACE } from '../../adapters/ingest/defaults.js';
 import type { IngestAdapterReport } from '../../adapters/ingest/from-ingest.js';
+import { issue } from '../../model/errors.js';
 import type { Command } from '../args.js';
 import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
@@ -17,7 +18,7 @@ export function ingestLines(r: IngestAdapterReport): string[] {
   ];
   for (const l of r.refusedLinks.slice(0, 10)) lines.push(`  refused link  ${l.event} → ${l.entity}: ${l.reason}`);
   if (r.refusedLinks.length > 10) lines.push(`  refused link  … and ${r.refusedLinks.length - 10} more`);
-  for (const w of r.warnings) lines.push(`  warning       ${w}`);
+  // The adapter's warnings are printed as `warning[OCTX_ADAPTER_WARNING]` lines on stderr by the export.
   return lines;
 }
 
@@ -78,9 +79,19 @@ export const fromIngestCommand: Command = {
       throw e;
     }
     const unused = extractEvents ? extractEvents.sources.filter((uri) => report.sources[uri] === undefined) : [];
+    // Reported to the builder: printed on stderr with the export's warnings, and refused by --strict.
+    for (const uri of unused) {
+      builder.reportWarning(
+        issue({
+          code: 'OCTX_ADAPTER_WARNING',
+          severity: 'warning',
+          path: eventsFile,
+          message: `the events file has events for ${uri}, which is not an exported source (no envelope, or superseded)`,
+        }),
+      );
+    }
     const result = await runExport(builder, ctx);
     const lines = [...exportSummary(result), ...ingestLines(report)];
-    for (const uri of unused) lines.push(`  warning       the events file has events for ${uri}, which is not an exported source (no envelope, or superseded)`);
     printOutcome(ctx, exportJson('from-ingest', result, { adapter: report, unusedEventSources: unused }), lines);
     return EXIT_OK;
   },

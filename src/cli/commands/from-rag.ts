@@ -22,7 +22,7 @@ export function ragLines(r: RagAdapterReport): string[] {
   else lines.push(`  rag vectors   omitted (${v.reason}): ${v.message}${v.stale.count ? `; stale: ${v.stale.sample.join(', ')}` : ''}`);
   lines.push(`  note          ${r.structure.status}: ${r.structure.reason}`);
   if (r.scrubbedKeys.length > 0) lines.push(`  scrubbed      ${r.scrubbedKeys.length} secret-looking key(s) dropped: ${r.scrubbedKeys.slice(0, 5).join(', ')}`);
-  for (const w of r.warnings) lines.push(`  warning       ${w}`);
+  // The adapter's warnings are printed as `warning[OCTX_ADAPTER_WARNING]` lines on stderr by the export.
   return lines;
 }
 
@@ -100,8 +100,11 @@ export const fromRagCommand: Command = {
       await builder.dispose();
       throw e;
     }
+    // The adapter's chunks have no events, so the package is documents-only by this command's
+    // choice: the structure line says so, rather than that the user gave --documents-only.
     const result = await runExport(builder, ctx, { documentsOnly: true });
-    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...exportSummary(result), ...ragLines(report)]);
+    const summary = exportSummary(result).map((l) => l.replace('documentsOnly was requested', 'from-rag exports documents only'));
+    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...summary, ...ragLines(report)]);
     return EXIT_OK;
   },
 };
