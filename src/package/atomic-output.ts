@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, rmSync } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, unlink } from 'node:fs/promises';
+import { link, lstat, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
 import { fsFailure } from '../model/fs-errors.js';
+import { createMissingFolders, removeCreatedFolders } from './created-folders.js';
 import { isPidDead } from './process-owner.js';
 
 /**
@@ -59,7 +60,10 @@ export class AtomicOutput {
       });
     }
     await assertWritableTarget(path, overwrite);
-    const createdDirs = await makeParents(dirname(path));
+    const folder = dirname(path);
+    const createdDirs = await createMissingFolders(folder, (e) =>
+      fsFailure(e, { path: folder, field: 'output', action: 'create the output folder', invalidCode: 'OCTX_OUTPUT_INVALID' }),
+    );
     const tempPath = join(dirname(path), `${tempPrefix(path)}${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
     await sweepStaleTempOutputs(path);
     return new AtomicOutput(path, tempPath, overwrite, createdDirs);
@@ -111,14 +115,7 @@ export class AtomicOutput {
     await rm(this.tempPath, { force: true }).catch(() => undefined);
     liveTemps.delete(this.tempPath);
     if (!first) return;
-    // Innermost first; rmdir refuses a folder something else has put files into meanwhile.
-    for (const dir of [...this.#createdDirs].reverse()) {
-      try {
-        await rmdir(dir);
-      } catch {
-        break;
-      }
-    }
+    await removeCreatedFolders(this.#createdDirs);
   }
 }
 
@@ -140,29 +137,6 @@ function tempPrefix(path: string): string {
     cut += ch;
   }
   return `.${cut}~${createHash('sha256').update(name).digest('hex').slice(0, 8)}.`;
-}
-
-/**
- * Creates the missing folders of `dir`; returns the ones it created, outermost first.
- * @throws OctxError `OCTX_OUTPUT_INVALID` (a parent is a file, a name is too long) or `OCTX_IO_ERROR`
- */
-async function makeParents(dir: string): Promise<string[]> {
-  const missing: string[] = [];
-  for (let d = dir; ; d = dirname(d)) {
-    try {
-      await stat(d);
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) break;
-      missing.unshift(d);
-    }
-  }
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw fsFailure(e, { path: dir, field: 'output', action: 'create the output folder', invalidCode: 'OCTX_OUTPUT_INVALID' });
-  }
-  return missing;
 }
 
 /** Temporary outputs reserved and neither published nor discarded yet. */

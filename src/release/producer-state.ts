@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { currentOwner, isOwnerGone, parseOwner } from '../package/process-owner.js';
+import { createMissingFolders, removeCreatedFolders } from '../package/created-folders.js';
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
@@ -158,7 +159,11 @@ export class ProducerState {
    */
   async lock(onTakeover?: (warning: OctxIssue) => void): Promise<() => Promise<void>> {
     const lockPath = `${this.path}.lock`;
-    const createdDirs = await makeStateFolders(dirname(this.path));
+    const folder = dirname(this.path);
+    const createdDirs = await createMissingFolders(
+      folder,
+      (e) => new OctxError('OCTX_IO_ERROR', `cannot create the folder of producer state ${folder}: ${(e as Error).message}`, { cause: e }),
+    );
     const release = async (): Promise<void> => {
       await rm(lockPath, { force: true });
       await removeEmptyFolders(createdDirs, this.path);
@@ -345,29 +350,6 @@ export function nextVersion(state: ProducerState, part: 'major' | 'minor' | 'pat
 }
 
 /**
- * Creates the missing folders of `dir`; returns the ones it created, outermost first.
- * @throws OctxError `OCTX_IO_ERROR` when a folder cannot be created
- */
-async function makeStateFolders(dir: string): Promise<string[]> {
-  const missing: string[] = [];
-  for (let d = dir; ; d = dirname(d)) {
-    try {
-      await stat(d);
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(d) === d) break;
-      missing.unshift(d);
-    }
-  }
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw new OctxError('OCTX_IO_ERROR', `cannot create the folder of producer state ${dir}: ${(e as Error).message}`, { cause: e });
-  }
-  return missing;
-}
-
-/**
  * Removes `dirs` (created for the state, outermost first) innermost first, unless the state file
  * exists; rmdir refuses a folder that holds anything else (the package, another file). Best effort.
  */
@@ -380,13 +362,7 @@ async function removeEmptyFolders(dirs: readonly string[], statePath: string): P
     )
   )
     return;
-  for (const dir of [...dirs].reverse()) {
-    try {
-      await rmdir(dir);
-    } catch {
-      break;
-    }
-  }
+  await removeCreatedFolders(dirs);
 }
 
 async function writeFileAtomic(path: string, text: string): Promise<void> {
