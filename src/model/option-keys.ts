@@ -1,3 +1,4 @@
+import { editDistance } from './edit-distance.js';
 import { OctxError, issue, type OctxIssue } from './errors.js';
 
 /**
@@ -57,7 +58,8 @@ export function suggestKey(key: string, known: Iterable<string>): string | undef
   let bestDistance = Infinity;
   for (const k of known) {
     if (k.toLowerCase() === lower) return k;
-    const d = editDistance(lower, k.toLowerCase());
+    // Capped at 2: a key further from every known one gets no suggestion anyway.
+    const d = editDistance(lower, k.toLowerCase(), 2);
     if (d < bestDistance) {
       bestDistance = d;
       best = k;
@@ -65,24 +67,6 @@ export function suggestKey(key: string, known: Iterable<string>): string | undef
   }
   const allowed = key.length <= 4 ? 1 : 2;
   return bestDistance <= allowed ? best : undefined;
-}
-
-/** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions). */
-function editDistance(a: string, b: string): number {
-  // Keys are short; a key far longer than every known one is no typo of them.
-  if (Math.abs(a.length - b.length) > 2) return Math.abs(a.length - b.length);
-  const rows: number[][] = [];
-  for (let i = 0; i <= a.length; i++) rows.push([i, ...new Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }
 
 /**
