@@ -25,12 +25,24 @@ export const READ_LIMIT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
 /** Every limit a `--limits` file may set. */
 const LIMIT_NAMES = Object.keys(DEFAULT_ARCHIVE_LIMITS).join(', ');
 
+/** Limits already read for a command line: the builder, the folder loader and the export all ask. */
+const readLimits = new WeakMap<OptionValues, Promise<Partial<ArchiveLimits> | undefined>>();
+
 /**
  * The resource limits from `--limits <file.json>` and `--max-entries <n>` (which wins), or
- * undefined for the defaults.
+ * undefined for the defaults. The file is read once per command line, however often it is asked.
  * @throws OctxError `OCTX_USAGE_ERROR`
  */
-export async function cliLimits(values: OptionValues): Promise<Partial<ArchiveLimits> | undefined> {
+export function cliLimits(values: OptionValues): Promise<Partial<ArchiveLimits> | undefined> {
+  let limits = readLimits.get(values);
+  if (limits === undefined) {
+    limits = readCliLimits(values);
+    readLimits.set(values, limits);
+  }
+  return limits;
+}
+
+async function readCliLimits(values: OptionValues): Promise<Partial<ArchiveLimits> | undefined> {
   let limits: Record<string, unknown> | undefined;
   const file = str(values, 'limits');
   if (file !== undefined) {
