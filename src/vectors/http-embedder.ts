@@ -351,7 +351,7 @@ export class HttpEmbedder implements Embedder {
         if (!(e instanceof AttemptFailure)) throw e;
         if (!e.retry || attempt > this.#maxRetries) {
           const tries = attempt === 1 ? '' : ` after ${attempt} attempts`;
-          const what = probe ? ' (the probe that measures dimensions/normalized, sent before any record)' : '';
+          const what = probe ? ' (the probe that measures dimensions/normalized, sent before any record; pass both options to skip it)' : '';
           const verb = e.code === 'OCTX_EMBEDDER_RESPONSE_INVALID' ? 'gave an unusable answer' : 'failed';
           const message = this.#redact(`the embeddings service at ${this.#displayUrl} ${verb}${tries}${what}: ${e.message}`);
           throw new OctxError(e.code, message, {
