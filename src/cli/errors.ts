@@ -87,6 +87,8 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_VALIDATION_ERROR: 'the written package failed its own validation; this is a bug — please report it with the input',
   OCTX_ABORTED: 'the export was cancelled; nothing was written',
   OCTX_EMBEDDER_FAILED: 'check the embedding service, then retry',
+  OCTX_EMBEDDER_RESPONSE_INVALID:
+    'the embedding service broke the OpenAI embeddings format (or redirected elsewhere); fix the service or baseURL, or raise maxResponseBytes for a legitimately large answer',
   OCTX_SAG_NOT_ENGINE_DB:
     'give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db where SAG runs (./.data/sag.db is the application database)',
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',

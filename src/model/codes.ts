@@ -107,6 +107,8 @@ export const OCTX_CODES = {
   OCTX_STATE_LOCK_TAKEN_OVER: 'producer (warning): the state lock of a process that is gone (same host, dead PID) was taken over',
   OCTX_DERIVATION_REQUIRED: 'producer: the source is invalid; derive needs documentsOnly recovery',
   OCTX_EMBEDDER_FAILED: 'producer: the embedder failed after its retries',
+  OCTX_EMBEDDER_RESPONSE_INVALID:
+    'producer: the embeddings service answered with something unusable (an index missing, not an integer, out of range or repeated; the wrong count or width; a body over maxResponseBytes; a redirect off its origin); nothing of that answer was used',
   OCTX_TEMPLATE_FIELD_MISSING: 'producer: input_template names a field the record lacks',
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
   OCTX_SAG_NOT_ENGINE_DB:

@@ -242,14 +242,22 @@ async function embedBatch(
   }
 }
 
+/** Record ids for a message: the first five and how many more (`3 records: a, b, c`; `12 records: a, …, e, … and 7 more`). */
+function describeRecordIds(ids: readonly string[]): string {
+  const shown = ids.slice(0, 5).join(', ');
+  const more = ids.length > 5 ? `, … and ${ids.length - 5} more` : '';
+  return `${ids.length} record${ids.length === 1 ? '' : 's'}: ${shown}${more}`;
+}
+
 /**
- * An embedder's own `OCTX_EMBEDDER_FAILED` names no record (it sees only texts): add one issue per
- * record id of the batch, and the ids as `report.recordIds`, so the caller knows what failed.
+ * An embedder's own `OCTX_EMBEDDER_FAILED`/`OCTX_EMBEDDER_RESPONSE_INVALID` names no record (it
+ * sees only texts): add the batch's ids to the message (first few and the count), one issue per
+ * record id, and the ids as `report.recordIds`, so the caller knows what failed.
  */
 function withBatchIds(e: OctxError, ids: readonly string[]): OctxError {
-  if (e.code !== 'OCTX_EMBEDDER_FAILED' || ids.length === 0 || e.issues.some((i) => i.recordId !== undefined)) return e;
+  if ((e.code !== 'OCTX_EMBEDDER_FAILED' && e.code !== 'OCTX_EMBEDDER_RESPONSE_INVALID') || ids.length === 0 || e.issues.some((i) => i.recordId !== undefined)) return e;
   const report = typeof e.report === 'object' && e.report !== null ? { ...e.report, recordIds: [...ids] } : { recordIds: [...ids] };
-  const message = `${e.message} (batch of ${ids.length} record(s), first ${ids[0]!})`;
+  const message = `${e.message} (batch of ${describeRecordIds(ids)})`;
   return new OctxError(e.code, message, { issues: ids.map((recordId) => issue({ code: e.code, recordId, message: e.message })), report, cause: e });
 }
 

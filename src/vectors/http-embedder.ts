@@ -3,16 +3,39 @@
  * (`POST {baseURL}/embeddings` with `{ model, input: string[], dimensions? }`, answered with
  * `{ data: [{ index, embedding: number[] }] }`): OpenAI, Azure OpenAI, Ollama, vLLM,
  * text-embeddings-inference and most gateways. It uses `fetch`; no vendor SDK.
+ *
+ * It trusts the service with the texts and the key, not with the process: every answer is read
+ * under a byte cap, placed strictly by `index`, and redirects never leave the origin.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit from 'p-limit';
 import { OctxError, issue } from '../model/errors.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { JsonObject } from '../model/json.js';
+import type { OctxCode } from '../model/codes.js';
 import { abortedError, throwIfAborted } from './abort.js';
 import type { VectorConfigInput } from './config.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
 import { checkInteger, type Embedder } from './embedder.js';
+import { EmbeddingsResponseError, parseEmbeddingsResponse } from './embeddings-response.js';
+import { readCappedBody } from './http-body.js';
+
+/** Same-origin 307/308 redirects followed per request before the request fails. */
+export const HTTP_EMBEDDER_MAX_REDIRECTS = 5;
+
+/** Bytes of an error answer (4xx/5xx) read for its message; the rest is not read. */
+const ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * The default {@link HttpEmbedderOptions.maxResponseBytes} for a request of `texts` texts whose
+ * vectors have `dimensions` numbers (the largest allowed width while the width is still unknown):
+ * `1 MiB + texts × (512 + 48 × dimensions)` bytes. 48 bytes per number is about twice the longest
+ * JSON float (`-1.2345678901234567e-308`, 24 characters) with room for pretty-printing; 512 bytes
+ * per item and 1 MiB per answer leave room for `object`, `index`, `usage` and other fields.
+ */
+export function defaultMaxResponseBytes(texts: number, dimensions: number | undefined): number {
+  return 1024 * 1024 + texts * (512 + 48 * (dimensions ?? MAX_VECTOR_DIMENSIONS));
+}
 
 /** One retry the client is about to make, as reported to {@link HttpEmbedderOptions.onRetry}. */
 export interface HttpEmbedderRetry {
@@ -51,7 +74,7 @@ export interface HttpEmbedderOptions {
   readonly concurrency?: number;
   /** Time allowed for one request, response body included (default 60,000 ms). */
   readonly timeoutMs?: number;
-  /** Retries after a 408, 409, 429, a 5xx, a network error, a timeout or a malformed body (default 5). */
+  /** Retries after a 408, 409, 429, a 5xx, a network error, a timeout or a body that is not JSON (default 5). */
   readonly maxRetries?: number;
   /** First retry delay, doubled per attempt, with up to 25 % jitter (default 500 ms); a `Retry-After` header wins. */
   readonly retryBaseMs?: number;
@@ -68,7 +91,18 @@ export interface HttpEmbedderOptions {
   readonly settings?: JsonObject;
   /** Called before each retry: what failed and how long the client waits. */
   readonly onRetry?: (retry: HttpEmbedderRetry) => void;
-  /** The `fetch` to use (default: the global one); for proxies, custom agents and tests. */
+  /**
+   * Largest answer accepted, in bytes after decompression, counted while the body streams: a
+   * longer (or endless, or compression-bomb) body is cancelled at the cap and the request fails
+   * with `OCTX_EMBEDDER_RESPONSE_INVALID`, not retried. Default per request:
+   * {@link defaultMaxResponseBytes} (`1 MiB + texts × (512 + 48 × dimensions)`).
+   */
+  readonly maxResponseBytes?: number;
+  /**
+   * The `fetch` to use (default: the global one); for proxies, custom agents and tests. It is
+   * called with `redirect: 'manual'` and must honour it (the global `fetch` does), or redirects
+   * escape the same-origin rule.
+   */
   readonly fetch?: typeof fetch;
 }
 
@@ -77,17 +111,31 @@ function retryable(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** A failed attempt: `retry` says whether another attempt may succeed. */
+/** A failed attempt: `retry` says whether another attempt may succeed; `code` is the code it fails with. */
 class AttemptFailure extends Error {
   constructor(
     message: string,
     readonly retry: boolean,
     readonly status?: number,
     readonly retryAfterMs?: number,
+    readonly code: OctxCode = 'OCTX_EMBEDDER_FAILED',
   ) {
     super(message);
   }
 }
+
+/** An answer the client will not use: the batch fails with `OCTX_EMBEDDER_RESPONSE_INVALID`. */
+function unusable(message: string, status: number | undefined, retry = false): AttemptFailure {
+  return new AttemptFailure(message, retry, status, undefined, 'OCTX_EMBEDDER_RESPONSE_INVALID');
+}
+
+/** A URL fit for a message: scheme, host, port and path; never user info, query or fragment (they may hold secrets). */
+function displayUrl(url: URL): string {
+  return `${url.origin}${url.pathname}`;
+}
+
+/** Redirect statuses; only 307 and 308 keep the method and the body. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /** `Retry-After` as milliseconds (delta-seconds or an HTTP date), or `undefined`. */
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -116,6 +164,7 @@ const HTTP_EMBEDDER_OPTION_KEYS = keysOf<HttpEmbedderOptions>({
   revision: true,
   settings: true,
   onRetry: true,
+  maxResponseBytes: true,
   fetch: true,
 });
 
@@ -134,11 +183,26 @@ const HTTP_EMBEDDER_OPTION_KEYS = keysOf<HttpEmbedderOptions>({
  * first request measures it; `builder.embed` makes that request through {@link prepare} before it
  * reads the config.
  *
- * Failures are `OCTX_EMBEDDER_FAILED` (permanent: the builder does not retry them again) with the
- * HTTP status in the message and in `report.status`; the builder adds the record ids of the batch.
+ * Answers are held to the wire format: every item needs an integer `index` from 0 to n − 1, each
+ * exactly once (any order; an item without one is not placed by position), the right count and
+ * width, finite numbers, and at most `maxResponseBytes` decoded bytes. Redirects are followed only
+ * within the origin of `baseURL` and only as 307/308 (same method, body and headers), at most
+ * {@link HTTP_EMBEDDER_MAX_REDIRECTS} times; any other redirect fails before anything is sent
+ * there, so the texts and the key never reach another origin.
+ *
+ * Failures are typed and permanent (the builder does not retry them again):
+ * `OCTX_EMBEDDER_FAILED` for an HTTP error, a network error or a timeout (after the retries),
+ * `OCTX_EMBEDDER_RESPONSE_INVALID` for an answer that breaks the rules above or a refused
+ * redirect. The message names the endpoint URL (without user info or query) and the HTTP status,
+ * never the key or a header value; `report` holds `status`, `attempts` and `url`; `embedAll` (and
+ * so `builder.embed`) adds the record ids of the batch.
  */
 export class HttpEmbedder implements Embedder {
-  readonly #url: string;
+  readonly #url: URL;
+  readonly #displayUrl: string;
+  /** The key and header values, blanked out of every message (a server may echo them). */
+  readonly #secrets: readonly string[];
+  readonly #maxResponseBytes: number | undefined;
   readonly #model: string;
   readonly #headers: Readonly<Record<string, string>>;
   readonly #batchSize: number;
@@ -157,7 +221,7 @@ export class HttpEmbedder implements Embedder {
   /** Requests sent, retries included (for reports and tests). */
   #requests = 0;
 
-  /** @throws OctxError `OCTX_OPTIONS_INVALID` for a bad URL, model or number option. */
+  /** @throws OctxError `OCTX_OPTIONS_INVALID` for a bad URL (or one with user info), model or number option. */
   constructor(options: HttpEmbedderOptions) {
     assertKnownKeys(options, HTTP_EMBEDDER_OPTION_KEYS, 'HttpEmbedder options');
     let base: URL;
@@ -169,9 +233,18 @@ export class HttpEmbedder implements Embedder {
     if (base.protocol !== 'http:' && base.protocol !== 'https:') {
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'baseURL', message: `baseURL must use http or https (got ${base.protocol})` });
     }
+    if (base.username !== '' || base.password !== '') {
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'baseURL', message: 'baseURL must not carry credentials (user:password@): pass apiKey or headers' });
+    }
     if (typeof options.model !== 'string' || options.model.trim() === '')
       throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'model', message: 'model must be a non-empty string' });
-    this.#url = `${base.href.replace(/\/+$/, '')}/embeddings`;
+    // `/embeddings` goes on the path; a query (Azure's `api-version`) stays a query.
+    const url = new URL(base.href);
+    url.pathname = `${url.pathname.replace(/\/+$/, '')}/embeddings`;
+    url.hash = '';
+    this.#url = url;
+    this.#displayUrl = displayUrl(url);
+    this.#maxResponseBytes = options.maxResponseBytes === undefined ? undefined : checkInteger('maxResponseBytes', options.maxResponseBytes, 1);
     this.#model = options.model;
     this.#batchSize = checkInteger('batchSize', options.batchSize ?? 64, 1);
     this.#maxBatchChars = checkInteger('maxBatchChars', options.maxBatchChars ?? 200_000, 1);
@@ -189,6 +262,7 @@ export class HttpEmbedder implements Embedder {
       ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
       ...options.headers,
     };
+    this.#secrets = [options.apiKey ?? '', ...Object.values(options.headers ?? {})].filter((v) => typeof v === 'string' && v.length >= 4);
     this.#fetch = options.fetch ?? fetch;
     this.#options = options;
   }
@@ -227,13 +301,15 @@ export class HttpEmbedder implements Embedder {
    */
   async prepare(options: { signal?: AbortSignal } = {}): Promise<void> {
     if (this.#dimensions !== undefined && this.#normalized !== undefined) return;
-    await this.embed(['dimension probe'], options);
+    throwIfAborted(options.signal);
+    await this.#request(['dimension probe'], options.signal, true);
   }
 
   /**
    * Embeds `texts`, in order. Splits them into requests by count and by characters and runs up to
    * `concurrency` requests at once.
-   * @throws OctxError `OCTX_EMBEDDER_FAILED` (with `report.status`), `OCTX_ABORTED`
+   * @throws OctxError `OCTX_EMBEDDER_FAILED`, `OCTX_EMBEDDER_RESPONSE_INVALID` (with
+   *   `report.status`, `report.attempts`, `report.url`), `OCTX_ABORTED`
    */
   async embed(texts: string[], options: { signal?: AbortSignal } = {}): Promise<Float32Array[]> {
     throwIfAborted(options.signal);
@@ -264,8 +340,8 @@ export class HttpEmbedder implements Embedder {
     return out;
   }
 
-  /** One request with its retries. */
-  async #request(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
+  /** One request with its retries; `probe` marks the request {@link prepare} sends before any record. */
+  async #request(texts: string[], signal: AbortSignal | undefined, probe = false): Promise<Float32Array[]> {
     for (let attempt = 1; ; attempt++) {
       throwIfAborted(signal);
       try {
@@ -275,16 +351,18 @@ export class HttpEmbedder implements Embedder {
         if (!(e instanceof AttemptFailure)) throw e;
         if (!e.retry || attempt > this.#maxRetries) {
           const tries = attempt === 1 ? '' : ` after ${attempt} attempts`;
-          const message = `the embeddings service failed${tries}: ${e.message}`;
-          throw new OctxError('OCTX_EMBEDDER_FAILED', message, {
-            issues: [issue({ code: 'OCTX_EMBEDDER_FAILED', message })],
-            report: { status: e.status, attempts: attempt },
-            cause: e,
+          const what = probe ? ' (the probe that measures dimensions/normalized, sent before any record; pass both options to skip it)' : '';
+          const verb = e.code === 'OCTX_EMBEDDER_RESPONSE_INVALID' ? 'gave an unusable answer' : 'failed';
+          const message = this.#redact(`the embeddings service at ${this.#displayUrl} ${verb}${tries}${what}: ${e.message}`);
+          throw new OctxError(e.code, message, {
+            issues: [issue({ code: e.code, message })],
+            // No `cause`: the attempt's own message may hold an echoed secret; this one is redacted.
+            report: { status: e.status, attempts: attempt, url: this.#displayUrl },
           });
         }
         const backoff = this.#retryBaseMs * 2 ** (attempt - 1) * (1 + Math.random() * 0.25);
         const delayMs = Math.min(this.#maxRetryDelayMs, e.retryAfterMs ?? backoff);
-        this.#options.onRetry?.({ attempt, status: e.status, reason: e.message, delayMs, texts: texts.length });
+        this.#options.onRetry?.({ attempt, status: e.status, reason: this.#redact(e.message), delayMs, texts: texts.length });
         try {
           await sleep(delayMs, undefined, signal ? { signal } : undefined);
         } catch {
@@ -294,71 +372,111 @@ export class HttpEmbedder implements Embedder {
     }
   }
 
-  /** One HTTP request: the vectors, or an {@link AttemptFailure}. */
+  /** `text` with every secret (the key, header values) blanked out. */
+  #redact(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets) out = out.split(secret).join('[redacted]');
+    return out;
+  }
+
+  /** One HTTP request, same-origin 307/308 redirects included: the vectors, or an {@link AttemptFailure}. */
   async #attempt(texts: string[], signal: AbortSignal | undefined): Promise<Float32Array[]> {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     const body: Record<string, unknown> = { model: this.#model, input: texts, encoding_format: 'float' };
     if (this.#requestedDimensions !== undefined) body.dimensions = this.#requestedDimensions;
-    this.#requests++;
-    let response: Response;
-    let text: string;
+    const payload = JSON.stringify(body);
+    const cap = this.#maxResponseBytes ?? defaultMaxResponseBytes(texts.length, this.#dimensions);
+    let url = this.#url;
     try {
-      response = await this.#fetch(this.#url, { method: 'POST', headers: this.#headers, body: JSON.stringify(body), signal: combined });
-      text = await response.text();
+      for (let redirects = 0; ; redirects++) {
+        this.#requests++;
+        // Redirects are ours to judge: fetch would follow them to any origin with the body and custom headers.
+        const response = await this.#fetch(url, { method: 'POST', headers: this.#headers, body: payload, signal: combined, redirect: 'manual' });
+        if (REDIRECTS.has(response.status) || response.type === 'opaqueredirect') {
+          void response.body?.cancel().catch(() => undefined);
+          url = this.#redirectTarget(url, response, redirects);
+          continue;
+        }
+        if (!response.ok) {
+          const { bytes, truncated } = await readCappedBody(response, Math.min(cap, ERROR_BODY_BYTES));
+          const text = new TextDecoder().decode(bytes);
+          const detail = text.length > 200 || truncated ? `${text.slice(0, 200)}…` : text;
+          throw new AttemptFailure(
+            `HTTP ${response.status}${detail ? `: ${detail}` : ''}`,
+            retryable(response.status),
+            response.status,
+            retryAfterMs(response.headers.get('retry-after')),
+          );
+        }
+        const { bytes, truncated } = await readCappedBody(response, cap);
+        if (truncated) {
+          const hint = this.#maxResponseBytes === undefined ? ' (the default for this batch; raise it with maxResponseBytes)' : ' (maxResponseBytes)';
+          throw unusable(`the answer holds more than ${cap.toLocaleString('en-US')} bytes${hint}; it was not read further`, response.status);
+        }
+        return this.#vectors(new TextDecoder().decode(bytes), texts.length, response.status);
+      }
     } catch (e) {
+      if (e instanceof AttemptFailure) throw e;
       if (signal?.aborted) throw abortedError(signal);
-      const reason = timeout.aborted ? `no complete answer within ${this.#timeoutMs} ms` : `network error: ${e instanceof Error ? e.message : String(e)}`;
+      const reason = timeout.aborted ? `no complete answer within ${this.#timeoutMs} ms` : `network error: ${networkReason(e)}`;
       throw new AttemptFailure(reason, true);
     }
-    if (!response.ok) {
-      const detail = text.length > 200 ? `${text.slice(0, 200)}…` : text;
-      throw new AttemptFailure(
-        `HTTP ${response.status}${detail ? `: ${detail}` : ''}`,
-        retryable(response.status),
-        response.status,
-        retryAfterMs(response.headers.get('retry-after')),
-      );
-    }
-    return this.#vectors(text, texts.length, response.status);
   }
 
-  /** Parses and checks a response body: one finite vector per text, in `index` order, of the right width. */
-  #vectors(text: string, expected: number, status: number): Float32Array[] {
-    let parsed: unknown;
+  /**
+   * Where a redirect from `from` may go: a 307/308 to the same origin (scheme, host and port),
+   * without user info, at most {@link HTTP_EMBEDDER_MAX_REDIRECTS} times. Anything else fails
+   * here, before a byte is sent to the new location.
+   */
+  #redirectTarget(from: URL, response: Response, redirects: number): URL {
+    const status = response.status;
+    const location = response.headers.get('location');
+    let target: URL | undefined;
     try {
-      parsed = JSON.parse(text);
+      target = location === null ? undefined : new URL(location, from);
     } catch {
-      throw new AttemptFailure(`malformed response body (not JSON, ${text.length} characters)`, true, status);
+      target = undefined;
     }
-    const data = (parsed as { data?: unknown } | null)?.data;
-    if (!Array.isArray(data) || data.length !== expected) {
-      throw new AttemptFailure(`malformed response body: expected data with ${expected} embeddings, got ${Array.isArray(data) ? data.length : typeof data}`, true, status);
+    const to = target === undefined ? 'no valid Location' : displayUrl(target);
+    const refuse = (why: string): AttemptFailure => unusable(`redirect (HTTP ${status}) to ${to} refused: ${why}`, status);
+    if (target === undefined) throw refuse('point baseURL at the final URL');
+    if (target.origin !== from.origin) throw refuse(`another origin than ${from.origin}; the texts and the key are not sent there (point baseURL at it if you trust it)`);
+    if (target.username !== '' || target.password !== '') throw refuse('the location carries credentials');
+    if (status !== 307 && status !== 308) throw refuse('it would turn the POST into a GET (only 307 and 308 are followed)');
+    if (redirects >= HTTP_EMBEDDER_MAX_REDIRECTS) throw refuse(`more than ${HTTP_EMBEDDER_MAX_REDIRECTS} redirects`);
+    return target;
+  }
+
+  /** Parses and checks a body (see {@link parseEmbeddingsResponse}), then fixes or checks dimensions and normalized. */
+  #vectors(text: string, expected: number, status: number): Float32Array[] {
+    let vectors: Float32Array[];
+    try {
+      vectors = parseEmbeddingsResponse(text, expected, this.#dimensions);
+    } catch (e) {
+      if (e instanceof EmbeddingsResponseError) throw unusable(e.message, status, e.retry);
+      throw e;
     }
-    const out = new Array<Float32Array>(expected);
-    for (let i = 0; i < data.length; i++) {
-      const item = data[i] as { index?: unknown; embedding?: unknown } | null;
-      const index = typeof item?.index === 'number' ? item.index : i;
-      const embedding = item?.embedding;
-      if (!Number.isInteger(index) || index < 0 || index >= expected || out[index] !== undefined || !Array.isArray(embedding)) {
-        throw new AttemptFailure(`malformed response body: embedding ${i} has no valid index or no vector`, true, status);
-      }
-      const vector = Float32Array.from(embedding as unknown[], (v) => (typeof v === 'number' ? v : Number.NaN));
-      if (!vector.every(Number.isFinite)) throw new AttemptFailure(`embedding ${index} holds a value that is not a finite number`, false, status);
-      this.#measure(vector, status);
-      out[index] = vector;
-    }
-    return out;
+    for (const vector of vectors) this.#measure(vector, status);
+    return vectors;
   }
 
   /** Fixes dimensions and normalized from the first vector seen, and holds later ones to them. */
   #measure(vector: Float32Array, status: number): void {
     if (this.#dimensions === undefined) this.#dimensions = vector.length;
-    if (vector.length !== this.#dimensions) throw new AttemptFailure(`an embedding has ${vector.length} dimensions; expected ${this.#dimensions}`, false, status);
+    if (vector.length !== this.#dimensions) throw unusable(`an embedding has ${vector.length} dimensions; expected ${this.#dimensions}`, status);
     if (this.#normalized === undefined) {
       let sum = 0;
       for (const v of vector) sum += v * v;
       this.#normalized = Math.abs(Math.sqrt(sum) - 1) <= 1e-3;
     }
   }
+}
+
+/** A network error's reason, with the system code undici keeps in `cause` (`fetch failed` alone says little). */
+function networkReason(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause as { code?: unknown; message?: unknown } | undefined;
+  const detail = typeof cause?.code === 'string' ? cause.code : typeof cause?.message === 'string' ? cause.message : undefined;
+  return detail !== undefined && !e.message.includes(detail) ? `${e.message} (${detail})` : e.message;
 }

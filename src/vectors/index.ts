@@ -9,7 +9,7 @@ export { computeVectorFingerprint, prepareVectorConfig, vectorConfigIssues, forb
 export type { Embedder, EmbedItem, EmbeddedVector, EmbedAllOptions, EmbedAllResult } from './embedder.js';
 export { embedAll } from './embedder.js';
 export type { HttpEmbedderOptions, HttpEmbedderRetry } from './http-embedder.js';
-export { HttpEmbedder } from './http-embedder.js';
+export { HttpEmbedder, defaultMaxResponseBytes, HTTP_EMBEDDER_MAX_REDIRECTS } from './http-embedder.js';
 export type { HashingTextEmbedderOptions } from './hashing-embedder.js';
 export { HashingTextEmbedder } from './hashing-embedder.js';
 export type { InputTemplateRenderer } from './template.js';

@@ -170,7 +170,8 @@ describe('HttpEmbedder', () => {
   it('refuses a response of the wrong width without retrying', async () => {
     const e = embedder({ dimensions: 4, normalized: true });
     const err = (await e.embed(['a']).catch((x: unknown) => x)) as OctxError;
-    expect(err.code).toBe('OCTX_EMBEDDER_FAILED');
+    // An answer that breaks the wire format has its own code (it was OCTX_EMBEDDER_FAILED before issue 24).
+    expect(err.code).toBe('OCTX_EMBEDDER_RESPONSE_INVALID');
     expect(err.message).toContain('8 dimensions; expected 4');
     expect(e.requests).toBe(1);
   });
