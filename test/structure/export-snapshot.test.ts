@@ -58,13 +58,17 @@ async function written(result: ExportResult): Promise<{ valid: boolean; errors: 
   return { valid: report.valid, errors: report.issues.filter((i) => i.severity === 'error').map((i) => i.code), counts };
 }
 
-/** Every export either is refused with a typed error, or is valid and reports exactly what it wrote. */
-async function expectValidOrRefused(run: Promise<ExportResult>): Promise<ExportResult | undefined> {
+/**
+ * Every export either is refused with a typed error and leaves no package at `output`, or is valid
+ * and reports exactly what it wrote.
+ */
+async function expectValidOrRefused(run: Promise<ExportResult>, output: string): Promise<ExportResult | undefined> {
   let result: ExportResult;
   try {
     result = await run;
   } catch (e) {
     if (!isOctxError(e)) throw e;
+    expect(existsSync(output)).toBe(false);
     return undefined;
   }
   const w = await written(result);
@@ -98,7 +102,7 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
     expect(existsSync(out)).toBe(false);
     // The refused export left the builder usable: the link goes into the next export.
     b.linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x21) });
-    const result = await expectValidOrRefused(b.export({ output: out }));
+    const result = await expectValidOrRefused(b.export({ output: out }), out);
     expect(result?.degraded).toBe(false);
     expect(result?.report.structure.counts).toEqual({ chunks: 2, events: 1, entities: 1, chunkEvents: 2, eventEntities: 1 });
   });
@@ -119,6 +123,7 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
           }
         },
       }),
+      out,
     );
     expect(busy).toBeGreaterThan(0);
     expect(result?.degraded).toBe(true);
@@ -135,6 +140,23 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
     );
     expect(isOctxError(e) && e.code).toBe('OCTX_BUILDER_BUSY');
     expect(existsSync(out)).toBe(false);
+  });
+
+  it('an add from onProgress after the package is published does not turn the published export into a failure', async () => {
+    const out = join(tempDir(), 's.octx');
+    const b = almostComplete(false).linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x21) });
+    let thrown = 0;
+    // Lets OCTX_BUILDER_BUSY escape only from the last event, sent once the package is published.
+    const onProgress = (e: ProgressEvent): void => {
+      if (e.phase !== 'fsync' || e.completed !== 1) return;
+      thrown++;
+      b.addEntity({ id: id(0x32), name: 'Late', type: 'person' });
+    };
+    // Before: the export rejected while its package stayed published (and its release recorded).
+    const result = await expectValidOrRefused(b.export({ output: out, onProgress }), out);
+    expect(thrown).toBe(1);
+    expect(result?.output).toBe(out);
+    expect(result?.degraded).toBe(false);
   });
 
   for (const consumer of ['seed', 'sag-1.7'] as const) {
@@ -171,7 +193,8 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
         })();
         // Let the producer get part of the way before exporting.
         for (let i = 0; i < round * 3; i++) await tick();
-        const result = await expectValidOrRefused(b.export({ output: join(dir, `p${round}.octx`), consumer }));
+        const output = join(dir, `p${round}.octx`);
+        const result = await expectValidOrRefused(b.export({ output, consumer }), output);
         stop = true;
         await producer;
         if (result) exported++;
@@ -201,7 +224,7 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
       () => b.reportWarning({ code: 'OCTX_ADAPTER_INPUT_INVALID', severity: 'warning', message: 'late' }),
     ];
     for (const call of calls) expect(failure(call).code).toBe('OCTX_BUILDER_BUSY');
-    const result = await expectValidOrRefused(running);
+    const result = await expectValidOrRefused(running, join(dir, 'a.octx'));
     expect(result?.report.structure.counts).toEqual({ chunks: 2, events: 1, entities: 1, chunkEvents: 2, eventEntities: 1 });
     expect(result?.manifest.files.map((f) => f.path)).not.toContain('knowledge/late.md');
   });
