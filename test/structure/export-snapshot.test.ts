@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { isOctxError, openPackage, PackageBuilder, validatePackage, type ExportResult, type ProgressEvent } from '../../src/index.js';
+import { HashingTextEmbedder, isOctxError, openPackage, PackageBuilder, validatePackage, type Embedder, type ExportResult, type ProgressEvent } from '../../src/index.js';
 import { tempDir } from '../helpers/temp.js';
 import { failure } from '../helpers/errors.js';
 
@@ -157,6 +157,25 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
     expect(thrown).toBe(1);
     expect(result?.output).toBe(out);
     expect(result?.degraded).toBe(false);
+  });
+
+  it('an embed() running when export() is called: the export has the vectors delivered before it, embed() rejects with OCTX_BUILDER_BUSY', async () => {
+    const out = join(tempDir(), 's.octx');
+    const b = almostComplete(false).linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x21) });
+    const hashing = new HashingTextEmbedder({ dimensions: 8 });
+    // One text per call, a macrotask each: the export starts between two batches.
+    const slow: Embedder = { config: hashing.config, embed: async (texts) => (await tick(), hashing.embed(texts)) };
+    let exporting: Promise<ExportResult> | undefined;
+    const embedding = b.embed('chunks', slow, { batchSize: 1, concurrency: 1, onProgress: (n) => void (n === 1 && (exporting = b.export({ output: out }))) });
+    const e = await embedding.then(
+      () => undefined,
+      (x: unknown) => x,
+    );
+    expect(isOctxError(e) && e.code).toBe('OCTX_BUILDER_BUSY');
+    const result = await expectValidOrRefused(exporting!, out);
+    // The snapshot holds one of the two chunk vectors: an incomplete target is left out, never padded.
+    expect(result?.report.vectors.targets.chunks).toMatchObject({ status: 'omitted', reason: 'incomplete', records: 2, vectors: 1 });
+    expect(result?.degradations.map((d) => d.cause)).toEqual(['vectors-incomplete']);
   });
 
   for (const consumer of ['seed', 'sag-1.7'] as const) {
