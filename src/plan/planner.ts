@@ -1,6 +1,6 @@
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { sha256Hex } from '../model/json.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt, type RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt } from '../model/record-kinds.js';
 import type { Capabilities } from '../package/manifest.js';
 import type { PayloadSource } from '../package/payload-source.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
@@ -11,7 +11,6 @@ import type { VectorTarget } from '../vectors/targets.js';
 import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorRows } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import type { SpillSnapshot } from '../structure/structure-snapshot.js';
 import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected, CollectedDocument } from './collected.js';
 import {
@@ -60,9 +59,6 @@ export interface ExportPlan {
   /** Everything the caller added that is left out, and why (empty: nothing was). */
   readonly degradations: readonly Degradation[];
 }
-
-/** The structure JSONL files of a snapshot (one per kind). */
-export type StructureFiles = Readonly<Record<RecordKind, SpillSnapshot>>;
 
 /** What the planner is asked to do. */
 export interface PlanOptions {
