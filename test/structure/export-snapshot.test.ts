@@ -182,6 +182,7 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
     it(`a concurrent producer task interleaving add*/link* with awaits (strict, consumer ${consumer}): every export valid or refused, counts match bytes`, async () => {
       const dir = tempDir();
       let exported = 0;
+      let busyRounds = 0;
       for (let round = 0; round < 12; round++) {
         const b = almostComplete(true);
         const codes = new Set<string>();
@@ -219,9 +220,11 @@ describe('export decides and writes from one frozen snapshot (issue 24, item 1)'
         if (result) exported++;
         // Calls made while the export ran were refused with the typed code, nothing else.
         for (const c of codes) expect(['OCTX_BUILDER_BUSY', 'OCTX_BUILDER_CONSUMED']).toContain(c);
+        if (codes.has('OCTX_BUILDER_BUSY')) busyRounds++;
         await b.dispose();
       }
       expect(exported).toBeGreaterThan(0);
+      expect(busyRounds).toBeGreaterThan(0);
     });
   }
 
