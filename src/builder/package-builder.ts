@@ -17,6 +17,7 @@ import { consumerProfile } from '../consumers/index.js';
 import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
+import { FrozenIds } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
 import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
@@ -32,7 +33,7 @@ import {
   sha256OfNormalized,
   withInputHash,
 } from '../vectors/input-digest.js';
-import { VectorSpill } from '../vectors/vector-spill.js';
+import { VectorSpill, type FrozenVectorRows } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
@@ -229,6 +230,14 @@ export class PackageBuilder {
 
   #assertOpen(): void {
     if (this.#poisoned) throw this.#poisoned;
+    // The export in progress reads a snapshot taken when it started; a record accepted now could
+    // reach no package (a successful export consumes the builder), so it is refused, loudly.
+    if (this.#running) {
+      throw new OctxError(
+        'OCTX_BUILDER_BUSY',
+        'an export of this PackageBuilder is running and exports what was added before export() was called; add records before export(), or after a refused export (await it first)',
+      );
+    }
     if (this.#consumed) throw new OctxError('OCTX_BUILDER_CONSUMED', 'this PackageBuilder was already exported or disposed; create a new one');
   }
 
@@ -602,24 +611,77 @@ export class PackageBuilder {
 
   /**
    * Plans, writes, verifies and atomically publishes the package.
+   *
+   * **One snapshot.** The package holds exactly what was added before `export()` was called: the
+   * builder's records, links, documents, extension files and vectors are frozen synchronously,
+   * before the first await or `onProgress` call, and the coverage gate, vector completeness, the
+   * consumer profile's checks, the report's counts, the degradations and the written bytes are all
+   * taken from that one snapshot. While the export runs, every collecting call (`add*`, `link*`,
+   * `addVector`, `setVectorConfig`, `embed`, `addExtensionFile`, `reportWarning`) — from an
+   * `onProgress` callback or a concurrent task — throws `OCTX_BUILDER_BUSY` and changes nothing;
+   * a second `export()` throws `OCTX_BUILDER_CONSUMED`. After a refused export the builder takes
+   * records again; a successful one consumes it.
    * @throws OctxError — `OCTX_OPTIONS_INVALID`, `OCTX_OUTPUT_EXISTS`, `OCTX_CONCEPT_REQUIRED`,
    *   `OCTX_STRUCTURE_INVALID` (aggregated), `OCTX_STRUCTURE_INCOMPLETE` (with the report),
    *   `OCTX_VECTOR_INPUT_MISMATCH` (aggregated: input digests given to `addVector` that differ
-   *   from the records' rendered text), `OCTX_VALIDATION_ERROR`, `OCTX_ABORTED`, `OCTX_IO_ERROR`
+   *   from the records' rendered text), `OCTX_VALIDATION_ERROR`, `OCTX_ABORTED`, `OCTX_IO_ERROR`,
+   *   `OCTX_BUILDER_CONSUMED` (exported or disposed, or an export is running)
    */
   async export(options: ExportOptions): Promise<ExportResult> {
-    this.#assertOpen();
     if (this.#running) throw new OctxError('OCTX_BUILDER_CONSUMED', 'an export of this PackageBuilder is already running; await it');
-    const run = this.#export(options);
+    this.#assertOpen();
+    // Synchronously, before anything can run in between: from here on the export sees only this.
+    const snapshot = this.#snapshot();
+    const run = this.#export(options, snapshot.collected);
     this.#running = run;
     try {
       return await run;
     } finally {
       this.#running = undefined;
+      snapshot.release();
     }
   }
 
-  async #export(options: ExportOptions): Promise<ExportResult> {
+  /**
+   * Freezes what was collected (see {@link Collected}): the one view the export plans and writes
+   * from. Cheap and copy-free but for the document list: spills only grow, so their lengths,
+   * sizes and digests now are the snapshot. `release()` ends the vector views.
+   */
+  #snapshot(): { readonly collected: Collected; release(): void } {
+    const structure = this.#collect(() => this.#structure.freeze());
+    const vectors = new Map<VectorTarget, FrozenVectorRows>();
+    this.#collect(() => {
+      for (const [target, spill] of this.#vectorSpills) {
+        spill.flush();
+        vectors.set(target, spill.freeze());
+      }
+    });
+    const ids = new FrozenIds(this.#ids, {
+      document: this.#documents.length,
+      chunk: structure.chunkId.length,
+      event: structure.eventId.length,
+      entity: structure.entityId.length,
+    });
+    const collected: Collected = {
+      ids,
+      documents: this.#documents.slice(),
+      extensions: this.#extensions.slice(),
+      structure,
+      ...(this.#vectorConfig ? { vectorConfig: this.#vectorConfig } : {}),
+      vectorSpills: vectors,
+      callerDigests: new Set(this.#callerDigests),
+      workDir: this.#dir,
+      ...(this.#reported.length > 0 ? { warnings: this.#reported.slice() } : {}),
+    };
+    return {
+      collected,
+      release: () => {
+        for (const v of vectors.values()) v.release();
+      },
+    };
+  }
+
+  async #export(options: ExportOptions, collected: Collected): Promise<ExportResult> {
     const opts = resolveExportOptions(options);
     const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
     const state = this.#state;
@@ -647,12 +709,9 @@ export class PackageBuilder {
     try {
       if (opts.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled before it started');
       let t = performance.now();
-      // Planning reads the spills without closing them: if it refuses the input (invalid
+      // Planning reads the snapshot without closing the spills: if it refuses the input (invalid
       // structure, incomplete coverage under 'require', limits), the builder stays usable.
-      const structureFiles = this.#collect(() => this.#structure.snapshot());
-      this.#collect(() => {
-        for (const spill of this.#vectorSpills.values()) spill.flush();
-      });
+      const structureFiles = collected.structure.files;
       // The structure check is a step of its own only when there is structure to check.
       const structureRecords = Object.values(structureFiles).reduce((n, f) => n + f.lines, 0);
       const structureBytes = Object.values(structureFiles).reduce((n, f) => n + f.size, 0);
@@ -663,9 +722,9 @@ export class PackageBuilder {
       planStep(0);
       // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
       const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');
-      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, this.#collected(), structureFiles, !opts.documentsOnly) } : {};
+      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, collected, !opts.documentsOnly) } : {};
       const vectors = opts.vectors ?? (profile.vectors.policy === 'omit' ? 'omit' : undefined);
-      const plan = planExport(this.#collected(), structureFiles, {
+      const plan = planExport(collected, {
         documentsOnly: opts.documentsOnly,
         structure: opts.structure,
         limits: opts.limits,
@@ -674,7 +733,7 @@ export class PackageBuilder {
         ...(vectors !== undefined ? { vectors } : {}),
       });
       // Caller-supplied input digests the validator would refuse: refused here, nothing written.
-      if (this.#callerDigests.size > 0) await checkCallerDigests(this.#collected(), structureFiles, plan.arrowTargets, this.#callerDigests, opts.signal);
+      await checkCallerDigests(collected, plan.arrowTargets, opts.signal);
       planStep(structureRecords);
       const warnings = [...lockWarnings, ...plan.warnings];
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
@@ -716,7 +775,7 @@ export class PackageBuilder {
                     assetName: this.#options.assetName,
                     version: release.version,
                     release: { created_at: release.createdAt, package_digest: m.release.package_digest, content_digest: computeContentDigest(m) },
-                    documents: Object.fromEntries(this.#documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
+                    documents: Object.fromEntries(collected.documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
                   });
                 },
               }
@@ -791,19 +850,6 @@ export class PackageBuilder {
     this.#structure.close();
     for (const spill of this.#vectorSpills.values()) spill.close();
     await removeSpillDir(this.#dir);
-  }
-
-  #collected(): Collected {
-    return {
-      ids: this.#ids,
-      documents: this.#documents,
-      extensions: this.#extensions,
-      structure: this.#structure,
-      ...(this.#vectorConfig ? { vectorConfig: this.#vectorConfig } : {}),
-      vectorSpills: this.#vectorSpills,
-      workDir: this.#dir,
-      ...(this.#reported.length > 0 ? { warnings: this.#reported } : {}),
-    };
   }
 }
 

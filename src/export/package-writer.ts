@@ -103,7 +103,13 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     const size = (await stat(options.output.tempPath)).size;
     options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 0, total: 1, bytes: 0, totalBytes: size });
     await options.output.commit();
-    options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 1, total: 1, bytes: size, totalBytes: size });
+    // Published: nothing can take that back, so a listener that throws now (an add from
+    // onProgress refused with OCTX_BUILDER_BUSY, say) must not turn the export into a failure.
+    try {
+      options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 1, total: 1, bytes: size, totalBytes: size });
+    } catch {
+      // ignored: see above
+    }
     const byName = new Map(written.map((w) => [w.name, w]));
     const planned = new Map(files.map((f) => [f.path, f]));
     const reportFiles: ReportFile[] = manifest.files.map(({ path }) => {

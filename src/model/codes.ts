@@ -99,6 +99,7 @@ export const OCTX_CODES = {
   OCTX_INTEGRITY_ERROR: 'producer: verification of the written archive failed',
   OCTX_ABORTED: 'producer: the export was cancelled by its AbortSignal',
   OCTX_BUILDER_CONSUMED: 'producer: the builder was already exported or disposed',
+  OCTX_BUILDER_BUSY: 'producer: an export of the builder is running; records cannot be added until it ends',
   OCTX_OPTIONS_INVALID: 'producer: an option has a wrong value',
   OCTX_RELEASE_CONFLICT: 'producer: this version was released with different content',
   OCTX_RELEASE_VERSION_REQUIRED: 'producer: changed content needs a higher version',

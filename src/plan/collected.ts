@@ -2,9 +2,9 @@ import type { OctxIssue } from '../model/errors.js';
 import type { SpilledEntry } from '../package/payload-spill.js';
 import type { PreparedVectorConfig } from '../vectors/config.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import type { VectorSpill } from '../vectors/vector-spill.js';
-import type { IdRegistry } from '../structure/id-registry.js';
-import type { StructureStore } from '../structure/structure-store.js';
+import type { VectorRows } from '../vectors/vector-spill.js';
+import type { IdView } from '../structure/frozen-ids.js';
+import type { StructureSnapshot } from '../structure/structure-snapshot.js';
 
 /** A knowledge document as collected: its bytes are already spilled (hashed, being compressed). */
 export interface CollectedDocument {
@@ -30,16 +30,31 @@ export interface CollectedExtension {
 }
 
 /**
- * Everything the builder collected, read-only: the planner's whole input. The builder owns and
- * mutates these; the planner and writer only read them.
+ * Everything the builder collected, frozen at one point: the planner's and the writer's whole
+ * input. The builder takes it synchronously when `export()` is called (`PackageBuilder`'s
+ * `#snapshot`), before any await or callback, and the coverage gate, the vector completeness, the
+ * consumer checks, the report's counts, the degradations and the bytes are all read from it, never
+ * from the builder's live state. So whatever happens to the builder while the export runs, the
+ * package and its report describe the same records.
+ *
+ * Nothing large is copied: the spills only grow, so the snapshot is their lengths, byte sizes and
+ * digests at that point (see `StructureStore.freeze`, `VectorSpill.freeze`, `FrozenIds`).
  */
 export interface Collected {
-  readonly ids: IdRegistry;
+  /** The id space as it stood: an id defined by a later record is only a reference here. */
+  readonly ids: IdView;
   readonly documents: readonly CollectedDocument[];
   readonly extensions: readonly CollectedExtension[];
-  readonly structure: StructureStore;
+  /** The structure records and links, their JSONL files and their field warnings. */
+  readonly structure: StructureSnapshot;
   readonly vectorConfig?: PreparedVectorConfig;
-  readonly vectorSpills: ReadonlyMap<VectorTarget, VectorSpill>;
+  /** Each target's vectors, frozen with the rest. */
+  readonly vectorSpills: ReadonlyMap<VectorTarget, VectorRows>;
+  /**
+   * Targets that got an input digest from the caller (`addVector` with `{ input }` or
+   * `{ inputSha256 }`): the export recomputes theirs before writing.
+   */
+  readonly callerDigests: ReadonlySet<VectorTarget>;
   /** Folder holding the spills; the writer may put generated files (Arrow) there. */
   readonly workDir: string;
   /** Warnings reported to the builder by an adapter; they join the export's warnings (and `strict`). */

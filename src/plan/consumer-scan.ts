@@ -4,11 +4,10 @@
  * files (only the kinds the profile has rules for; nothing at all for the seed profile).
  */
 import { ConsumerChecker, type ConsumerProfile } from '../consumers/index.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER } from '../model/record-kinds.js';
 import type { OctxIssue } from '../model/errors.js';
 import type { Collected } from './collected.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
-import type { SpillSnapshot } from '../structure/structure-store.js';
 
 /** A profile's findings over the collected input, split by layer (a layer left out does not count). */
 export interface ConsumerFindings {
@@ -17,13 +16,13 @@ export interface ConsumerFindings {
   readonly structure: readonly OctxIssue[];
 }
 
-/** Checks every collected document and (unless `structure` is false: documents only) structure record against `profile`. */
-export async function scanForConsumer(
-  profile: ConsumerProfile,
-  collected: Collected,
-  structureFiles: Readonly<Record<RecordKind, SpillSnapshot>>,
-  structure = true,
-): Promise<ConsumerFindings> {
+/**
+ * Checks every document and (unless `structure` is false: documents only) structure record of the
+ * snapshot against `profile`: the JSONL files are read up to the snapshot's bytes, so records
+ * added after it are not judged here (they are not in this export either).
+ */
+export async function scanForConsumer(profile: ConsumerProfile, collected: Collected, structure = true): Promise<ConsumerFindings> {
+  const structureFiles = collected.structure.files;
   const docs = new ConsumerChecker(profile);
   if (docs.checks('document')) {
     for (const d of collected.documents) {

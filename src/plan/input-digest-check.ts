@@ -14,9 +14,9 @@ import { RECORD_KINDS } from '../model/record-kinds.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
 import { DIGEST_BYTES } from '../vectors/vector-spill.js';
 import { inputDigestRenderer, normalizeEmbeddingInput, sha256OfNormalized } from '../vectors/input-digest.js';
-import { TARGET_RECORD_KIND, type VectorTarget } from '../vectors/targets.js';
+import { TARGET_RECORD_KIND } from '../vectors/targets.js';
 import type { Collected } from './collected.js';
-import type { PlannedArrowTarget, StructureFiles } from './planner.js';
+import type { PlannedArrowTarget } from './planner.js';
 
 /** Mismatches listed in the error; the rest are counted in its headline. */
 export const MAX_LISTED_MISMATCHES = 100;
@@ -25,21 +25,17 @@ export const MAX_LISTED_MISMATCHES = 100;
 const BATCH = 4096;
 
 /**
- * Recomputes the input digest of every record of each planned Arrow target in `targets` (the
- * targets that got caller-supplied digests) and compares it with the digest its vector carries.
+ * Recomputes the input digest of every record of each planned Arrow target in
+ * `collected.callerDigests` (the targets that got caller-supplied digests) and compares it with the digest its vector carries.
  * Targets without digests, or whose config does not let the validator recompute them (no
  * supported `input_hash`, no `input_template`), are checked for form only, as the validator does.
  * @throws OctxError `OCTX_VECTOR_INPUT_MISMATCH` (aggregated: one issue per record, with its id,
  *   field `input_sha256` and path `vectors/<target>.arrow`; the first {@link MAX_LISTED_MISMATCHES}
  *   listed, the total in the headline); `OCTX_ABORTED` when `signal` fires.
  */
-export async function checkCallerDigests(
-  collected: Collected,
-  structureFiles: StructureFiles,
-  arrowTargets: readonly PlannedArrowTarget[],
-  targets: ReadonlySet<VectorTarget>,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function checkCallerDigests(collected: Collected, arrowTargets: readonly PlannedArrowTarget[], signal?: AbortSignal): Promise<void> {
+  const targets = collected.callerDigests;
+  if (targets.size === 0) return;
   const issues: OctxIssue[] = [];
   let total = 0;
   const found = (i: OctxIssue): void => {
@@ -53,7 +49,7 @@ export async function checkCallerDigests(
     const kind = TARGET_RECORD_KIND[planned.target];
     const path = VECTOR_TARGET_PATHS[planned.target];
     const jsonlPath = RECORD_KINDS[kind].path;
-    const snapshot = structureFiles[kind];
+    const snapshot = collected.structure.files[kind];
     // One batch: the records' dense ids, ids, lines and recomputed digests (or why none renders).
     const dense: number[] = [];
     const pending: { id: string; line: number; expected: string | Error }[] = [];

@@ -1,6 +1,6 @@
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { sha256Hex } from '../model/json.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt, type RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt } from '../model/record-kinds.js';
 import type { Capabilities } from '../package/manifest.js';
 import type { PayloadSource } from '../package/payload-source.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
@@ -9,9 +9,8 @@ import type { OctxCode } from '../model/codes.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
-import type { VectorSpill } from '../vectors/vector-spill.js';
+import type { VectorRows } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import type { SpillSnapshot } from '../structure/structure-store.js';
 import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, estimateArrowSize, type SizedFile } from './limits-check.js';
 import type { Collected, CollectedDocument } from './collected.js';
 import {
@@ -38,7 +37,7 @@ export interface PlannedFile {
 export interface PlannedArrowTarget {
   readonly target: VectorTarget;
   readonly path: string;
-  readonly spill: VectorSpill;
+  readonly spill: VectorRows;
   /** Dense ids of the target's records, in their JSONL order. */
   readonly rows: Int32Array;
   readonly ids: (dense: number) => string;
@@ -60,9 +59,6 @@ export interface ExportPlan {
   /** Everything the caller added that is left out, and why (empty: nothing was). */
   readonly degradations: readonly Degradation[];
 }
-
-/** The structure spills as they stand (one JSONL file per kind). */
-export type StructureFiles = Readonly<Record<RecordKind, SpillSnapshot>>;
 
 /** What the planner is asked to do. */
 export interface PlanOptions {
@@ -90,9 +86,12 @@ export const MAX_LISTED_ISSUES = 1000;
  * records, no Concept Document — abort with one aggregated `OctxError`; incomplete coverage either
  * omits the structure (`auto`, a degradation) or throws `OCTX_STRUCTURE_INCOMPLETE` (`require`).
  * Under `strict`, any degradation or warning throws `OCTX_STRICT_VIOLATION` instead.
+ *
+ * Everything is decided from `collected`, one frozen snapshot (see {@link Collected}): the
+ * coverage, the counts and the limits describe exactly the bytes its files hold.
  */
-export function planExport(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
-  const plan = decide(collected, structureFiles, options);
+export function planExport(collected: Collected, options: PlanOptions): ExportPlan {
+  const plan = decide(collected, options);
   if (options.strict && (plan.degradations.length > 0 || plan.warnings.length > 0)) throw strictViolation(plan);
   return plan;
 }
@@ -119,8 +118,9 @@ function strictViolation(plan: ExportPlan): OctxError {
   });
 }
 
-function decide(collected: Collected, structureFiles: StructureFiles, options: PlanOptions): ExportPlan {
+function decide(collected: Collected, options: PlanOptions): ExportPlan {
   const { ids, structure } = collected;
+  const structureFiles = structure.files;
   const concepts = collected.documents.filter((d) => d.kind === 'concept');
   if (concepts.length === 0) {
     throw OctxError.of({
@@ -380,7 +380,7 @@ function planVectors(collected: Collected, warnings: OctxIssue[], degradations: 
   const targets = {} as Record<VectorTarget, VectorTargetReport>;
   const arrowTargets: PlannedArrowTarget[] = [];
   const s = collected.structure;
-  const tables: Record<VectorTarget, { length: number; get(i: number): number; view(): Int32Array }> = { chunks: s.chunkId, events: s.eventId, entities: s.entityId };
+  const tables: Record<VectorTarget, Int32Array> = { chunks: s.chunkId, events: s.eventId, entities: s.entityId };
   let anyAdded = false;
   for (const t of VECTOR_TARGETS) {
     const spill = collected.vectorSpills.get(t);
@@ -393,9 +393,9 @@ function planVectors(collected: Collected, warnings: OctxIssue[], degradations: 
     const missing: string[] = [];
     let missingCount = 0;
     for (let r = 0; r < table.length; r++) {
-      if (!spill.has(table.get(r))) {
+      if (!spill.has(table[r]!)) {
         missingCount++;
-        if (missing.length < 20) missing.push(collected.ids.idOf(table.get(r)));
+        if (missing.length < 20) missing.push(collected.ids.idOf(table[r]!));
       }
     }
     if (missingCount > 0) {
@@ -433,7 +433,7 @@ function planVectors(collected: Collected, warnings: OctxIssue[], degradations: 
       );
     }
     targets[t] = { status: 'written', rows: table.length };
-    arrowTargets.push({ target: t, path: VECTOR_TARGET_PATHS[t], spill, rows: table.view().slice(), ids: (dense) => collected.ids.idOf(dense) });
+    arrowTargets.push({ target: t, path: VECTOR_TARGET_PATHS[t], spill, rows: table.slice(), ids: (dense) => collected.ids.idOf(dense) });
   }
   const status = arrowTargets.length > 0 ? 'written' : anyAdded ? 'omitted' : 'none';
   return { vectors: { status, ...(collected.vectorConfig ? { fingerprint: collected.vectorConfig.fingerprint } : {}), targets }, arrowTargets };

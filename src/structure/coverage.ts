@@ -1,6 +1,6 @@
 import { issue, type OctxIssue } from '../model/errors.js';
-import type { IdRegistry } from './id-registry.js';
-import type { StructureStore } from './structure-store.js';
+import type { IdView } from './frozen-ids.js';
+import type { StructureColumns } from './structure-snapshot.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
 
 /** How many orphan ids each rule lists before it only counts. */
@@ -60,25 +60,25 @@ class Collector {
  * Evaluates the five coverage rules over the collected graph (references are assumed resolved:
  * run {@link checkStructureGraph} first).
  */
-export function computeCoverage(ids: IdRegistry, s: StructureStore, documents: readonly CoverageDocument[]): CoverageReport {
+export function computeCoverage(ids: IdView, s: StructureColumns, documents: readonly CoverageDocument[]): CoverageReport {
   const docChunks = new Map<number, number>();
   for (const d of documents) docChunks.set(d.dense, 0);
   for (let c = 0; c < s.chunkId.length; c++) {
-    const d = s.chunkDocument.get(c);
+    const d = s.chunkDocument[c]!;
     const n = docChunks.get(d);
     if (n !== undefined) docChunks.set(d, n + 1);
   }
   const chunkEvents = new Uint32Array(s.chunkId.length);
   const eventChunks = new Uint32Array(s.eventId.length);
   for (let i = 0; i < s.linkChunk.length; i++) {
-    chunkEvents[ids.slotOf(s.linkChunk.get(i))]! += 1;
-    eventChunks[ids.slotOf(s.linkEvent.get(i))]! += 1;
+    chunkEvents[ids.slotOf(s.linkChunk[i]!)]! += 1;
+    eventChunks[ids.slotOf(s.linkEvent[i]!)]! += 1;
   }
   const eventEntities = new Uint32Array(s.eventId.length);
   const entityEvents = new Uint32Array(s.entityId.length);
   for (let i = 0; i < s.mentionEvent.length; i++) {
-    eventEntities[ids.slotOf(s.mentionEvent.get(i))]! += 1;
-    entityEvents[ids.slotOf(s.mentionEntity.get(i))]! += 1;
+    eventEntities[ids.slotOf(s.mentionEvent[i]!)]! += 1;
+    entityEvents[ids.slotOf(s.mentionEntity[i]!)]! += 1;
   }
 
   const docs = new Collector();
@@ -94,8 +94,8 @@ export function computeCoverage(ids: IdRegistry, s: StructureStore, documents: r
   const byDocument: Record<string, { path: string; count: number }> = {};
   for (let c = 0; c < chunkEvents.length; c++) {
     if (chunkEvents[c] !== 0) continue;
-    chunks.add(ids.idOf(s.chunkId.get(c)));
-    const d = s.chunkDocument.get(c);
+    chunks.add(ids.idOf(s.chunkId[c]!));
+    const d = s.chunkDocument[c]!;
     const key = ids.idOf(d);
     const entry = (byDocument[key] ??= { path: pathOf.get(d) ?? '', count: 0 });
     entry.count += 1;
@@ -103,11 +103,11 @@ export function computeCoverage(ids: IdRegistry, s: StructureStore, documents: r
   const evNoChunk = new Collector();
   const evNoEntity = new Collector();
   for (let e = 0; e < eventChunks.length; e++) {
-    if (eventChunks[e] === 0) evNoChunk.add(ids.idOf(s.eventId.get(e)));
-    if (eventEntities[e] === 0) evNoEntity.add(ids.idOf(s.eventId.get(e)));
+    if (eventChunks[e] === 0) evNoChunk.add(ids.idOf(s.eventId[e]!));
+    if (eventEntities[e] === 0) evNoEntity.add(ids.idOf(s.eventId[e]!));
   }
   const entNoEvent = new Collector();
-  for (let n = 0; n < entityEvents.length; n++) if (entityEvents[n] === 0) entNoEvent.add(ids.idOf(s.entityId.get(n)));
+  for (let n = 0; n < entityEvents.length; n++) if (entityEvents[n] === 0) entNoEvent.add(ids.idOf(s.entityId[n]!));
 
   const report = {
     documentsWithoutChunks: { ...docs.done(), paths },

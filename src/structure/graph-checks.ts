@@ -1,7 +1,8 @@
 import { issue, type OctxIssue } from '../model/errors.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
-import { REFERENCED, type IdRegistry } from './id-registry.js';
-import type { StructureStore } from './structure-store.js';
+import { REFERENCED } from './id-registry.js';
+import type { IdView } from './frozen-ids.js';
+import type { StructureColumns } from './structure-snapshot.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
 
 /**
@@ -10,7 +11,7 @@ import { RECORD_KINDS } from '../model/record-kinds.js';
  * Returns every problem; an empty list means the graph is sound. Coverage is separate (it decides
  * whether the layer ships, not whether the input is wrong).
  */
-export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIssue[] {
+export function checkStructureGraph(ids: IdView, s: StructureColumns): OctxIssue[] {
   const issues: OctxIssue[] = [];
   const wrongKind = (dense: number): string => {
     const k = ids.kindOf(dense);
@@ -18,13 +19,13 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   };
 
   for (let c = 0; c < s.chunkId.length; c++) {
-    const doc = s.chunkDocument.get(c);
+    const doc = s.chunkDocument[c]!;
     if (ids.kindOf(doc) !== IdKind.document) {
       issues.push(
         issue({
           code: 'OCTX_CHUNK_DOCUMENT_MISSING',
           path: RECORD_KINDS.chunk.path,
-          recordId: ids.idOf(s.chunkId.get(c)),
+          recordId: ids.idOf(s.chunkId[c]!),
           field: 'document_id',
           message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})`,
         }),
@@ -34,13 +35,13 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
 
   const eventCount = s.eventId.length;
   for (let e = 0; e < eventCount; e++) {
-    const p = s.eventParent.get(e);
+    const p = s.eventParent[e]!;
     if (p >= 0 && ids.kindOf(p) !== IdKind.event) {
       issues.push(
         issue({
           code: 'OCTX_EVENT_PARENT_MISSING',
           path: RECORD_KINDS.event.path,
-          recordId: ids.idOf(s.eventId.get(e)),
+          recordId: ids.idOf(s.eventId[e]!),
           field: 'parent_id',
           message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})`,
         }),
@@ -50,8 +51,8 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
   issues.push(...checkHierarchy(ids, s));
 
   for (let i = 0; i < s.linkChunk.length; i++) {
-    const c = s.linkChunk.get(i);
-    const e = s.linkEvent.get(i);
+    const c = s.linkChunk[i]!;
+    const e = s.linkEvent[i]!;
     if (ids.kindOf(c) !== IdKind.chunk) {
       issues.push(
         issue({
@@ -78,8 +79,8 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
     }
   }
   for (let i = 0; i < s.mentionEvent.length; i++) {
-    const e = s.mentionEvent.get(i);
-    const n = s.mentionEntity.get(i);
+    const e = s.mentionEvent[i]!;
+    const n = s.mentionEntity[i]!;
     if (ids.kindOf(e) !== IdKind.event) {
       issues.push(
         issue({
@@ -109,12 +110,12 @@ export function checkStructureGraph(ids: IdRegistry, s: StructureStore): OctxIss
 }
 
 /** Cycle detection (iterative, three colours) and the level rule, over event table positions. */
-function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
+function checkHierarchy(ids: IdView, s: StructureColumns): OctxIssue[] {
   const issues: OctxIssue[] = [];
   const n = s.eventId.length;
   const parentSlot = new Int32Array(n).fill(-1);
   for (let e = 0; e < n; e++) {
-    const p = s.eventParent.get(e);
+    const p = s.eventParent[e]!;
     if (p >= 0 && ids.kindOf(p) === IdKind.event) parentSlot[e] = ids.slotOf(p);
   }
   // 0 = unvisited, 1 = on the current path, 2 = done (no cycle through it), 3 = on a cycle.
@@ -133,13 +134,13 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
       const from = path.indexOf(e);
       const members = path.slice(from);
       for (const m of members) state[m] = 3;
-      const names = members.map((m) => ids.idOf(s.eventId.get(m)));
+      const names = members.map((m) => ids.idOf(s.eventId[m]!));
       for (const m of members) {
         issues.push(
           issue({
             code: 'OCTX_EVENT_HIERARCHY_CYCLE',
             path: RECORD_KINDS.event.path,
-            recordId: ids.idOf(s.eventId.get(m)),
+            recordId: ids.idOf(s.eventId[m]!),
             field: 'parent_id',
             message: `the parent chain loops: ${names.join(' → ')} → ${names[0]!}`,
           }),
@@ -153,16 +154,16 @@ function checkHierarchy(ids: IdRegistry, s: StructureStore): OctxIssue[] {
   for (let e = 0; e < n; e++) {
     const p = parentSlot[e]!;
     if (p < 0 || state[e] === 3) continue;
-    const expected = s.eventLevel.get(p) + 1;
-    const declared = s.eventLevel.get(e);
+    const expected = s.eventLevel[p]! + 1;
+    const declared = s.eventLevel[e]!;
     if (declared !== expected) {
       issues.push(
         issue({
           code: 'OCTX_EVENT_LEVEL_INVALID',
           path: RECORD_KINDS.event.path,
-          recordId: ids.idOf(s.eventId.get(e)),
+          recordId: ids.idOf(s.eventId[e]!),
           field: 'level',
-          message: `level is ${declared} but its parent ${ids.idOf(s.eventId.get(p))} has level ${s.eventLevel.get(p)}, so it must be ${expected}`,
+          message: `level is ${declared} but its parent ${ids.idOf(s.eventId[p]!)} has level ${s.eventLevel[p]!}, so it must be ${expected}`,
         }),
       );
     }

@@ -9,7 +9,7 @@ import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
 import { suspectFieldIssues } from './field-suspects.js';
 import type { BackgroundDeflate } from '../package/background-deflate.js';
-import type { SpilledEntry } from '../package/payload-spill.js';
+import type { SpillSnapshot, StructureSnapshot } from './structure-snapshot.js';
 
 /**
  * Most links of one kind (16M). The pair tables would still work beyond it, but 16 million links
@@ -38,17 +38,6 @@ export interface StructureStoreOptions {
    * `OCTX_RECORD_FIELD_SUSPECT` instead of being kept with a warning (the builder's `strict`).
    */
   readonly strictFields?: boolean;
-}
-
-/** A structure JSONL file as it stands: where it is and what a consumer's limits will see. */
-export interface SpillSnapshot {
-  readonly file: string;
-  readonly size: number;
-  readonly sha256: string;
-  readonly lines: number;
-  readonly maxLineBytes: number;
-  /** The file as an archive payload (digests and compressed blocks). */
-  readonly entry: SpilledEntry;
 }
 
 /**
@@ -280,19 +269,38 @@ export class StructureStore {
   }
 
   /**
-   * Flushes every spill and returns each JSONL file with its size, SHA-256, line count and longest
-   * line. Kinds without records get an empty file (a valid JSONL file with zero records). The
-   * spills stay open: a refused export leaves the builder usable.
+   * Freezes the structure layer as it stands: flushes every spill and returns each JSONL file with
+   * its size, SHA-256, line count and longest line (a kind without records gets an empty file, a
+   * valid JSONL file with zero records), the reference columns up to the records added so far, and
+   * their field warnings. Nothing is copied but the warnings: the columns and files only grow, so
+   * views that end here keep describing exactly these records while more are added. The spills
+   * stay open: a refused export leaves the builder usable.
    */
-  snapshot(): Record<RecordKind, SpillSnapshot> {
-    const out = {} as Record<RecordKind, SpillSnapshot>;
+  freeze(): StructureSnapshot {
+    const files = {} as Record<RecordKind, SpillSnapshot>;
     for (const kind of RECORD_KIND_ORDER) {
       const spill = this.#spill(kind);
       const entry = spill.snapshot();
       const { size, sha256 } = entry;
-      out[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes, entry };
+      files[kind] = { file: spill.file, size, sha256, lines: spill.lines, maxLineBytes: spill.maxLineBytes, entry };
     }
-    return out;
+    // view(): rows below a column's length are never rewritten, and a later push that grows the
+    // column moves it to a new array, so these subarrays stay exactly as they are now.
+    return Object.freeze({
+      chunkId: this.chunkId.view(),
+      chunkDocument: this.chunkDocument.view(),
+      eventId: this.eventId.view(),
+      eventParent: this.eventParent.view(),
+      eventLevel: this.eventLevel.view(),
+      entityId: this.entityId.view(),
+      linkChunk: this.linkChunk.view(),
+      linkEvent: this.linkEvent.view(),
+      mentionEvent: this.mentionEvent.view(),
+      mentionEntity: this.mentionEntity.view(),
+      files: Object.freeze(files),
+      fieldWarnings: Object.freeze([...this.fieldWarnings]),
+      isEmpty: this.isEmpty,
+    });
   }
 
   /** Closes spill descriptors after a failure. */

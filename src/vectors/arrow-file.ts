@@ -14,7 +14,7 @@ import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { throwIfAborted } from './abort.js';
 import { INPUT_SHA256_COLUMN } from './input-digest.js';
-import { DIGEST_BYTES, type VectorSpill } from './vector-spill.js';
+import { DIGEST_BYTES, type VectorRows } from './vector-spill.js';
 
 /** One row to write: the caller's dense record index (as given to the spill) and the record id. */
 export interface VectorRow {
@@ -25,7 +25,7 @@ export interface VectorRow {
 /** Options of {@link writeArrowTarget}. */
 export interface WriteArrowTargetOptions {
   /** Where the vectors are; its `dimensions` become the fixed list size. */
-  readonly spill: VectorSpill;
+  readonly spill: VectorRows;
   /** Rows in the order to write them (normally the JSONL record order). Read lazily. */
   readonly rows: Iterable<VectorRow> | AsyncIterable<VectorRow>;
   /** Output file; created or truncated, and removed again when the write fails. */

@@ -67,6 +67,39 @@ const MAX_RECORD_INDEX = 0x7fff_fffe;
 export const DIGEST_BYTES = 64;
 
 /**
+ * A target's vectors as an export reads them: a {@link VectorSpill}, or a frozen view of one
+ * ({@link VectorSpill.freeze}). Record indexes are the caller's dense ids.
+ */
+export interface VectorRows {
+  readonly target: VectorTarget;
+  readonly dimensions: number;
+  /** Number of records with a vector. */
+  readonly size: number;
+  /** True when the vectors carry input digests. */
+  readonly hasInputSha256: boolean;
+  /** Non-unit vectors of a `normalized: true` config. */
+  readonly normWarnings: NormWarnings;
+  /** True when the record has a vector. */
+  has(recordIndex: number): boolean;
+  /** See {@link VectorSpill.readRows}. */
+  readRows(recordIndexes: Int32Array | readonly number[], into: Float32Array): void;
+  /** See {@link VectorSpill.readInputSha256}. */
+  readInputSha256(recordIndexes: Int32Array | readonly number[], into: Uint8Array): void;
+}
+
+/** A {@link VectorSpill} frozen at one point; {@link release} it once the export that read it ends. */
+export interface FrozenVectorRows extends VectorRows {
+  /** Stops keeping the rows that later replacements would otherwise hide from this view. */
+  release(): void;
+}
+
+/** What a frozen view needs: rows written by then, and the slots replaced since (record → old slot). */
+interface FrozenState {
+  readonly rows: number;
+  readonly saved: Map<number, number>;
+}
+
+/**
  * Holds one target's vectors on disk, not in memory. Rows are appended to the spill file as
  * native-endian float32 (little-endian on every platform Node supports, which is also the
  * byte order Arrow buffers use), through a ~1 MiB buffer flushed with `fs.writeSync`. An
@@ -80,7 +113,7 @@ export const DIGEST_BYTES = 64;
  * Input digests (`input_sha256`), when given, go to a second file (`<file>.sha`, created on the
  * first digest) as 64 ASCII bytes per row slot, so memory stays at 4 bytes per record.
  */
-export class VectorSpill {
+export class VectorSpill implements VectorRows {
   /** Target of these vectors. */
   readonly target: VectorTarget;
   /** Vector width. */
@@ -113,6 +146,8 @@ export class VectorSpill {
   #digestBuf: Uint8Array | undefined;
   #normCount = 0;
   readonly #normSample: string[] = [];
+  /** Frozen views not yet released (see {@link VectorSpill.freeze}). */
+  readonly #frozen = new Set<FrozenState>();
 
   /**
    * Opens (creating or truncating) the spill file.
@@ -323,6 +358,10 @@ export class VectorSpill {
    *   when the spill has no digests or `into` is too small; `OCTX_IO_ERROR` on a read failure.
    */
   readInputSha256(recordIndexes: Int32Array | readonly number[], into: Uint8Array): void {
+    this.#readDigests((r) => this.#liveSlot(r), recordIndexes, into);
+  }
+
+  #readDigests(slotOf: (recordIndex: number) => number, recordIndexes: Int32Array | readonly number[], into: Uint8Array): void {
     this.flush();
     const n = recordIndexes.length;
     const fd = this.#digestFd;
@@ -334,9 +373,9 @@ export class VectorSpill {
     }
     let i = 0;
     while (i < n) {
-      const first = this.#slotOf(recordIndexes[i] as number);
+      const first = this.#requireSlot(slotOf, recordIndexes[i] as number);
       let run = 1;
-      while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
+      while (i + run < n && slotOf(recordIndexes[i + run] as number) === first + run) run++;
       readFully(fd, into, i * DIGEST_BYTES, run * DIGEST_BYTES, first * DIGEST_BYTES, this.#readChunk);
       i += run;
     }
@@ -358,6 +397,10 @@ export class VectorSpill {
    *   when `into` is too small; `OCTX_IO_ERROR` on a read failure.
    */
   readRows(recordIndexes: Int32Array | readonly number[], into: Float32Array): void {
+    this.#readRows((r) => this.#liveSlot(r), recordIndexes, into);
+  }
+
+  #readRows(slotOf: (recordIndex: number) => number, recordIndexes: Int32Array | readonly number[], into: Float32Array): void {
     this.flush();
     const n = recordIndexes.length;
     const dims = this.dimensions;
@@ -367,9 +410,9 @@ export class VectorSpill {
     const bytes = new Uint8Array(into.buffer, into.byteOffset, n * this.#rowBytes);
     let i = 0;
     while (i < n) {
-      const first = this.#slotOf(recordIndexes[i] as number);
+      const first = this.#requireSlot(slotOf, recordIndexes[i] as number);
       let run = 1;
-      while (i + run < n && this.#slotOf(recordIndexes[i + run] as number) === first + run) run++;
+      while (i + run < n && slotOf(recordIndexes[i + run] as number) === first + run) run++;
       readFully(this.#fd, bytes, i * this.#rowBytes, run * this.#rowBytes, first * this.#rowBytes, this.#readChunk);
       i += run;
     }
@@ -402,15 +445,57 @@ export class VectorSpill {
     if (failure !== undefined) throw failure;
   }
 
-  #slotOf(recordIndex: number): number {
-    const slot = recordIndex >= 0 && recordIndex < this.#slots.length ? (this.#slots[recordIndex] ?? -1) : -1;
+  /** The row slot of a record's vector now, or -1. */
+  #liveSlot(recordIndex: number): number {
+    return recordIndex >= 0 && recordIndex < this.#slots.length ? (this.#slots[recordIndex] ?? -1) : -1;
+  }
+
+  #requireSlot(slotOf: (recordIndex: number) => number, recordIndex: number): number {
+    const slot = slotOf(recordIndex);
     if (slot < 0) {
       throw OctxError.of({ code: 'OCTX_VECTOR_COVERAGE', path: this.#path, message: `record index ${recordIndex} has no vector` });
     }
     return slot;
   }
 
+  /**
+   * This target's vectors frozen as they stand: records that get a vector later have none in the
+   * view, and a vector replaced later (`embed({ only: 'stale' })`) still reads as its old row.
+   * Nothing is copied: rows are only appended, so the view is the row count now plus, per record
+   * replaced while the view is held, its old slot. Release the view when done with it.
+   */
+  freeze(): FrozenVectorRows {
+    this.#ensureOpen();
+    const state: FrozenState = { rows: this.#rows, saved: new Map() };
+    this.#frozen.add(state);
+    const slotOf = (recordIndex: number): number => {
+      if (state.saved.size > 0) {
+        const old = state.saved.get(recordIndex);
+        if (old !== undefined) return old;
+      }
+      const slot = this.#liveSlot(recordIndex);
+      return slot < state.rows ? slot : -1;
+    };
+    const norms = this.normWarnings;
+    return Object.freeze({
+      target: this.target,
+      dimensions: this.dimensions,
+      size: this.#count,
+      hasInputSha256: this.hasInputSha256,
+      normWarnings: norms,
+      has: (recordIndex: number) => slotOf(recordIndex) >= 0,
+      readRows: (recordIndexes: Int32Array | readonly number[], into: Float32Array) => this.#readRows(slotOf, recordIndexes, into),
+      readInputSha256: (recordIndexes: Int32Array | readonly number[], into: Uint8Array) => this.#readDigests(slotOf, recordIndexes, into),
+      release: () => {
+        this.#frozen.delete(state);
+      },
+    });
+  }
+
   #setSlot(recordIndex: number, slot: number): void {
+    // A replacement: frozen views that hold the old row keep reading it.
+    const old = this.#liveSlot(recordIndex);
+    if (old >= 0) for (const f of this.#frozen) if (old < f.rows && !f.saved.has(recordIndex)) f.saved.set(recordIndex, old);
     if (recordIndex >= this.#slots.length) {
       let len = this.#slots.length * 2;
       while (len <= recordIndex) len *= 2;
