@@ -2,7 +2,7 @@
 // exporter and `octx-export build` both read: N documents with full frontmatter, 10 chunks and 10
 // events per document, 1 entity per 10 events, complete links. Usage: node workdir-gen.mjs DIR [DOCS=2000]
 //
-// Origin: the issue reporter's script, attached to issue 23 and copied here so the benchmark does
+// Origin: the issue reporter's script, named in issue 23 and copied here so the benchmark does
 // not depend on files outside the repository. Changes: this note, `import process` (lint) and
 // Prettier's layout; the generated folder is unchanged. Ids come from crypto.randomBytes, so two
 // runs write different ids (same sizes and shape). Used by bench/workdir-memory.ts.
