@@ -27,7 +27,7 @@
  * default), --no-drain (the exporter's producer never awaits builder.drain(): a loop that does not
  * yield until export()).
  *
- * Every measurement runs in a fresh child process (bench/baseline.ts, bench/export.ts,
+ * Every measurement runs in a fresh child process (bench/baseline.ts, bench/bytes-floor.ts, bench/export.ts,
  * bench/validate.ts), so each peak RSS belongs to one measurement. Within a run the order of
  * baseline and exporter alternates, to spread the drift of a noisy machine over both. Results
  * are the medians over the runs; the raw results are also saved to .bench-tmp/results-*.json.
