@@ -15,7 +15,9 @@
  * and the Arrow files); no ZIP container, CRC-32, manifest, validation or fsync.
  *
  * `--mode gen` only generates the records (no serialisation, no hashing, no I/O): the share of
- * both measurements that is the benchmark's own cost.
+ * every measurement that is the benchmark's own cost (the generator's own cost of issue 23).
+ *
+ * The bytes floor of issue 23 (SHA-256 + deflate only, one thread) is bench/bytes-floor.ts.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { once } from 'node:events';
@@ -25,11 +27,11 @@ import { pipeline } from 'node:stream/promises';
 import { createDeflateRaw, deflateRaw, deflateRawSync, type DeflateRaw } from 'node:zlib';
 import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData } from 'apache-arrow';
 import { prepareVectorConfig } from 'octx-export';
-import { ensureDir, isMain, measure, parseArgs, parseSize, SIZES } from './common.js';
-import { generateCorpus, recordCount, VECTOR_CONFIG, type CorpusSink, type Target } from './corpus.js';
+import { corpusSpec, ensureDir, isMain, measure, parseArgs, parseSize } from './common.js';
+import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink, type CorpusSpec, type Target } from './corpus.js';
 
 /** Same constant as src/structure/record-spill.ts: lines are flushed in ~1 MiB pieces. */
-const FLUSH_AT = 1 << 20;
+export const FLUSH_AT = 1 << 20;
 /** Same as src/vectors/arrow-file.ts. */
 const BATCH_ROWS = 8192;
 /** Documents being deflated on the libuv pool at once (the pool has 4 threads). */
@@ -136,32 +138,52 @@ class SchemaFirstFileWriter extends RecordBatchFileWriter {
   }
 }
 
-class HashingFdSink extends AsyncByteQueue {
-  readonly hash = createHash('sha256');
+/** Receives the Arrow writer's bytes as it emits them (`offset`: where they go in the file). */
+export type ArrowBytes = (bytes: Uint8Array, offset: number) => void;
+
+class ByteSink extends AsyncByteQueue {
   size = 0;
-  constructor(readonly fd: number) {
+  constructor(readonly consume: ArrowBytes) {
     super();
   }
   override write(value: unknown): void {
     if (!ArrayBuffer.isView(value)) throw new TypeError('arrow writer produced a non-buffer chunk');
     const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
     if (bytes.byteLength === 0) return;
-    this.hash.update(bytes);
-    let off = 0;
-    while (off < bytes.byteLength) off += writeSync(this.fd, bytes, off, bytes.byteLength - off, this.size + off);
+    this.consume(bytes, this.size);
     this.size += bytes.byteLength;
   }
 }
 
-class ArrowSink {
+/** Hashes the Arrow bytes and writes them to `file` with plain positional writes. */
+function hashToFile(file: string): { consume: ArrowBytes; end: () => string } {
+  const hash = createHash('sha256');
+  const fd = openSync(file, 'w');
+  return {
+    consume: (bytes, at) => {
+      hash.update(bytes);
+      let off = 0;
+      while (off < bytes.byteLength) off += writeSync(fd, bytes, off, bytes.byteLength - off, at + off);
+    },
+    end: () => {
+      closeSync(fd);
+      return hash.digest('hex');
+    },
+  };
+}
+
+/**
+ * One Arrow vector target, built batch by batch; its bytes go to `consume` as the writer emits
+ * them (the baseline hashes and writes them, the bytes floor only hashes them).
+ */
+export class ArrowSink {
   readonly #dims: number;
   readonly #flat: Float32Array;
   readonly #offsets = new Int32Array(BATCH_ROWS + 1);
   #idBytes = Buffer.allocUnsafe(BATCH_ROWS * 40);
   #n = 0;
   rows = 0;
-  readonly #fd: number;
-  readonly #sink: HashingFdSink;
+  readonly #sink: ByteSink;
   readonly #writer = new SchemaFirstFileWriter();
   readonly #schema: Schema;
   readonly #floatType = new Float32();
@@ -169,14 +191,13 @@ class ArrowSink {
   readonly #utf8 = new Utf8();
   readonly #struct: Struct;
 
-  constructor(file: string, dims: number) {
+  constructor(consume: ArrowBytes, dims: number) {
     this.#dims = dims;
     this.#flat = new Float32Array(BATCH_ROWS * dims);
     this.#vecType = new FixedSizeList(dims, new Field('item', this.#floatType, false));
     this.#schema = new Schema([new Field('record_id', new Utf8(), false), new Field('vector', this.#vecType, false)]);
     this.#struct = new Struct(this.#schema.fields);
-    this.#fd = openSync(file, 'w');
-    this.#sink = new HashingFdSink(this.#fd);
+    this.#sink = new ByteSink(consume);
     this.#writer.reset(this.#sink as never, this.#schema);
   }
 
@@ -206,17 +227,16 @@ class ArrowSink {
     this.#n = 0;
   }
 
-  end(): { size: number; sha256: string } {
+  /** Emits the last batch and the footer; returns the file size. */
+  end(): number {
     if (this.#n > 0) this.#emit();
     this.#writer.finish();
-    closeSync(this.#fd);
-    return { size: this.#sink.size, sha256: this.#sink.hash.digest('hex') };
+    return this.#sink.size;
   }
 }
 
 export interface BaselineOptions {
-  readonly chunks: number;
-  readonly seed: number;
+  readonly corpus: CorpusSpec;
   readonly outDir: string;
   readonly level?: number;
 }
@@ -233,11 +253,16 @@ export async function runBaseline(o: BaselineOptions) {
     eventEntity: new JsonlSink(join(o.outDir, 'event-entities.jsonl.deflate'), level),
   };
   const docs = new DocumentSink(join(o.outDir, 'documents.deflate'), level);
-  const dims = VECTOR_CONFIG.dimensions;
+  const dims = o.corpus.dimensions ?? DIMENSIONS;
+  const arrowFiles = {
+    chunks: hashToFile(join(o.outDir, 'chunks.arrow')),
+    events: hashToFile(join(o.outDir, 'events.arrow')),
+    entities: hashToFile(join(o.outDir, 'entities.arrow')),
+  };
   const arrow: Record<Target, ArrowSink> = {
-    chunks: new ArrowSink(join(o.outDir, 'chunks.arrow'), dims),
-    events: new ArrowSink(join(o.outDir, 'events.arrow'), dims),
-    entities: new ArrowSink(join(o.outDir, 'entities.arrow'), dims),
+    chunks: new ArrowSink(arrowFiles.chunks.consume, dims),
+    events: new ArrowSink(arrowFiles.events.consume, dims),
+    entities: new ArrowSink(arrowFiles.entities.consume, dims),
   };
   const sinks = Object.values(jsonl);
   const sink: CorpusSink = {
@@ -253,10 +278,10 @@ export async function runBaseline(o: BaselineOptions) {
       for (const s of sinks) if (s.deflate.writableNeedDrain) await s.drain();
     },
   };
-  const counts = await generateCorpus({ chunks: o.chunks, seed: o.seed }, sink);
+  const counts = await generateCorpus(o.corpus, sink);
 
   // vectors/config.json: same bytes as the SDK writes (tiny).
-  const config = prepareVectorConfig({ ...VECTOR_CONFIG });
+  const config = prepareVectorConfig({ ...vectorConfig(dims) });
   const files: Record<string, { size: number; sha256: string; compressed?: number }> = {
     'vectors/config.json': {
       size: config.bytes.length,
@@ -265,7 +290,10 @@ export async function runBaseline(o: BaselineOptions) {
     },
   };
   for (const [k, s] of Object.entries(jsonl)) files[STRUCTURE_FILES[k as keyof typeof STRUCTURE_FILES]] = await s.end();
-  for (const [t, a] of Object.entries(arrow)) files[ARROW_FILES[t as Target]] = a.end();
+  for (const [t, a] of Object.entries(arrow)) {
+    const size = a.end();
+    files[ARROW_FILES[t as Target]] = { size, sha256: arrowFiles[t as Target].end() };
+  }
   await docs.end();
   let payloadBytes = docs.bytes;
   for (const f of Object.values(files)) payloadBytes += f.size;
@@ -287,21 +315,18 @@ export function digestOfDigests(pairs: readonly (readonly [string, string])[]): 
 }
 
 /** Generation only: the records are produced and dropped. */
-export async function runGenerationOnly(chunks: number, seed: number) {
+export async function runGenerationOnly(corpus: CorpusSpec) {
   let checksum = 0;
   const noop = (): void => undefined;
-  const counts = await generateCorpus(
-    { chunks, seed },
-    {
-      document: (d) => void (checksum += d.markdown.length),
-      chunk: (r) => void (checksum += r.text.length),
-      event: noop,
-      entity: noop,
-      chunkEvent: noop,
-      eventEntity: noop,
-      vector: (_t, _id, v) => void (checksum += v[0]!),
-    },
-  );
+  const counts = await generateCorpus(corpus, {
+    document: (d) => void (checksum += d.markdown.length),
+    chunk: (r) => void (checksum += r.text.length),
+    event: noop,
+    entity: noop,
+    chunkEvent: noop,
+    eventEntity: noop,
+    vector: (_t, _id, v) => void (checksum += v[0]!),
+  });
   return { counts, checksum };
 }
 
@@ -309,11 +334,11 @@ if (isMain(import.meta.url)) {
   const args = parseArgs(process.argv.slice(2));
   const size = parseSize(args.get('size'));
   const seed = Number(args.get('seed') ?? 1);
-  const chunks = Number(args.get('chunks') ?? SIZES[size]);
+  const corpus = corpusSpec(size, seed, args.has('chunks') ? Number(args.get('chunks')) : undefined);
   const mode = args.get('mode') ?? 'baseline';
   if (mode === 'gen') {
     await measure('gen', size, seed, async () => {
-      const r = await runGenerationOnly(chunks, seed);
+      const r = await runGenerationOnly(corpus);
       return { records: recordCount(r.counts), payloadBytes: 0, extra: { counts: r.counts } };
     });
   } else {
@@ -321,7 +346,7 @@ if (isMain(import.meta.url)) {
     if (!outDir) throw new Error('--out DIR is required');
     const level = Number(args.get('level') ?? 6);
     await measure('baseline', size, seed, async () => {
-      const r = await runBaseline({ chunks, seed, outDir, level });
+      const r = await runBaseline({ corpus, outDir, level });
       return {
         records: recordCount(r.counts),
         payloadBytes: r.payloadBytes,

@@ -8,15 +8,40 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CorpusSpec } from './corpus.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Scratch folder (git-ignored). */
 export const BENCH_TMP = join(REPO_ROOT, '.bench-tmp');
 
-export type SizeName = 'S' | 'M' | 'L';
+export type SizeName = 'S' | 'M' | 'L' | 'W';
+export const SIZE_NAMES: readonly SizeName[] = ['S', 'M', 'L', 'W'];
 
-/** Chunk counts of the three corpus sizes (issue: S 10k, M 200k default, L 1M opt-in). */
-export const SIZES: Readonly<Record<SizeName, number>> = { S: 10_000, M: 200_000, L: 1_000_000 };
+/** A named corpus: everything of {@link CorpusSpec} but the seed. */
+export type SizeSpec = Omit<CorpusSpec, 'seed'>;
+
+/**
+ * The named corpora.
+ * - S 10k, M 200k (default), L 1M (opt-in) chunks: 0.3 events and 0.1 entities per chunk,
+ *   chunks of 200–1,500 characters, 384-d vectors (issue 7).
+ * - W, the export workload of issue 23: 50k chunks, 16.7k events, 5k entities, 384-d vectors
+ *   for all three targets and about 169 MB of payload, which needs shorter chunks (50–300
+ *   characters) than S/M/L; the vectors are about two thirds of the bytes.
+ */
+export const SIZE_SPECS: Readonly<Record<SizeName, SizeSpec>> = {
+  S: { chunks: 10_000 },
+  M: { chunks: 200_000 },
+  L: { chunks: 1_000_000 },
+  W: { chunks: 50_000, eventsPerChunk: 1 / 3, entitiesPerChunk: 0.1, dimensions: 384, chunkChars: { min: 50, max: 300 } },
+};
+
+/** Chunk counts of the named corpora. */
+export const SIZES: Readonly<Record<SizeName, number>> = Object.fromEntries(SIZE_NAMES.map((n) => [n, SIZE_SPECS[n].chunks])) as Record<SizeName, number>;
+
+/** The corpus of a size and seed; `chunks` overrides the size's chunk count (bench/profile.ts). */
+export function corpusSpec(size: SizeName, seed: number, chunks?: number): CorpusSpec {
+  return { ...SIZE_SPECS[size], seed, ...(chunks !== undefined && Number.isFinite(chunks) ? { chunks } : {}) };
+}
 
 /**
  * ArchiveLimits high enough for L: 1M chunks make ~25k entries, a 1.4 GiB chunks.jsonl, a
@@ -82,8 +107,8 @@ export function parseArgs(argv: readonly string[]): Map<string, string> {
 
 export function parseSize(v: string | undefined): SizeName {
   const s = (v ?? 'M').toUpperCase();
-  if (s !== 'S' && s !== 'M' && s !== 'L') throw new Error(`--size must be S, M or L (got ${v})`);
-  return s;
+  if (!(SIZE_NAMES as readonly string[]).includes(s)) throw new Error(`--size must be S, M, L or W (got ${v})`);
+  return s as SizeName;
 }
 
 export function ensureDir(dir: string): string {
@@ -93,16 +118,54 @@ export function ensureDir(dir: string): string {
 
 const MB = 1024 * 1024;
 
+/** Time of a section inside the measured body (ms), when only part of the body is the measurement. */
+export interface SectionTime {
+  readonly wallMs: number;
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+}
+
+/**
+ * Adds up the wall and CPU time of many short synchronous sections (the bytes floor's hash and
+ * deflate calls between the untimed generation of their input). process.cpuUsage() counts every
+ * thread of the process, so V8's concurrent GC threads can add a little to the CPU of a section.
+ */
+export class SectionClock {
+  #wall = 0;
+  #user = 0;
+  #system = 0;
+  /** Runs `fn` synchronously and adds its wall and CPU time. */
+  time<T>(fn: () => T): T {
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    try {
+      return fn();
+    } finally {
+      this.#wall += performance.now() - t0;
+      const c = process.cpuUsage(c0);
+      this.#user += c.user / 1000;
+      this.#system += c.system / 1000;
+    }
+  }
+  /** The sum so far. */
+  get total(): SectionTime {
+    return { wallMs: this.#wall, cpuUserMs: this.#user, cpuSystemMs: this.#system };
+  }
+}
+
 /**
  * Runs `body` as the measured section of this child process and prints the result line.
  * The clock starts after every module is loaded and after a forced GC (the script runs with
- * --expose-gc), so module loading and tsx compilation are not counted.
+ * --expose-gc), so module loading and tsx compilation are not counted. When the body returns a
+ * `section` (the summed time of the work that is the measurement, e.g. the bytes floor's hashing
+ * and deflate without the generation of their input), the result's wall/CPU are the section's
+ * and the whole body's go to `extra.envelope`.
  */
 export async function measure(
   mode: string,
   size: SizeName,
   seed: number,
-  body: () => Promise<{ records: number; payloadBytes: number; extra?: Record<string, unknown> }>,
+  body: () => Promise<{ records: number; payloadBytes: number; extra?: Record<string, unknown>; section?: SectionTime }>,
 ): Promise<ChildResult> {
   (globalThis as { gc?: () => void }).gc?.();
   const startRssMB = process.memoryUsage.rss() / MB;
@@ -112,18 +175,17 @@ export async function measure(
   const wallMs = performance.now() - t0;
   const cpu = process.cpuUsage(c0);
   const maxRssMB = process.resourceUsage().maxRSS / 1024; // maxRSS is in KiB
+  const envelope = { wallMs, cpuUserMs: cpu.user / 1000, cpuSystemMs: cpu.system / 1000 };
   const result: ChildResult = {
     mode,
     size,
     seed,
-    wallMs,
-    cpuUserMs: cpu.user / 1000,
-    cpuSystemMs: cpu.system / 1000,
+    ...(r.section ?? envelope),
     maxRssMB,
     startRssMB,
     records: r.records,
     payloadBytes: r.payloadBytes,
-    extra: r.extra ?? {},
+    extra: { ...(r.extra ?? {}), ...(r.section ? { envelope } : {}) },
   };
   process.stdout.write(`${RESULT_MARKER}${JSON.stringify(result)}\n`);
   return result;

@@ -15,7 +15,8 @@
  *   chunks a second one), every event has ≥1 chunk and 1–3 entities, every entity ≥1 event;
  * - a two-level event hierarchy: ≈35 % of each document's events are top level, the others are
  *   `level: 1` children of a top-level event of the same document;
- * - one 384-dimension, L2-normalised float32 vector per chunk, event and entity;
+ * - one L2-normalised float32 vector per chunk, event and entity (384 dimensions by default);
+ * - counts per chunk, chunk length and dimensions are per size (CorpusSpec, bench/common.ts SIZE_SPECS);
  * - ids are UUIDv7-shaped (version 7, RFC variant), unique by construction (a sequence number
  *   in the timestamp and rand_a bits) and deterministic for a seed.
  */
@@ -73,10 +74,21 @@ export interface CorpusSink {
   endDocument?(): void | Promise<void>;
 }
 
+/**
+ * What to generate. Every field but `chunks` and `seed` defaults to the S/M/L shape, and a
+ * default draws exactly the random numbers it always did, so S/M/L bytes never change.
+ */
 export interface CorpusSpec {
   readonly chunks: number;
   readonly seed: number;
+  /** Vector dimensions of all three targets (default {@link DIMENSIONS}). */
   readonly dimensions?: number;
+  /** Cumulative events per chunk (default {@link EVENTS_PER_CHUNK}). */
+  readonly eventsPerChunk?: number;
+  /** Cumulative entities per chunk (default {@link ENTITIES_PER_CHUNK}). */
+  readonly entitiesPerChunk?: number;
+  /** Chunk text length in characters, uniform in [min, max] (default 200–1,500). */
+  readonly chunkChars?: { readonly min: number; readonly max: number };
 }
 
 export interface CorpusCounts {
@@ -94,14 +106,13 @@ export const EVENTS_PER_CHUNK = 0.3;
 export const ENTITIES_PER_CHUNK = 0.1;
 export const MEAN_CHUNKS_PER_DOCUMENT = 40;
 
-/** The vector config both sides use (fingerprinted by the SDK). */
-export const VECTOR_CONFIG = {
-  model: 'bench/synthetic-384',
-  revision: '1',
-  dimensions: DIMENSIONS,
-  normalized: true,
-  pooling: 'mean',
-} as const;
+/** The vector config every side uses for `dimensions` (fingerprinted by the SDK). */
+export function vectorConfig(dimensions: number = DIMENSIONS) {
+  return { model: `bench/synthetic-${dimensions}`, revision: '1', dimensions, normalized: true, pooling: 'mean' } as const;
+}
+
+/** The vector config of the 384-dimension sizes. */
+export const VECTOR_CONFIG = vectorConfig(DIMENSIONS);
 
 /** mulberry32: tiny, fast, good enough for synthetic data; state is a plain field for speed. */
 export class Rng {
@@ -277,6 +288,10 @@ function fillVector(rng: Rng, v: Float32Array): void {
 export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promise<CorpusCounts> {
   const rng = new Rng(spec.seed ^ 0x9e3779b9);
   const dims = spec.dimensions ?? DIMENSIONS;
+  const eventsPerChunk = spec.eventsPerChunk ?? EVENTS_PER_CHUNK;
+  const entitiesPerChunk = spec.entitiesPerChunk ?? ENTITIES_PER_CHUNK;
+  const minChars = spec.chunkChars?.min ?? 200;
+  const charSpan = (spec.chunkChars?.max ?? 1500) - minChars + 1;
   const vec = new Float32Array(dims);
   const counts: CorpusCounts = { documents: 0, chunks: 0, events: 0, entities: 0, chunkEvents: 0, eventEntities: 0, vectors: 0 };
   const entityIds: string[] = [];
@@ -295,7 +310,7 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     texts.length = 0;
     chunkIds.length = 0;
     for (let i = 0; i < n; i++) {
-      texts.push(mixedText(rng, 200 + rng.int(1301)));
+      texts.push(mixedText(rng, minChars + rng.int(charSpan)));
       chunkIds.push(seqUuidV7(rng, seq++));
     }
     const markdown = `---\ntype: "Document"\ntitle: ${JSON.stringify(title)}\noctx:\n  document_id: "${docId}"\n---\n\n# ${title}\n\n${texts.join('\n\n')}\n`;
@@ -311,7 +326,7 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     counts.vectors += n;
 
     // ── events: two-level hierarchy within the document
-    const e = Math.min(n, Math.max(1, Math.floor(counts.chunks * EVENTS_PER_CHUNK) - counts.events));
+    const e = Math.min(n, Math.max(1, Math.floor(counts.chunks * eventsPerChunk) - counts.events));
     const top = Math.max(1, Math.round(e * 0.35));
     eventIds.length = 0;
     for (let k = 0; k < e; k++) {
@@ -333,7 +348,7 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     counts.vectors += e;
 
     // ── entities introduced by this document (the first document introduces at least one)
-    const fresh = Math.max(counts.entities === 0 ? 1 : 0, Math.floor(counts.chunks * ENTITIES_PER_CHUNK) - counts.entities);
+    const fresh = Math.max(counts.entities === 0 ? 1 : 0, Math.floor(counts.chunks * entitiesPerChunk) - counts.entities);
     const firstFresh = entityIds.length;
     for (let j = 0; j < fresh; j++) {
       const id = seqUuidV7(rng, seq++);

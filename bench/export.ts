@@ -14,16 +14,15 @@
 import { createHash } from 'node:crypto';
 import { PackageBuilder } from 'octx-export';
 import { digestOfDigests } from './baseline.js';
-import { ensureDir, isMain, measure, parseArgs, parseSize, RAISED_LIMITS, SIZES } from './common.js';
-import { generateCorpus, recordCount, VECTOR_CONFIG, type CorpusSink } from './corpus.js';
+import { corpusSpec, ensureDir, isMain, measure, parseArgs, parseSize, RAISED_LIMITS } from './common.js';
+import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink, type CorpusSpec } from './corpus.js';
 
 /** Fixed asset id and release, so repeated runs write identical packages. */
 export const BENCH_ASSET_ID = '019b76da-a800-7000-8000-000000000001';
 export const BENCH_CREATED_AT = '2026-01-01T00:00:00Z';
 
 export interface ExportRunOptions {
-  readonly chunks: number;
-  readonly seed: number;
+  readonly corpus: CorpusSpec;
   readonly output: string;
   readonly tempDir: string;
   readonly level?: number;
@@ -49,7 +48,7 @@ export async function runExport(o: ExportRunOptions) {
     release: { version: '1.0.0', createdAt: BENCH_CREATED_AT },
     tempDir: o.tempDir,
   });
-  builder.setVectorConfig({ ...VECTOR_CONFIG });
+  builder.setVectorConfig({ ...vectorConfig(o.corpus.dimensions ?? DIMENSIONS) });
   const sink: CorpusSink = {
     document: (d) => void builder.addDocument({ path: d.path, markdown: d.markdown }),
     chunk: (r) => void builder.addChunk(r),
@@ -60,7 +59,7 @@ export async function runExport(o: ExportRunOptions) {
     vector: (t, id, v) => void builder.addVector(t, id, v),
     ...(o.drain === false ? {} : { endDocument: () => builder.drain() }),
   };
-  const counts = await generateCorpus({ chunks: o.chunks, seed: o.seed }, sink);
+  const counts = await generateCorpus(o.corpus, sink);
   const collectMs = performance.now() - t0;
   const rssAfterCollectMB = process.memoryUsage.rss() / 2 ** 20;
   const maxRssAfterCollectMB = process.resourceUsage().maxRSS / 1024;
@@ -150,7 +149,7 @@ if (isMain(import.meta.url)) {
   const args = parseArgs(process.argv.slice(2));
   const size = parseSize(args.get('size'));
   const seed = Number(args.get('seed') ?? 1);
-  const chunks = Number(args.get('chunks') ?? SIZES[size]);
+  const corpus = corpusSpec(size, seed, args.has('chunks') ? Number(args.get('chunks')) : undefined);
   const output = args.get('out');
   const tempDir = args.get('tmp');
   if (!output || !tempDir) throw new Error('--out FILE and --tmp DIR are required');
@@ -161,7 +160,7 @@ if (isMain(import.meta.url)) {
   const drain = !args.has('no-drain');
   const mode = collectOnly ? 'collect' : verify === 'integrity' ? 'export-integrity' : 'export';
   await measure(mode, size, seed, async () => {
-    const r = await runExport({ chunks, seed, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly, ...(verify ? { verify } : {}), raisedLimits, drain });
+    const r = await runExport({ corpus, output, tempDir, level: Number(args.get('level') ?? 6), collectOnly, ...(verify ? { verify } : {}), raisedLimits, drain });
     return { records: recordCount(r.counts), payloadBytes: r.payloadBytes, extra: r.extra };
   });
 }

@@ -2,7 +2,7 @@
  * CPU-profiles one exporter (or validate) child and prints the top self-time functions, plus
  * self time grouped by file/package.
  *
- *   node --import tsx bench/profile.ts --size S [--chunks N] [--target export|collect|validate|baseline] [--top 30]
+ *   node --import tsx bench/profile.ts --size S|M|L|W [--chunks N] [--target export|collect|validate|baseline] [--top 30]
  *   node --import tsx bench/profile.ts --summarise DIR_OR_FILE.cpuprofile [--top 30]
  *
  * The child runs with `node --cpu-prof` (main thread only: deflate/inflate run on the libuv pool

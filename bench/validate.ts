@@ -1,5 +1,6 @@
 /**
- * `validatePackage` on an exported package, and its floor.
+ * `validatePackage` on an exported package, and its read floor (issue 23: "inflate + SHA-256 of
+ * every entry"; bench/series.ts prints validatePackage / read floor, wall and CPU, paired).
  *
  *   node --expose-gc --import tsx bench/validate.ts --mode validate --file PKG.octx --size S [--limits raised]
  *   node --expose-gc --import tsx bench/validate.ts --mode floor    --file PKG.octx --size S
