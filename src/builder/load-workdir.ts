@@ -61,8 +61,9 @@ export interface LoadWorkdirOptions {
 
 /**
  * How a folder was read:
- * - `working-folder`: it has the package layout (`knowledge/`, `data/`, `relations/`, `vectors/`
- *   or `extensions/`); the documents are `knowledge/**.md` (or the `knowledge` option's folder);
+ * - `working-folder`: it has the package layout (a `knowledge/` folder, a record file such as
+ *   `data/chunks.jsonl`, or `vectors/config.json`); the documents are `knowledge/**.md` (or the
+ *   `knowledge` option's folder);
  * - `plain-folder`: it has none of them, so it is a plain Markdown tree (a VitePress, Docusaurus,
  *   Hugo or MkDocs docs folder): its `.md` files are the documents, at their paths under
  *   `knowledge/`. Hidden folders and `node_modules` are not scanned there.
@@ -176,8 +177,16 @@ async function walk(root: string, dir: string, out: string[], found: WalkFinding
   onFolder?.();
 }
 
-/** The parts of the package layout whose presence makes a folder a working folder. */
-const LAYOUT_FOLDERS = ['knowledge', 'data', 'relations', 'vectors', 'extensions'] as const;
+/**
+ * What makes a folder a working folder: a `knowledge/` folder, a record file or the vector
+ * config. A docs tree's own `data/` or `vectors/` folder (of JSON, images) does not.
+ */
+const LAYOUT_MARKERS: readonly string[] = [...STRUCTURE_PATHS, 'vectors/config.json'];
+
+async function hasLayout(dir: string): Promise<boolean> {
+  if (await isFolder(join(dir, 'knowledge'))) return true;
+  return (await Promise.all(LAYOUT_MARKERS.map((p) => exists(join(dir, p))))).some(Boolean);
+}
 
 async function isFolder(path: string): Promise<boolean> {
   try {
@@ -304,7 +313,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     });
   }
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });
-  const layout = (await Promise.all(LAYOUT_FOLDERS.map((f) => isFolder(join(dir, f))))).some(Boolean);
+  const layout = await hasLayout(dir);
   const mode: WorkdirMode = layout ? 'working-folder' : 'plain-folder';
   const knowledgeDir = options.knowledge !== undefined ? await knowledgeOption(dir, options.knowledge) : layout ? 'knowledge' : '.';
   // A section page named index.md is the normal case in a docs tree, so a plain folder keeps them
