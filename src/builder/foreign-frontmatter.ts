@@ -161,7 +161,7 @@ export function toYamlFrontmatter(text: string, path: string): YamlFrontmatterTe
   const { source, body, newline } = syntax === 'toml' ? splitToml(text, path) : splitJson(text, path);
   if (syntax === 'toml') {
     try {
-      data = parseToml(source, { unsafeKeyBehaviour: 'throw', maxDepth: 100 }) as Record<string, unknown>;
+      data = parseToml(source, { unsafeKeyBehaviour: 'throw', maxDepth: 100 });
     } catch (e) {
       refuse(path, `TOML frontmatter (+++) does not parse: ${(e as Error).message.split('\n')[0]}`);
     }

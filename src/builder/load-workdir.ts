@@ -333,7 +333,13 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     throw OctxError.aggregate(
       'OCTX_SECURITY_ERROR',
       `${found.links.length} symbolic link${found.links.length === 1 ? '' : 's'} in ${dir}, never followed (a link can reach outside the folder): replace each with a copy of what it points at (cp -RL copies a tree with its links resolved), or build the folder it points to:`,
-      found.links.map((path) => issue({ code: 'OCTX_SECURITY_ERROR', path, message: `${path} is a symbolic link` })),
+      found.links.map((path) =>
+        issue({
+          code: 'OCTX_SECURITY_ERROR',
+          path,
+          message: `${path} is a symbolic link, never followed: copy what it points at into the folder (cp -RL), or build that folder itself`,
+        }),
+      ),
     );
   }
   files.sort(compareUtf8);

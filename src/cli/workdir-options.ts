@@ -21,7 +21,8 @@ export const WORKDIR_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   knowledge: {
     type: 'string',
     value: '<subdir>',
-    description: 'the folder inside <workdir> whose Markdown files are the documents (default: knowledge/ in a working folder, the whole folder when it has no knowledge/ folder, record files or vectors/config.json)',
+    description:
+      'the folder inside <workdir> whose Markdown files are the documents (default: knowledge/ in a working folder, the whole folder when it has no knowledge/ folder, record files or vectors/config.json)',
   },
 };
 
@@ -81,11 +82,14 @@ export function loadedLines(loaded: WorkdirLoadReport): string[] {
   for (const r of loaded.renamed) lines.push(`  renamed       knowledge/${r.from} → knowledge/${r.to} (not an OKF ${r.from.split('/').at(-1)})`);
   if (loaded.skipped.length > 0) lines.push(`  skipped       ${loaded.skipped.map((p) => `knowledge/${p}`).join(', ')} (not OKF index/log files)`);
   for (const p of loaded.reserved) {
-    lines.push(`  OKF ${p.endsWith('/log.md') || p === 'knowledge/log.md' ? 'log  ' : 'index'}     ${p} kept as an OKF reserved file, not a concept document (nothing can name it)`);
+    lines.push(
+      `  OKF ${p.endsWith('/log.md') || p === 'knowledge/log.md' ? 'log  ' : 'index'}     ${p} kept as an OKF reserved file, not a concept document (nothing can name it)`,
+    );
   }
   for (const syntax of ['toml', 'json'] as const) {
     const files = loaded.converted.filter((c) => c.from === syntax).map((c) => c.path);
-    if (files.length > 0) lines.push(`  frontmatter   ${files.length} ${syntax === 'toml' ? 'TOML (+++)' : 'JSON'} block${files.length === 1 ? '' : 's'} read as YAML frontmatter: ${someOf(files)}`);
+    if (files.length > 0)
+      lines.push(`  frontmatter   ${files.length} ${syntax === 'toml' ? 'TOML (+++)' : 'JSON'} block${files.length === 1 ? '' : 's'} read as YAML frontmatter: ${someOf(files)}`);
   }
   for (const group of loaded.leftOut) {
     lines.push(`  left out      ${describeLeftOut(group)}${group.kind === 'folders' ? '' : ': a package carries only Markdown knowledge'}`);

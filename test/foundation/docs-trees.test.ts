@@ -182,7 +182,11 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     });
     // Never a frontmatter block left in the body.
     expect(install.body).not.toContain('+++');
-    expect(packageParts(docs.get('docs/_index.md')!.text).frontmatter).toMatchObject({ title: 'Documentation', date: '2024-01-15T10:00:00Z', menu: { main: { name: 'Docs', weight: 10 } } });
+    expect(packageParts(docs.get('docs/_index.md')!.text).frontmatter).toMatchObject({
+      title: 'Documentation',
+      date: '2024-01-15T10:00:00Z',
+      menu: { main: { name: 'Docs', weight: 10 } },
+    });
     expect(packageParts(docs.get('docs/api.md')!.text).frontmatter).toMatchObject({ title: 'API', weight: 30, aliases: ['/api/', '/reference/api/'], params: { toc: true } });
     // Hugo's own `type` key is the document type.
     expect(packageParts(docs.get('_index.md')!.text).frontmatter).toMatchObject({ title: 'Acme Docs', type: 'docs' });
@@ -233,7 +237,11 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     await builder.dispose();
     expect(report).toMatchObject({ mode: 'working-folder', knowledgeDir: 'knowledge', indexFiles: 'as-documents', documents: 7 });
     // In a working folder the hidden folder is walked; its files are left out by kind.
-    expect(report.leftOut.find((g) => g.kind === 'scripts')!.files).toEqual(['knowledge/.vitepress/config.mts', 'knowledge/.vitepress/theme/index.ts', 'knowledge/components/DemoBox.vue']);
+    expect(report.leftOut.find((g) => g.kind === 'scripts')!.files).toEqual([
+      'knowledge/.vitepress/config.mts',
+      'knowledge/.vitepress/theme/index.ts',
+      'knowledge/components/DemoBox.vue',
+    ]);
     expect(report.danglingLinks[0]).toEqual({ from: 'knowledge/guide/configuration.md', to: 'knowledge/guide/images/architecture.png' });
   });
 
@@ -246,7 +254,7 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(report).toMatchObject({ mode: 'plain-folder', knowledgeDir: 'website/docs', documents: 4, ignored: [] });
     expect(report.leftOut[0]!.files[0]).toBe('website/docs/tutorial-extras/img/docsVersionDropdown.png');
     expect((await failure(load(repo, { knowledge: '../x' }))).code).toBe('OCTX_OPTIONS_INVALID');
-    expect((await failure(load(repo, { knowledge: 'nope' })))).toMatchObject({ code: 'OCTX_OPEN_ERROR', issues: [{ field: 'knowledge' }] });
+    expect(await failure(load(repo, { knowledge: 'nope' }))).toMatchObject({ code: 'OCTX_OPEN_ERROR', issues: [{ field: 'knowledge' }] });
   });
 
   it('every symbolic link is named in one refusal, with how to proceed', async () => {

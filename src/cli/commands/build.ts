@@ -13,7 +13,7 @@ export const buildCommand: Command = {
     'A plain Markdown folder (a VitePress, Docusaurus, Hugo or MkDocs docs tree: no knowledge/ folder,',
     'record files or vectors/config.json in it) is the knowledge tree: its .md files are the documents,',
     'section index.md pages are kept as documents, TOML (+++) and JSON frontmatter is read as frontmatter,',
-    'and every other file is counted by kind. --knowledge <subdir> names the documents\' folder in any layout.',
+    "and every other file is counted by kind. --knowledge <subdir> names the documents' folder in any layout.",
     'A working folder holds knowledge/**.md and optionally data/*.jsonl, relations/*.jsonl, extensions/**,',
     'and vectors/config.json with vectors as vectors/<target>.arrow or vectors/<target>.jsonl',
     '({"record_id", "vector"} lines). The structure layer is written and sag-structured/0.1 declared',
