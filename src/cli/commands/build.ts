@@ -25,10 +25,10 @@ export const buildCommand: Command = {
   positionals: [{ name: 'workdir', description: 'the docs folder or working folder' }],
   options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
   examples: [
-    'octx-export build fixtures/docs-trees/vitepress -o out/docs.octx --mkdir --name Docs',
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
     'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
+    'octx-export build fixtures/docs-trees/vitepress -o out/vitepress-docs.octx --mkdir --name Docs',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);
