@@ -16,7 +16,7 @@ export interface LeftOutGroup {
   readonly files: readonly string[];
 }
 
-const KIND_OF_EXTENSION: Readonly<Record<string, LeftOutKind>> = {};
+const KIND_OF_EXTENSION: Record<string, LeftOutKind> = {};
 const EXTENSIONS: Readonly<Record<Exclude<LeftOutKind, 'folders' | 'other'>, readonly string[]>> = {
   images: ['.png', '.jpg', '.jpeg', '.gif', '.svg', '.webp', '.avif', '.ico', '.bmp', '.tif', '.tiff', '.apng'],
   styles: ['.css', '.scss', '.sass', '.less', '.styl', '.stylus', '.pcss'],
@@ -24,7 +24,7 @@ const EXTENSIONS: Readonly<Record<Exclude<LeftOutKind, 'folders' | 'other'>, rea
   data: ['.json', '.jsonc', '.json5', '.yaml', '.yml', '.toml', '.csv', '.tsv', '.xml'],
   markdown: ['.mdx', '.markdown', '.mdown', '.mkd', '.rmd', '.qmd'],
 };
-for (const [kind, exts] of Object.entries(EXTENSIONS)) for (const e of exts) (KIND_OF_EXTENSION as Record<string, LeftOutKind>)[e] = kind as LeftOutKind;
+for (const [kind, exts] of Object.entries(EXTENSIONS)) for (const e of exts) KIND_OF_EXTENSION[e] = kind as LeftOutKind;
 
 /** How each kind is named in a summary line (singular, plural). */
 const NAMES: Readonly<Record<LeftOutKind, readonly [string, string]>> = {
@@ -65,7 +65,9 @@ export function groupLeftOut(files: readonly string[], folders: readonly string[
   const byKind = new Map<LeftOutKind, string[]>();
   for (const f of files) {
     const kind = leftOutKind(f);
-    byKind.set(kind, [...(byKind.get(kind) ?? []), f]);
+    const list = byKind.get(kind);
+    if (list) list.push(f);
+    else byKind.set(kind, [f]);
   }
   if (folders.length > 0) byKind.set('folders', [...folders]);
   return ORDER.filter((k) => byKind.has(k)).map((kind) => {
