@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
@@ -205,6 +205,19 @@ async function knowledgeOption(dir: string, value: unknown): Promise<string> {
   const clean = posix.normalize((value as string).split(sep).join('/')).replace(/\/+$/, '');
   if (clean.startsWith('/') || clean === '..' || clean.startsWith('../') || /^[A-Za-z]:/.test(clean)) {
     bad(`knowledge must be a folder inside the folder read (got ${JSON.stringify(value)})`);
+  }
+  if (
+    await lstat(join(dir, clean)).then(
+      (st) => st.isSymbolicLink(),
+      () => false,
+    )
+  ) {
+    throw OctxError.of({
+      code: 'OCTX_SECURITY_ERROR',
+      path: clean,
+      field: 'knowledge',
+      message: `knowledge folder ${clean} is a symbolic link, never followed: name the folder it points to`,
+    });
   }
   if (!(await isFolder(join(dir, clean)))) {
     throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: join(dir, clean), field: 'knowledge', message: `knowledge folder ${clean} is not a folder in ${dir}` });

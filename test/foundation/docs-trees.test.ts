@@ -255,6 +255,8 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(report.leftOut[0]!.files[0]).toBe('website/docs/tutorial-extras/img/docsVersionDropdown.png');
     expect((await failure(load(repo, { knowledge: '../x' }))).code).toBe('OCTX_OPTIONS_INVALID');
     expect(await failure(load(repo, { knowledge: 'nope' }))).toMatchObject({ code: 'OCTX_OPEN_ERROR', issues: [{ field: 'knowledge' }] });
+    symlinkSync(join(repo, 'website/docs'), join(repo, 'linked'));
+    expect(await failure(load(repo, { knowledge: 'linked' }))).toMatchObject({ code: 'OCTX_SECURITY_ERROR', issues: [{ field: 'knowledge', path: 'linked' }] });
   });
 
   it('every symbolic link is named in one refusal, with how to proceed', async () => {
