@@ -394,6 +394,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     let path = original;
     let markdownInput: string | Uint8Array = bytesOfFile;
     let text: string | undefined;
+    let targets: string[] = [];
     try {
       text = stripBom(utf8Strict.decode(bytesOfFile));
     } catch {
@@ -414,7 +415,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
         continue;
       }
       const split = splitFrontmatter(text);
-      links.push({ from: original, targets: linkTargets(split.ok ? split.parts.body : text) });
+      targets = linkTargets(split.ok ? split.parts.body : text);
     }
     const name = posix.basename(path);
     if (text !== undefined && (name === 'index.md' || name === 'log.md')) {
@@ -442,7 +443,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
             issue({
               code: 'OCTX_FILE_PATH_DUPLICATE',
               path: pkg,
-              message: `${pkg} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them`,
+              message: `${pkg} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them, or leave the non-OKF files out (indexFiles: skip)`,
             }),
           );
           progressed();
@@ -475,6 +476,8 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       continue;
     }
     addedAt.set(original.normalize('NFC'), path);
+    // Only documents in the package count: a skipped page's links go nowhere.
+    if (targets.length > 0) links.push({ from: original, targets });
     documents++;
     progressed();
   }

@@ -259,6 +259,24 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(await failure(load(repo, { knowledge: 'linked' }))).toMatchObject({ code: 'OCTX_SECURITY_ERROR', issues: [{ field: 'knowledge', path: 'linked' }] });
   });
 
+  it('renames onto existing _index.md files are refused together, with the flag that avoids them', async () => {
+    const dir = tempDir();
+    cpSync(join(TREES, 'vitepress'), dir, { recursive: true });
+    writeFileSync(join(dir, '_index.md'), '# Hugo-style section page\n');
+    writeFileSync(join(dir, 'guide/_index.md'), '# Another one\n');
+    writeFileSync(join(dir, 'extra.md'), '# Extra\n\nBack to the [guide](guide/index.md).\n');
+    const e = await failure(load(dir));
+    expect(e.code).toBe('OCTX_FILE_PATH_DUPLICATE');
+    expect(e.issues.map((i) => i.path)).toEqual(['knowledge/guide/index.md', 'knowledge/index.md']);
+    expect(e.issues[0]!.message).toContain('(indexFiles: skip)');
+    const { builder, report } = await load(dir, { indexFiles: 'skip' });
+    await builder.dispose();
+    expect(report.skipped).toEqual(['guide/index.md', 'index.md']);
+    // A link to a skipped page dangles like one to a left-out file; the skipped pages' own links do not count.
+    expect(report.danglingLinks).toContainEqual({ from: 'knowledge/extra.md', to: 'guide/index.md' });
+    expect(report.danglingLinks.map((l) => l.from)).not.toContain('knowledge/guide/index.md');
+  });
+
   it('every symbolic link is named in one refusal, with how to proceed', async () => {
     const dir = tempDir();
     cpSync(join(TREES, 'plain-readme'), dir, { recursive: true });
