@@ -68,10 +68,10 @@ function someOf(items: readonly string[]): string {
 
 /** The line that says how the folder was read. */
 export function folderLine(loaded: WorkdirLoadReport): string {
-  const tree = loaded.knowledgeDir === '.' ? 'its' : `${loaded.knowledgeDir}/'s`;
+  const tree = loaded.knowledgeDir === '.' ? 'its .md files' : `the .md files of ${loaded.knowledgeDir}/ (--knowledge)`;
   const how =
     loaded.mode === 'plain-folder'
-      ? `plain Markdown folder: ${tree} .md files are the documents, at their paths under knowledge/ (no knowledge/ folder or record files found)`
+      ? `plain Markdown folder: ${tree} are the documents, at their paths under knowledge/ (no knowledge/ folder or record files found)`
       : `working folder: ${loaded.knowledgeDir === 'knowledge' ? 'knowledge/' : `${loaded.knowledgeDir}/ (--knowledge)`} holds the documents`;
   return `  folder        ${how}; index files: --index-files ${loaded.indexFiles}`;
 }
