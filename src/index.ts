@@ -29,7 +29,18 @@ export type {
 } from './plan/report.js';
 export { PROGRESS_PHASES, type ProgressEvent, type ProgressStep, type ProgressWarning, type ProgressPhase, type ProgressListener } from './model/progress.js';
 export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './cli/progress.js';
-export { loadWorkdir, renamedReservedPath, INDEX_FILES_MODES, type LoadWorkdirOptions, type WorkdirLoadReport, type IndexFilesMode } from './builder/load-workdir.js';
+export {
+  loadWorkdir,
+  renamedReservedPath,
+  INDEX_FILES_MODES,
+  type LoadWorkdirOptions,
+  type WorkdirLoadReport,
+  type IndexFilesMode,
+  type WorkdirMode,
+  type ConvertedFrontmatter,
+  type DanglingLink,
+} from './builder/load-workdir.js';
+export type { LeftOutGroup, LeftOutKind } from './builder/left-out.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';

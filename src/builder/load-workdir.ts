@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
@@ -15,7 +15,12 @@ import type { VectorConfigInput } from '../vectors/config.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { SDK_LIMITS_HINT, checkListedInput } from '../plan/limits-check.js';
 import type { ProgressListener } from '../model/progress.js';
-import { reservedDocumentProblems } from '../knowledge/reserved.js';
+import { indexProseLine, reservedDocumentProblems } from '../knowledge/reserved.js';
+import { splitFrontmatter, stripBom } from '../knowledge/frontmatter.js';
+import { linkTargets, resolveLocalLink } from '../knowledge/local-links.js';
+import { RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
+import { frontmatterSyntax, toYamlFrontmatter } from './foreign-frontmatter.js';
+import { groupLeftOut, type LeftOutGroup } from './left-out.js';
 
 /**
  * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
@@ -34,8 +39,17 @@ export const INDEX_FILES_MODES: readonly IndexFilesMode[] = ['okf', 'as-document
 export interface LoadWorkdirOptions {
   /** Progress of the `scan` and `load` steps (and warnings), e.g. `terminalProgress()`. */
   readonly onProgress?: ProgressListener;
-  /** Non-OKF `index.md`/`log.md` files: see {@link IndexFilesMode} (default `okf`). */
+  /**
+   * Non-OKF `index.md`/`log.md` files: see {@link IndexFilesMode} (default `okf` for a working
+   * folder, `as-documents` for a plain Markdown folder, see {@link WorkdirMode}).
+   */
   readonly indexFiles?: IndexFilesMode;
+  /**
+   * The folder (relative to `dir`, POSIX separators) whose Markdown files are the documents, in
+   * any layout: `'docs'` takes `dir/docs/**.md` as `knowledge/**.md`. Default: `knowledge` in a
+   * working folder, `dir` itself in a plain Markdown folder.
+   */
+  readonly knowledge?: string;
   /**
    * The resource limits the package must fit (default: the reference's, as in `export({ limits })`;
    * pass the same value to both). The folder's listing is checked against them before any file
@@ -43,6 +57,33 @@ export interface LoadWorkdirOptions {
    * `maxFileSize`, is refused at once with `OCTX_RESOURCE_LIMIT`.
    */
   readonly limits?: Partial<ArchiveLimits>;
+}
+
+/**
+ * How a folder was read:
+ * - `working-folder`: it has the package layout (a `knowledge/` folder, a record file such as
+ *   `data/chunks.jsonl`, or `vectors/config.json`); the documents are `knowledge/**.md` (or the
+ *   `knowledge` option's folder);
+ * - `plain-folder`: it has none of them, so it is a plain Markdown tree (a VitePress, Docusaurus,
+ *   Hugo or MkDocs docs folder): its `.md` files are the documents, at their paths under
+ *   `knowledge/`. Hidden folders and `node_modules` are not scanned there.
+ */
+export type WorkdirMode = 'working-folder' | 'plain-folder';
+
+/** A document whose TOML or JSON frontmatter was rewritten as YAML frontmatter. */
+export interface ConvertedFrontmatter {
+  /** The document, under `knowledge/` (its path in the package before any index rename). */
+  readonly path: string;
+  /** The syntax of the file's block. */
+  readonly from: 'toml' | 'json';
+}
+
+/** A link in a document to a file that was left out of the package: it dangles there. */
+export interface DanglingLink {
+  /** The linking document, as `knowledge/…` (its path in the folder's tree). */
+  readonly from: string;
+  /** The left-out file, relative to the folder read. */
+  readonly to: string;
 }
 
 /** The name a non-OKF reserved file gets with `indexFiles: 'as-documents'`: `a/index.md` → `a/_index.md`. */
@@ -54,6 +95,12 @@ export function renamedReservedPath(path: string): string {
 
 /** What {@link loadWorkdir} read from a folder. */
 export interface WorkdirLoadReport {
+  /** How the folder was read: see {@link WorkdirMode}. */
+  readonly mode: WorkdirMode;
+  /** The folder whose Markdown files are the documents, relative to the folder read (`.` for itself). */
+  readonly knowledgeDir: string;
+  /** The `indexFiles` mode applied (given, or the default of {@link WorkdirLoadReport.mode}). */
+  readonly indexFiles: IndexFilesMode;
   /** Markdown files added (concepts, renamed index pages and valid OKF index/log files). */
   readonly documents: number;
   readonly chunks: number;
@@ -63,8 +110,16 @@ export interface WorkdirLoadReport {
   readonly eventEntities: number;
   readonly extensions: number;
   readonly vectors: Readonly<Record<VectorTarget, number>>;
-  /** Files that are not part of the package layout and were not read. */
+  /** Files outside the knowledge tree that are not part of the package layout and were not read. */
   readonly ignored: readonly string[];
+  /** Files in the knowledge tree that cannot be documents (images, components, data…), by kind. */
+  readonly leftOut: readonly LeftOutGroup[];
+  /** Valid OKF `index.md`/`log.md` files kept as reserved files (not concepts: nothing can name them), under `knowledge/`. */
+  readonly reserved: readonly string[];
+  /** Documents whose TOML (`+++`) or JSON frontmatter was rewritten as YAML frontmatter. */
+  readonly converted: readonly ConvertedFrontmatter[];
+  /** Links in documents to files that were left out (or skipped index files). */
+  readonly danglingLinks: readonly DanglingLink[];
   /** Non-OKF index/log files renamed (`indexFiles: 'as-documents'`), as `{ from, to }` under `knowledge/`. */
   readonly renamed: readonly { readonly from: string; readonly to: string }[];
   /** Non-OKF index/log files left out (`indexFiles: 'skip'`), under `knowledge/`. */
@@ -92,19 +147,85 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Every regular file below `dir`, as POSIX paths relative to `root`. Symlinks are refused. */
-async function walk(root: string, dir: string, out: string[], onFolder?: () => void): Promise<void> {
+/** What a walk found besides the files. */
+interface WalkFindings {
+  /** Symbolic links met (never followed), relative to the root. */
+  readonly links: string[];
+  /** Folders not scanned (plain-folder mode: hidden folders and `node_modules`), relative to the root. */
+  readonly unscanned: string[];
+}
+
+/** Folders a plain Markdown tree holds that are never documentation: tool caches, builds, VCS. */
+function unscannedFolder(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+/**
+ * Every regular file below `dir`, as POSIX paths relative to `root`. Symbolic links are
+ * collected (and refused by the caller, all at once); with `skipTools`, hidden folders and
+ * `node_modules` are listed as not scanned instead of walked.
+ */
+async function walk(root: string, dir: string, out: string[], found: WalkFindings, skipTools: boolean, onFolder?: () => void): Promise<void> {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     const full = join(dir, entry.name);
     const rel = relative(root, full).split(sep).join('/');
-    if (entry.isSymbolicLink()) throw OctxError.of({ code: 'OCTX_SECURITY_ERROR', path: rel, message: 'symbolic links are not read from a working folder' });
-    if (entry.isDirectory()) await walk(root, full, out, onFolder);
+    if (entry.isSymbolicLink()) found.links.push(rel);
+    else if (entry.isDirectory() && skipTools && unscannedFolder(entry.name)) found.unscanned.push(rel);
+    else if (entry.isDirectory()) await walk(root, full, out, found, skipTools, onFolder);
     else if (entry.isFile()) out.push(rel);
   }
   onFolder?.();
 }
 
-const utf8Lenient = new TextDecoder('utf-8');
+/**
+ * What makes a folder a working folder: a `knowledge/` folder, a record file or the vector
+ * config. A docs tree's own `data/` or `vectors/` folder (of JSON, images) does not.
+ */
+const LAYOUT_MARKERS: readonly string[] = [...STRUCTURE_PATHS, 'vectors/config.json'];
+
+async function hasLayout(dir: string): Promise<boolean> {
+  if (await isFolder(join(dir, 'knowledge'))) return true;
+  return (await Promise.all(LAYOUT_MARKERS.map((p) => exists(join(dir, p))))).some(Boolean);
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The `knowledge` option as a clean relative folder of `dir`. */
+async function knowledgeOption(dir: string, value: unknown): Promise<string> {
+  const bad = (message: string): never => {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'knowledge', message });
+  };
+  if (typeof value !== 'string' || value.trim() === '') bad('knowledge must name a folder inside the folder read, e.g. "docs"');
+  const clean = posix.normalize((value as string).split(sep).join('/')).replace(/\/+$/, '');
+  if (clean.startsWith('/') || clean === '..' || clean.startsWith('../') || /^[A-Za-z]:/.test(clean)) {
+    bad(`knowledge must be a folder inside the folder read (got ${JSON.stringify(value)})`);
+  }
+  if (
+    await lstat(join(dir, clean)).then(
+      (st) => st.isSymbolicLink(),
+      () => false,
+    )
+  ) {
+    throw OctxError.of({
+      code: 'OCTX_SECURITY_ERROR',
+      path: clean,
+      field: 'knowledge',
+      message: `knowledge folder ${clean} is a symbolic link, never followed: name the folder it points to`,
+    });
+  }
+  if (!(await isFolder(join(dir, clean)))) {
+    throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: join(dir, clean), field: 'knowledge', message: `knowledge folder ${clean} is not a folder in ${dir}` });
+  }
+  return clean;
+}
+
+const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Reference by path (`"document": "guides/setup.md"`) → `document_id`, on a chunk line. */
 function resolveDocumentPath(
@@ -174,51 +295,91 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  * Reads an OCTX working folder — the package layout without a manifest — into a builder:
  * `knowledge/**.md`, `data/*.jsonl`, `relations/*.jsonl`, `extensions/**`, and
  * `vectors/config.json` with vectors as `vectors/<target>.arrow` (Arrow IPC) or
- * `vectors/<target>.jsonl` (`{"record_id", "vector"}` lines). Files are read in UTF-8 path order
- * so the same folder always gives the same package. Every record goes through the builder's
- * checks; an error names the file and line. A chunk line may name its document by path
- * (`"document": "guides/setup.md"`, relative to `knowledge/`) instead of `document_id`: it is
- * resolved to that document's `octx.document_id` (minted by the builder when the file has none).
- * The format is documented in docs/working-folder.md. The listing is checked against the
- * resource limits before any file is read.
- * @throws OctxError `OCTX_RESOURCE_LIMIT` (from the listing, nothing read), the builder's codes, with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on
- *   field `document` for a path that names no Concept Document)
+ * `vectors/<target>.jsonl` (`{"record_id", "vector"}` lines). A folder with none of these parts
+ * is a plain Markdown tree (`mode: 'plain-folder'`): its `.md` files are the documents, at their
+ * paths under `knowledge/`, and non-OKF `index.md`/`log.md` files are kept as documents by
+ * default. The `knowledge` option names the documents' folder in either layout. TOML (`+++`) and
+ * JSON frontmatter is rewritten as YAML frontmatter; every document's body is kept byte for byte.
+ * Files of the tree that cannot be documents are counted by kind (`leftOut`), and links to them
+ * as `danglingLinks`. Files are read in UTF-8 path order so the same folder always gives the
+ * same package. Every record goes through the builder's checks; an error names the file and
+ * line. A chunk line may name its document by path (`"document": "guides/setup.md"`, relative
+ * to `knowledge/`) instead of `document_id`: it is resolved to that document's
+ * `octx.document_id` (minted by the builder when the file has none). The format is documented in
+ * docs/working-folder.md. The listing is checked against the resource limits before any file is
+ * read.
+ * @throws OctxError `OCTX_SECURITY_ERROR` (every symbolic link, at once), `OCTX_RESOURCE_LIMIT`
+ *   (from the listing, nothing read), `OCTX_OKF_RESERVED_INVALID` / `OCTX_FILE_PATH_DUPLICATE` /
+ *   the builder's document codes naming every offending file at once, the builder's record codes
+ *   with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on field `document` for a path that names no
+ *   Concept Document
  */
 export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
-  assertKnownKeys(options, keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, limits: true }), 'loadWorkdir options');
+  assertKnownKeys(options, keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, knowledge: true, limits: true }), 'loadWorkdir options');
   const { onProgress } = options;
-  const indexFiles = options.indexFiles ?? 'okf';
   const limits = resolveLimits(options.limits);
-  if (!INDEX_FILES_MODES.includes(indexFiles)) {
+  if (options.indexFiles !== undefined && !INDEX_FILES_MODES.includes(options.indexFiles)) {
     throw OctxError.of({
       code: 'OCTX_OPTIONS_INVALID',
       field: 'indexFiles',
-      message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(indexFiles)})`,
+      message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(options.indexFiles)})`,
     });
   }
-  const files: string[] = [];
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });
+  const layout = await hasLayout(dir);
+  const mode: WorkdirMode = layout ? 'working-folder' : 'plain-folder';
+  const knowledgeDir = options.knowledge !== undefined ? await knowledgeOption(dir, options.knowledge) : layout ? 'knowledge' : '.';
+  // A section page named index.md is the normal case in a docs tree, so a plain folder keeps them
+  // as documents by default (each reported); a working folder follows OKF strictly unless told.
+  const indexFiles: IndexFilesMode = options.indexFiles ?? (layout ? 'okf' : 'as-documents');
+  const tree = knowledgeDir === '.' ? '' : `${knowledgeDir}/`;
+  const files: string[] = [];
+  const found: WalkFindings = { links: [], unscanned: [] };
   let folders = 0;
-  await walk(dir, dir, files, () => {
+  // A plain folder is walked from its knowledge tree only; a working folder whole (its layout).
+  await walk(dir, layout ? dir : join(dir, knowledgeDir), files, found, !layout, () => {
     // Listing is quick per folder; report every 64 folders so a huge tree still shows life.
     if (++folders % 64 === 0) onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   });
+  if (found.links.length > 0) {
+    found.links.sort(compareUtf8);
+    throw OctxError.aggregate(
+      'OCTX_SECURITY_ERROR',
+      `${found.links.length} symbolic link${found.links.length === 1 ? '' : 's'} in ${dir}, never followed (a link can reach outside the folder): replace each with a copy of what it points at (cp -RL copies a tree with its links resolved), or build the folder it points to:`,
+      found.links.map((path) =>
+        issue({
+          code: 'OCTX_SECURITY_ERROR',
+          path,
+          message: `${path} is a symbolic link, never followed: copy what it points at into the folder (cp -RL), or build that folder itself`,
+        }),
+      ),
+    );
+  }
   files.sort(compareUtf8);
-  await checkListing(dir, files, limits);
+  found.unscanned.sort(compareUtf8);
+  const isDocument = (rel: string): boolean => rel.startsWith(tree) && rel.endsWith('.md') && posix.basename(rel) !== '.md';
+  await checkListing(dir, files, limits, isDocument);
   onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   const fileSet = new Set(files);
   const ignored: string[] = [];
+  const treeLeftOut: string[] = [];
   const renamed: { from: string; to: string }[] = [];
   const skipped: string[] = [];
+  const reserved: string[] = [];
+  const converted: ConvertedFrontmatter[] = [];
   const warnings: OctxIssue[] = [];
+  const refusals: OctxIssue[] = [];
   const warn = (w: OctxIssue): void => {
     warnings.push(w);
     onProgress?.({ phase: 'warning', issue: w });
   };
   /** Original path under knowledge/ → the path it was added at (differs for renamed index files). */
   const addedAt = new Map<string, string>();
-  const markdown = files.filter((rel) => rel.startsWith('knowledge/') && rel.endsWith('.md'));
-  const extensionFiles = files.filter((rel) => rel.startsWith('extensions/'));
+  /** Each document's local link targets (tree-relative), for the dangling-link count. */
+  const links: { from: string; targets: string[] }[] = [];
+  const markdown = files.filter(isDocument);
+  const markdownSet = new Set(markdown);
+  const extensionFiles = layout ? files.filter((rel) => rel.startsWith('extensions/')) : [];
   let documents = 0;
   let read = 0;
   let bytes = 0;
@@ -227,43 +388,100 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     const bytesOfFile = await readFile(join(dir, rel));
     read++;
     bytes += bytesOfFile.length;
-    let path = rel.slice('knowledge/'.length);
-    const name = posix.basename(path);
-    if (indexFiles !== 'okf' && (name === 'index.md' || name === 'log.md')) {
-      const text = utf8Lenient.decode(bytesOfFile).replace(/^\uFEFF/, '');
-      const problems = reservedDocumentProblems(rel, text);
-      if (problems.length > 0 && indexFiles === 'skip') {
-        skipped.push(path);
-        warn(issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: rel, message: `${rel} is not an OKF ${name} (${problems[0]}); left out (indexFiles: skip)` }));
-        onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
+    const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
+    const original = rel.slice(tree.length);
+    const pkg = `knowledge/${original}`;
+    let path = original;
+    let markdownInput: string | Uint8Array = bytesOfFile;
+    let text: string | undefined;
+    let targets: string[] = [];
+    try {
+      text = stripBom(utf8Strict.decode(bytesOfFile));
+    } catch {
+      text = undefined; // not UTF-8: addDocument names the problem
+    }
+    if (text !== undefined) {
+      try {
+        const yaml = toYamlFrontmatter(text, pkg);
+        if (yaml.syntax === 'toml' || yaml.syntax === 'json') {
+          converted.push({ path: pkg, from: yaml.syntax });
+          text = yaml.text;
+          markdownInput = text;
+        }
+      } catch (e) {
+        if (!(e instanceof OctxError)) throw e;
+        refusals.push(...e.issues);
+        progressed();
         continue;
       }
-      if (problems.length > 0) {
+      const split = splitFrontmatter(text);
+      targets = linkTargets(split.ok ? split.parts.body : text);
+    }
+    const name = posix.basename(path);
+    if (text !== undefined && (name === 'index.md' || name === 'log.md')) {
+      const problems = reservedDocumentProblems(pkg, text, limits.maxFrontmatterBytes);
+      if (problems.length === 0 && !layout && name === 'index.md' && indexFiles !== 'okf') {
+        // A README-like page passes the OKF index rules (a heading, one link item) and is content.
+        const prose = indexProseLine(text);
+        if (prose) problems.push(`it holds text besides headings and link lists, line ${prose.line}: ${JSON.stringify(prose.text)}`);
+      }
+      if (problems.length === 0) {
+        reserved.push(pkg);
+      } else if (indexFiles === 'okf') {
+        refusals.push(issue({ code: 'OCTX_OKF_RESERVED_INVALID', path: pkg, message: `${pkg} is not an OKF ${name}: ${problems.join('; ')}` }));
+        progressed();
+        continue;
+      } else if (indexFiles === 'skip') {
+        skipped.push(path);
+        warn(issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: pkg, message: `${pkg} is not an OKF ${name} (${problems[0]}); left out (indexFiles: skip)` }));
+        progressed();
+        continue;
+      } else {
         const to = renamedReservedPath(path);
-        if (fileSet.has(`knowledge/${to}`)) {
-          throw OctxError.of({
-            code: 'OCTX_FILE_PATH_DUPLICATE',
-            path: rel,
-            message: `${rel} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them`,
-          });
+        if (markdownSet.has(`${tree}${to}`)) {
+          refusals.push(
+            issue({
+              code: 'OCTX_FILE_PATH_DUPLICATE',
+              path: pkg,
+              message: `${pkg} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them, or leave the non-OKF files out (indexFiles: skip)`,
+            }),
+          );
+          progressed();
+          continue;
         }
         warn(
           issue({
             code: 'OCTX_INDEX_FILE_RENAMED',
             severity: 'warning',
-            path: rel,
-            message: `${rel} is not an OKF ${name} (${problems[0]}); kept as the concept document knowledge/${to} (indexFiles: as-documents)`,
+            path: pkg,
+            message: `${pkg} is not an OKF ${name} (${problems[0]}); kept as the concept document knowledge/${to} (indexFiles: as-documents)`,
           }),
         );
         renamed.push({ from: path, to });
         path = to;
       }
     }
-    builder.addDocument({ path, markdown: bytesOfFile });
-    addedAt.set(rel.slice('knowledge/'.length).normalize('NFC'), path);
+    if (text !== undefined && !RESERVED_DOCUMENT_NAMES.has(posix.basename(path)) && frontmatterSyntax(text) === 'none') {
+      // An empty block for the builder to complete: the body after it stays the file's, byte for
+      // byte (a file without one would get a blank line between the new block and its text).
+      const newline = text.includes('\r\n') ? '\r\n' : '\n';
+      markdownInput = `---${newline}---${newline}${text}`;
+    }
+    try {
+      builder.addDocument({ path, markdown: markdownInput });
+    } catch (e) {
+      if (!(e instanceof OctxError)) throw e;
+      refusals.push(...e.issues.map((i) => (i.path === undefined ? { ...i, path: pkg } : i)));
+      progressed();
+      continue;
+    }
+    addedAt.set(original.normalize('NFC'), path);
+    // Only documents in the package count: a skipped page's links go nowhere.
+    if (targets.length > 0) links.push({ from: original, targets });
     documents++;
-    onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
+    progressed();
   }
+  if (refusals.length > 0) throw documentRefusal(refusals);
   let extensions = 0;
   bytes = 0;
   for (const rel of extensionFiles) {
@@ -274,8 +492,12 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     onProgress?.({ phase: 'load', kind: 'extensions', completed: extensions, total: extensionFiles.length, bytes });
   }
   for (const rel of files) {
-    if (!(rel.startsWith('knowledge/') && rel.endsWith('.md')) && !rel.startsWith('extensions/') && !RECORD_PATHS.has(rel) && !rel.startsWith('vectors/')) ignored.push(rel);
+    if (isDocument(rel)) continue;
+    if (rel.startsWith(tree)) treeLeftOut.push(rel);
+    else if (!rel.startsWith('extensions/') && !RECORD_PATHS.has(rel) && !rel.startsWith('vectors/')) ignored.push(rel);
   }
+  const leftOut = groupLeftOut(treeLeftOut, found.unscanned);
+  const danglingLinks = findDanglingLinks(links, new Set([...treeLeftOut.map((f) => f.slice(tree.length)), ...skipped]), tree);
   const documentIdAt = (p: string): string | undefined => {
     const at = addedAt.get(p.normalize('NFC'));
     if (at === undefined) return undefined;
@@ -331,6 +553,9 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     if (rel.startsWith('vectors/') && rel !== 'vectors/config.json' && !VECTOR_TARGETS.some((t) => rel === `vectors/${t}.arrow` || rel === `vectors/${t}.jsonl`)) ignored.push(rel);
   }
   return {
+    mode,
+    knowledgeDir,
+    indexFiles,
     documents,
     chunks: counts.chunks!,
     events: counts.events!,
@@ -340,6 +565,10 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     extensions,
     vectors,
     ignored,
+    leftOut,
+    reserved,
+    converted,
+    danglingLinks,
     renamed,
     skipped,
     warnings,
@@ -347,11 +576,45 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
 }
 
 /**
+ * One error for every document that could not be added: the code of them all when they share
+ * it, with a headline that names the way out for index/log files.
+ */
+function documentRefusal(refusals: readonly OctxIssue[]): OctxError {
+  const codes = new Set(refusals.map((r) => r.code));
+  const code = refusals[0]!.code;
+  const n = refusals.length;
+  const files = `${n} file${n === 1 ? '' : 's'}`;
+  if (codes.size === 1 && code === 'OCTX_OKF_RESERVED_INVALID') {
+    return OctxError.aggregate(
+      code,
+      `${files} named index.md/log.md ${n === 1 ? 'is' : 'are'} not OKF index/log files; keep them as documents renamed to _index.md/_log.md (indexFiles: as-documents), or leave them out (indexFiles: skip):`,
+      refusals,
+    );
+  }
+  return OctxError.aggregate(code, `${files} of the knowledge tree cannot be documents as they are; nothing was written:`, refusals);
+}
+
+/** Links to left-out files, per document, in document order. */
+function findDanglingLinks(links: readonly { from: string; targets: readonly string[] }[], leftOut: ReadonlySet<string>, tree: string): DanglingLink[] {
+  const out: DanglingLink[] = [];
+  for (const { from, targets } of links) {
+    for (const target of targets) {
+      const local = resolveLocalLink(from, target);
+      if (local === undefined) continue;
+      // Site-absolute links (/logo.svg) name files of the site's public/ or static/ folder.
+      const hit = [local, `public/${local}`, `static/${local}`].find((p) => leftOut.has(p));
+      if (hit !== undefined && (hit === local || target.startsWith('/'))) out.push({ from: `knowledge/${from}`, to: `${tree}${hit}` });
+    }
+  }
+  return out;
+}
+
+/**
  * Refuses a folder whose documents and extension files alone exceed the limits (each becomes one
  * package entry at least as large as the file), from the listing and file sizes, before a byte is read.
  */
-async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits): Promise<void> {
-  const payloads = files.filter((rel) => (rel.startsWith('knowledge/') && rel.endsWith('.md')) || rel.startsWith('extensions/'));
+async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits, isDocument: (rel: string) => boolean): Promise<void> {
+  const payloads = files.filter((rel) => isDocument(rel) || rel.startsWith('extensions/'));
   let sized: { path: string; size: number }[] = [];
   if (payloads.length + 1 <= limits.maxEntries) sized = await Promise.all(payloads.map(async (path) => ({ path, size: (await stat(join(dir, path))).size })));
   const issues = checkListedInput(payloads.length, () => sized, limits);

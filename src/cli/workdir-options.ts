@@ -4,18 +4,25 @@
  */
 import type { PackageBuilder } from '../builder/package-builder.js';
 import type { IndexFilesMode, WorkdirLoadReport } from '../builder/load-workdir.js';
+import { describeLeftOut } from '../builder/left-out.js';
 import { str, usageError, type CommandContext, type OptionSpec, type OptionValues } from './args.js';
 import { workdirOptions, type CliProgress } from './export-run.js';
 
 const MODES: readonly IndexFilesMode[] = ['okf', 'as-documents', 'skip'];
 
-/** `--index-files`. */
+/** `--index-files`, `--knowledge`. */
 export const WORKDIR_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   'index-files': {
     type: 'string',
     value: '<okf|as-documents|skip>',
     description:
-      'index.md/log.md files that are not OKF index/log files (e.g. docs-site section pages): okf refuses them (default), as-documents keeps each as a document renamed to _index.md/_log.md in its folder, skip leaves them out (docs/working-folder.md)',
+      'index.md/log.md files that are not OKF index/log files (e.g. docs-site section pages): okf refuses them (default in a working folder), as-documents keeps each as a document renamed to _index.md/_log.md in its folder (default in a plain Markdown folder), skip leaves them out (docs/working-folder.md)',
+  },
+  knowledge: {
+    type: 'string',
+    value: '<subdir>',
+    description:
+      'the folder inside <workdir> whose Markdown files are the documents (default: knowledge/ in a working folder, the whole folder when it has no knowledge/ folder, record files or vectors/config.json)',
   },
 };
 
@@ -37,7 +44,13 @@ export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, c
   try {
     const indexFiles = indexFilesOption(ctx.values);
     const { limits } = await workdirOptions(ctx.values);
-    return await loadWorkdir(builder, workdir, { onProgress: progress, ...(indexFiles !== undefined ? { indexFiles } : {}), ...(limits ? { limits } : {}) });
+    const knowledge = str(ctx.values, 'knowledge');
+    return await loadWorkdir(builder, workdir, {
+      onProgress: progress,
+      ...(indexFiles !== undefined ? { indexFiles } : {}),
+      ...(knowledge !== undefined ? { knowledge } : {}),
+      ...(limits ? { limits } : {}),
+    });
   } catch (e) {
     progress.done();
     await builder.dispose();
@@ -45,11 +58,46 @@ export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, c
   }
 }
 
+/** At most this many files are named on one summary line; `--json` lists them all. */
+const SHOWN = 10;
+
+function someOf(items: readonly string[]): string {
+  const shown = items.slice(0, SHOWN).join(', ');
+  return items.length > SHOWN ? `${shown}, … and ${items.length - SHOWN} more (--json lists all)` : shown;
+}
+
+/** The line that says how the folder was read. */
+export function folderLine(loaded: WorkdirLoadReport): string {
+  const tree = loaded.knowledgeDir === '.' ? 'its .md files' : `the .md files of ${loaded.knowledgeDir}/ (--knowledge)`;
+  const how =
+    loaded.mode === 'plain-folder'
+      ? `plain Markdown folder: ${tree} are the documents, at their paths under knowledge/ (no knowledge/ folder or record files found)`
+      : `working folder: ${loaded.knowledgeDir === 'knowledge' ? 'knowledge/' : `${loaded.knowledgeDir}/ (--knowledge)`} holds the documents`;
+  return `  folder        ${how}; index files: --index-files ${loaded.indexFiles}`;
+}
+
 /** Summary lines about what loading changed or left out. */
 export function loadedLines(loaded: WorkdirLoadReport): string[] {
-  const lines: string[] = [];
+  const lines: string[] = [folderLine(loaded)];
   for (const r of loaded.renamed) lines.push(`  renamed       knowledge/${r.from} → knowledge/${r.to} (not an OKF ${r.from.split('/').at(-1)})`);
   if (loaded.skipped.length > 0) lines.push(`  skipped       ${loaded.skipped.map((p) => `knowledge/${p}`).join(', ')} (not OKF index/log files)`);
-  if (loaded.ignored.length > 0) lines.push(`  not read      ${loaded.ignored.join(', ')}`);
+  for (const p of loaded.reserved) {
+    lines.push(
+      `  OKF ${p.endsWith('/log.md') || p === 'knowledge/log.md' ? 'log  ' : 'index'}     ${p} kept as an OKF reserved file, not a concept document (nothing can name it)`,
+    );
+  }
+  for (const syntax of ['toml', 'json'] as const) {
+    const files = loaded.converted.filter((c) => c.from === syntax).map((c) => c.path);
+    if (files.length > 0)
+      lines.push(`  frontmatter   ${files.length} ${syntax === 'toml' ? 'TOML (+++)' : 'JSON'} block${files.length === 1 ? '' : 's'} read as YAML frontmatter: ${someOf(files)}`);
+  }
+  for (const group of loaded.leftOut) {
+    lines.push(`  left out      ${describeLeftOut(group)}${group.kind === 'folders' ? '' : ': a package carries only Markdown knowledge'}`);
+  }
+  if (loaded.danglingLinks.length > 0) {
+    const n = loaded.danglingLinks.length;
+    lines.push(`  dangling      ${n} link${n === 1 ? '' : 's'} to files left out: ${someOf(loaded.danglingLinks.map((l) => `${l.from} → ${l.to}`))}`);
+  }
+  if (loaded.ignored.length > 0) lines.push(`  not read      ${someOf(loaded.ignored)}`);
   return lines;
 }

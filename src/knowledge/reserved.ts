@@ -59,3 +59,25 @@ export function reservedDocumentProblems(logicalPath: string, text: string, maxF
   for (const g of groups) if (g.items === 0) problems.push(`log.md date group ${g.date} has no list item`);
   return problems;
 }
+
+/**
+ * The first line of an `index.md` body that is not part of an index's shape — headings, list
+ * entries (and their indented continuation lines), HTML comments and blank lines — as `{ line,
+ * text }` (1-based, counted in `text`), or `undefined` for a pure index. A README-like page (a
+ * paragraph, a code block, a table) can pass the OKF index rules (one heading, one link item)
+ * while being content: plain-folder builds keep such a page as a document.
+ *
+ * @param text the file text with any BOM already removed
+ */
+export function indexProseLine(text: string): { line: number; text: string } | undefined {
+  const split = splitFrontmatter(text);
+  const body = split.ok ? split.parts.body : text;
+  const offset = split.ok && split.parts.frontmatter !== undefined ? text.slice(0, text.length - body.length).split('\n').length - 1 : 0;
+  const lines = body.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]!.replace(/\r$/, '');
+    if (l.trim() === '' || /^ {0,3}#{1,6}(\s|$)/.test(l) || /^ {0,3}[*+-]\s+\S/.test(l) || /^\s+\S/.test(l) || /^ {0,3}<!--.*-->\s*$/.test(l)) continue;
+    return { line: offset + i + 1, text: l.length > 60 ? `${l.slice(0, 57)}…` : l };
+  }
+  return undefined;
+}

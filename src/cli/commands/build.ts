@@ -4,12 +4,17 @@ import { requireFolder } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
 import { cliLimits } from '../limits-options.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
+import { noDocumentsError } from '../no-documents.js';
 
 export const buildCommand: Command = {
   name: 'build',
-  summary: 'build a package from a working folder (the package layout without a manifest)',
+  summary: 'build a package from a Markdown docs folder, or a working folder (the package layout without a manifest)',
   description: [
-    'The folder holds knowledge/**.md and optionally data/*.jsonl, relations/*.jsonl, extensions/**,',
+    'A plain Markdown folder (a VitePress, Docusaurus, Hugo or MkDocs docs tree: no knowledge/ folder,',
+    'record files or vectors/config.json in it) is the knowledge tree: its .md files are the documents,',
+    'section index.md pages are kept as documents, TOML (+++) and JSON frontmatter is read as frontmatter,',
+    "and every other file is counted by kind. --knowledge <subdir> names the documents' folder in any layout.",
+    'A working folder holds knowledge/**.md and optionally data/*.jsonl, relations/*.jsonl, extensions/**,',
     'and vectors/config.json with vectors as vectors/<target>.arrow or vectors/<target>.jsonl',
     '({"record_id", "vector"} lines). The structure layer is written and sag-structured/0.1 declared',
     'only when coverage is complete; otherwise it is omitted and the report says why.',
@@ -17,12 +22,13 @@ export const buildCommand: Command = {
     'name its document by path ("document": "guides/setup.md") instead of document_id. The format:',
     'docs/working-folder.md (in the package folder).',
   ].join('\n'),
-  positionals: [{ name: 'workdir', description: 'the working folder' }],
+  positionals: [{ name: 'workdir', description: 'the docs folder or working folder' }],
   options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
     'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
+    'octx-export build fixtures/docs-trees/vitepress -o out/vitepress-docs.octx --mkdir --name Docs',
   ],
   async run(ctx) {
     checkExportFlags(ctx.values);
@@ -33,6 +39,12 @@ export const buildCommand: Command = {
     const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     const progress = cliProgress(ctx);
     const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
+    const none = noDocumentsError(workdir, loaded);
+    if (none) {
+      progress.done();
+      await builder.dispose();
+      throw none;
+    }
     const result = await runExport(builder, ctx, { progress });
     const lines = [...exportSummary(result), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('build', result, { loaded }), lines);
