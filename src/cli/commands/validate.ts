@@ -3,7 +3,7 @@ import { CONSUMER_NAMES, type ConsumerName } from '../../consumers/index.js';
 import { EXIT_FAILED, EXIT_OK } from '../errors.js';
 import { formatIssue } from '../error-format.js';
 import { requirePackagePath } from '../fs-checks.js';
-import { terminalProgress } from '../progress.js';
+import { terminalProgress } from '../../terminal/progress.js';
 import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 
 const SHOWN = 50;
