@@ -1,6 +1,6 @@
 /**
  * SLOW (about 30–60 s): the package as users get it. Packs the repository (`npm pack`, of the
- * build `npm ci`/`npm run build` made, with the API reference generated if it is missing),
+ * build `npm run build` made, with the API reference generated if it is missing),
  * installs the tarball with `--ignore-scripts` into a new CommonJS project and a new ESM project,
  * and in each runs the README's SDK example (the ESM one verbatim, the CJS one with `require`),
  * type-checks a `.cts` and a `.mts` file against the installed types, runs
@@ -77,7 +77,7 @@ const projects = { esm: '', cjs: '' };
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'octx-packed-'));
   for (const f of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json']) {
-    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` (npm ci runs it) before this test`);
+    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` before this test`);
   }
   if (newest(join(ROOT, 'src')) > Math.min(statSync(join(ROOT, 'dist/index.js')).mtimeMs, statSync(join(ROOT, 'dist/cjs/index.js')).mtimeMs)) {
     throw new Error('dist/ is older than src/: run `npm run build` before this test (it tests the built package)');
@@ -130,6 +130,16 @@ describe('the packed tarball (npm pack)', () => {
       expect(packedFiles, f).toContain(f);
     }
     expect(packedFiles.filter((f) => /^(src|test|fixtures|bench|examples)\//.test(f))).toEqual([]);
+  });
+
+  it('ships no source maps (they would point at src/, which does not ship) and no install-time script that needs unshipped files', () => {
+    expect(packedFiles.filter((f) => f.endsWith('.map'))).toEqual([]);
+    const js = packedFiles.filter((f) => f.startsWith('dist/') && f.endsWith('.js'));
+    expect(js.length).toBeGreaterThan(10);
+    expect(js.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+    // npm runs prepare (and the install scripts) when the unpacked tarball is installed as a folder: scripts/ and src/ are not there.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.keys(pkg.scripts).filter((s) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(s))).toEqual([]);
   });
 
   it('every docs/ path the CLI prints (--help, error hints) exists in the tarball', () => {
