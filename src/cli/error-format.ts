@@ -14,7 +14,7 @@
  */
 import type { OctxIssue } from '../model/errors.js';
 import { issueLines, issuePlaceLines } from '../terminal/issue-lines.js';
-import { fieldInCliTerms, inCliTerms } from './cli-terms.js';
+import { fieldInCliTerms, inCliTerms, withoutCode } from './cli-terms.js';
 
 /** How {@link formatIssue} lays an issue out. */
 export interface FormatIssueOptions {
@@ -31,7 +31,7 @@ export function placeLines(i: OctxIssue): string[] {
 
 /** One issue as CLI lines: `label[CODE]: message` and its place lines, indented by two more spaces. */
 export function formatIssue(i: OctxIssue, options: FormatIssueOptions = {}): string[] {
-  return issueLines(i, { ...options, message: inCliTerms, field: fieldInCliTerms });
+  return issueLines(i, { ...options, message: (m) => inCliTerms(withoutCode(m, i.code)), field: fieldInCliTerms });
 }
 
 /** The `hint:` line. */
