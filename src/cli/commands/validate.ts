@@ -22,6 +22,7 @@ export const validateCommand: Command = {
     manifest: { type: 'boolean', description: 'with --json, also print the whole parsed manifest (left out by default: it lists every file of the package)' },
     ...READ_LIMIT_OPTIONS,
   },
+  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`',
   examples: [
     'octx-export validate out/three-kingdoms.octx',
     'octx-export validate out/three-kingdoms.octx --json',
