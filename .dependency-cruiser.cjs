@@ -7,6 +7,8 @@ const LAYERS = {
   types: [],
   // floor 1: the format floor (errors, codes, ids, paths, limits, record kinds, json, time, semver, columns)
   model: [],
+  // terminal output of SDK events (progress line, issue lines, sizes): shared by the root entry and the CLI
+  terminal: ['model'],
   // floor 2: byte plumbing (spills, deflate, zip assembler, manifest, digest, atomic output)
   package: ['model'],
   // floor 3: the three layers of a package and the release bookkeeping, side by side

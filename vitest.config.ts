@@ -1,20 +1,16 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { entryPoints } from './scripts/entry-points.mjs';
 
-const src = (path: string): string => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
 export default defineConfig({
   resolve: {
-    // Examples and tests import the package and its adapter entry points by name, as users do;
-    // resolve them to the sources (the same map as `paths` in tsconfig.json and `exports` in
-    // package.json). Exact patterns: a plain 'octx-export' key would also rewrite the prefix of
-    // 'octx-export/adapters/…'.
-    alias: [
-      { find: /^octx-export$/, replacement: src('index.ts') },
-      { find: /^octx-export\/adapters\/rag$/, replacement: src('adapters/rag/index.ts') },
-      { find: /^octx-export\/adapters\/ingest$/, replacement: src('adapters/ingest/index.ts') },
-      { find: /^octx-export\/adapters\/sag$/, replacement: src('adapters/sag/index.ts') },
-    ],
+    // Examples and tests import the package and its sub-path entry points by name, as users do;
+    // resolve each to its source, from the one list (package.json `exports`, through
+    // scripts/entry-points.mjs). Exact patterns: a plain 'octx-export' key would also rewrite the
+    // prefix of 'octx-export/adapters/…'.
+    alias: entryPoints().map((e) => ({ find: new RegExp(`^${escape(e.specifier)}$`), replacement: fileURLToPath(new URL(`./${e.source}`, import.meta.url)) })),
   },
   test: {
     include: ['test/**/*.test.ts'],

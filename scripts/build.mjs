@@ -1,4 +1,4 @@
-// `npm run build` (and `prepare`): the ESM build (dist/, with the CLI) and the CommonJS build of the
+// `npm run build` (and `prepack`, so `npm pack` ships a fresh build): the ESM build (dist/, with the CLI) and the CommonJS build of the
 // root and adapter entry points (dist/cjs/, for require()), each with its type declarations.
 // dist/cjs/package.json marks that folder CommonJS, so Node and TypeScript read its .js and .d.ts
 // files as CommonJS although the package is "type": "module".
@@ -8,21 +8,34 @@
 // dist/cjs/vendor/<name>.js and the CommonJS files require that copy instead. The libraries stay
 // the dependencies: nothing of theirs is rewritten by hand.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { createRequire } from 'node:module';
 import process from 'node:process';
 import { URL } from 'node:url';
+import { entryPoints } from './entry-points.mjs';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const root = new URL('../', import.meta.url);
 const dist = new URL('dist/', root);
 
 rmSync(dist, { recursive: true, force: true }); // no stale module from a renamed source ships
-for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) {
-  execFileSync(process.execPath, [tsc, '-p', project], { cwd: root, stdio: 'inherit' });
+execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+// The CommonJS build compiles the entry points of package.json `exports` (the one list) and what
+// they import: a config extending tsconfig.cjs.json with them as `files`, written to a temporary folder.
+const cjsConfigDir = mkdtempSync(join(tmpdir(), 'octx-build-'));
+try {
+  const cjsConfig = join(cjsConfigDir, 'tsconfig.cjs.json');
+  const files = entryPoints().map((e) => fileURLToPath(new URL(e.source, root)));
+  // typeRoots: `types: ["node"]` is otherwise looked up from the config's own (temporary) folder.
+  const typeRoots = [fileURLToPath(new URL('node_modules/@types', root))];
+  writeFileSync(cjsConfig, JSON.stringify({ extends: fileURLToPath(new URL('tsconfig.cjs.json', root)), compilerOptions: { typeRoots }, files }));
+  execFileSync(process.execPath, [tsc, '-p', cjsConfig], { cwd: root, stdio: 'inherit' });
+} finally {
+  rmSync(cjsConfigDir, { recursive: true, force: true });
 }
 mkdirSync(new URL('cjs/', dist), { recursive: true });
 writeFileSync(new URL('cjs/package.json', dist), '{ "type": "commonjs" }\n');

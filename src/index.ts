@@ -28,7 +28,7 @@ export type {
   DegradationSample,
 } from './plan/report.js';
 export { PROGRESS_PHASES, type ProgressEvent, type ProgressStep, type ProgressWarning, type ProgressPhase, type ProgressListener } from './model/progress.js';
-export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './cli/progress.js';
+export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './terminal/progress.js';
 export {
   loadWorkdir,
   renamedReservedPath,

@@ -56,6 +56,8 @@ export interface Command {
   readonly positionals: readonly PositionalSpec[];
   readonly options: Readonly<Record<string, OptionSpec>>;
   readonly examples?: readonly string[];
+  /** Where an example's input comes from, when another command makes it (a `#` line above the examples). */
+  readonly examplesNote?: string;
   /** Returns the exit code. Throws OctxError for user errors. */
   run(ctx: CommandContext): Promise<number>;
 }
@@ -153,7 +155,12 @@ export function commandHelp(command: Command): string {
   });
   const width = Math.max(...entries.map(([f]) => f.length));
   lines.push('', 'Options:', ...entries.map(([f, d]) => `  ${f.padEnd(width)}  ${d}`));
-  if (command.examples?.length) lines.push('', 'Examples:', ...command.examples.map((e) => `  ${e}`));
+  if (command.examples?.length) {
+    // The examples run as printed from a folder holding the example inputs, which ship with the package.
+    const notes = command.examples.some((e) => e.includes(' fixtures/')) ? ['# fixtures/: the example inputs; `octx-export examples` copies them into the current folder'] : [];
+    if (command.examplesNote !== undefined) notes.push(`# ${command.examplesNote}`);
+    lines.push('', 'Examples:', ...notes.map((n) => `  ${n}`), ...command.examples.map((e) => `  ${e}`));
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -25,6 +25,13 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\(documentsOnly fails the same\); pass larger limits in the derive options/g, '(--documents-only fails the same); pass --max-entries <n> or --limits <file.json>'],
   [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
   [/documentsOnly was requested/g, '--documents-only was given'],
+  // SDK calls and option literals that only a library caller can act on (issue 22).
+  [/; add one with addDocument\(\)/g, ''],
+  [/call setVectorConfig\(\) \(or embed\(\)\) before addVector\(\)/g, 'give the vector config (vectors/config.json) before the vectors'],
+  [/\(verifyContentHash: false\)/g, '(--skip-hash-check)'],
+  [/the config says normalized: true/g, 'the vector config says "normalized": true'],
+  [/\brelease\.version must be/g, '--version must be'],
+  [/\brelease\.createdAt must be a valid Date or a UTC time/g, '--created-at must be a UTC time'],
   [/\bfromSag: /g, 'from-sag: '],
   [/\bfromRag: /g, 'from-rag: '],
   [/\bfromIngest: /g, 'from-ingest: '],
@@ -54,6 +61,17 @@ const FIELDS: Readonly<Record<string, string>> = {
 /** An issue's field in CLI terms: the option that sets it (`asset.id` → `asset-id`), else as is. */
 export function fieldInCliTerms(field: string): string {
   return FIELDS[field] ?? field;
+}
+
+/**
+ * A message without the code in front (`OCTX_X (place): text` → `text`): the SDK's `e.message`
+ * starts with its code, which the CLI prints on its own (`error[OCTX_X]: …`, JSON `code`).
+ */
+export function withoutCode(text: string, code: string): string {
+  if (!text.startsWith(code)) return text;
+  const rest = text.slice(code.length);
+  const m = /^(?: \([^)]*\))?: /.exec(rest);
+  return m ? rest.slice(m[0].length) : text;
 }
 
 /** A message or hint in CLI terms. */

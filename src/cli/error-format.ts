@@ -1,5 +1,8 @@
 /**
- * The one format of every error and warning the CLI prints, in every command:
+ * The one format of every error and warning the CLI prints, in every command: the SDK's issue
+ * lines (`terminal/issue-lines.ts`: `severity[CODE]: message`, then file/line, record and field
+ * lines) with message and field in CLI terms ({@link inCliTerms}, {@link fieldInCliTerms}), and —
+ * once per error — a `hint:` line:
  *
  * ```
  * error[OCTX_RECORD_INVALID]: ordinal must be a non-negative integer
@@ -8,13 +11,10 @@
  *   field ordinal
  * hint: fix the field named above; …
  * ```
- *
- * The first line is `severity[CODE]: message` (greppable by code), then one line per known
- * place (file and line, record id, field), then — once per error — the hint. Messages and hints
- * are put in CLI terms ({@link inCliTerms}).
  */
 import type { OctxIssue } from '../model/errors.js';
-import { fieldInCliTerms, inCliTerms } from './cli-terms.js';
+import { issueLines, issuePlaceLines } from '../terminal/issue-lines.js';
+import { fieldInCliTerms, inCliTerms, withoutCode } from './cli-terms.js';
 
 /** How {@link formatIssue} lays an issue out. */
 export interface FormatIssueOptions {
@@ -22,26 +22,16 @@ export interface FormatIssueOptions {
   readonly label?: string;
   /** Prefix of every line (the validate report indents its issues). */
   readonly indent?: string;
-  /** Put the message in CLI terms (default true; the SDK's `terminalProgress` keeps SDK wording). */
-  readonly cliTerms?: boolean;
 }
 
-/** The place lines of an issue: `--> path:line`, `record id`, `field name` (those it has). */
-export function placeLines(i: OctxIssue, cliTerms = true): string[] {
-  const lines: string[] = [];
-  if (i.path !== undefined) lines.push(`--> ${i.path}${i.line !== undefined ? `:${i.line}` : ''}`);
-  if (i.recordId !== undefined) lines.push(`record ${i.recordId}`);
-  if (i.field !== undefined) lines.push(`field ${cliTerms ? fieldInCliTerms(i.field) : i.field}`);
-  return lines;
+/** The place lines of an issue in CLI terms: `--> path:line`, `record id`, `field name` (those it has). */
+export function placeLines(i: OctxIssue): string[] {
+  return issuePlaceLines(i, fieldInCliTerms);
 }
 
-/** One issue as lines: `label[CODE]: message` and its place lines, indented by two more spaces. */
+/** One issue as CLI lines: `label[CODE]: message` and its place lines, indented by two more spaces. */
 export function formatIssue(i: OctxIssue, options: FormatIssueOptions = {}): string[] {
-  const label = options.label ?? (i.severity === 'warning' ? 'warning' : 'error');
-  const indent = options.indent ?? '';
-  const first = i.message.split('\n')[0]!;
-  const message = options.cliTerms === false ? first : inCliTerms(first);
-  return [`${indent}${label}[${i.code}]: ${message}`, ...placeLines(i, options.cliTerms !== false).map((l) => `${indent}  ${l}`)];
+  return issueLines(i, { ...options, message: (m) => inCliTerms(withoutCode(m, i.code)), field: fieldInCliTerms });
 }
 
 /** The `hint:` line. */

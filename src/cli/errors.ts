@@ -7,7 +7,7 @@
 import { OCTX_CODES, type OctxCode } from '../model/codes.js';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import type { CliIo } from './args.js';
-import { inCliTerms } from './cli-terms.js';
+import { inCliTerms, withoutCode } from './cli-terms.js';
 import { formatIssue, hintLine } from './error-format.js';
 
 /** Exit code of a successful run. */
@@ -91,6 +91,7 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
     'the embedding service broke the OpenAI embeddings format (or redirected elsewhere); fix the service or baseURL, or raise maxResponseBytes for a legitimately large answer',
   OCTX_SAG_NOT_ENGINE_DB:
     'give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db where SAG runs (./.data/sag.db is the application database)',
+  OCTX_ADAPTER_WARNING: 'the adapter left part of its input out or changed it, as the warning says; --strict makes every such warning an error',
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 
@@ -175,6 +176,15 @@ export function headlineOf(e: OctxError): string | undefined {
   return e.message.split('\n')[0]!;
 }
 
+/**
+ * The one-line message of an error in CLI terms, without its code (the CLI prints that beside
+ * it): the headline of an aggregate, the issue's own message for a fail-fast error (whose
+ * `e.message` is `CODE (place): message`).
+ */
+export function messageOf(e: OctxError): string {
+  return inCliTerms(withoutCode(e.message.split('\n')[0]!, e.code)).replace(/:$/, '');
+}
+
 /** The JSON form of an error for `--json`. */
 export function errorJson(e: OctxError, command: string | undefined): Record<string, unknown> {
   return {
@@ -182,9 +192,10 @@ export function errorJson(e: OctxError, command: string | undefined): Record<str
     ...(command ? { command } : {}),
     error: {
       code: e.code,
-      message: inCliTerms(e.message.split('\n')[0]!),
+      message: messageOf(e),
       hint: inCliTerms(hintOf(e, command)),
-      issues: e.issues,
+      // Messages for people in CLI terms; the locators (path, record, field) stay data, as the SDK gives them.
+      issues: e.issues.map((i) => ({ ...i, message: inCliTerms(withoutCode(i.message, i.code)) })),
       ...(e.report !== undefined ? { report: e.report } : {}),
     },
   };

@@ -9,7 +9,8 @@ import { flag, str, usageError } from './args.js';
 import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
 import { prepareOutputTarget, writesToStdout } from './output-target.js';
-import { terminalProgress, type TerminalProgress } from './progress.js';
+import { formatBytes } from '../terminal/format-bytes.js';
+import { terminalProgress, type TerminalProgress } from '../terminal/progress.js';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -198,15 +199,13 @@ export function degradationNotice(degradations: readonly Degradation[]): string 
   return `${lines.join('\n')}\n`;
 }
 
-const kib = (n: number): string => (n < 1024 ? `${n} B` : `${(n / 1024).toFixed(1)} KiB`);
-
 /** Human summary lines of an export. */
 export function exportSummary(result: ExportResult): string[] {
   const { report, manifest } = result;
   const caps = Object.entries(manifest.capabilities ?? {}).map(([name, d]) => `${name}/${(d as { version?: string }).version ?? '?'}`);
   const c = report.structure.counts;
   const lines = [
-    `wrote ${result.output === '-' ? 'the package to stdout' : result.output} (${kib(report.archive.size)})`,
+    `wrote ${result.output === '-' ? 'the package to stdout' : result.output} (${formatBytes(report.archive.size)})`,
     `  asset         ${result.assetId} "${manifest.asset.name}"${manifest.asset.derived_from ? ` (derived from ${manifest.asset.derived_from.asset_id} ${manifest.asset.derived_from.version})` : ''}`,
     `  release       ${result.version} (${manifest.release.created_at})`,
     `  digest        ${result.packageDigest}`,

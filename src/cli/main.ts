@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 /**
  * `octx-export` executable: runs the CLI (see cli.ts) with the process arguments and sets the
- * exit code (0 ok, 1 invalid package or failed export, 2 usage or I/O error).
+ * exit code (0 ok, 1 invalid package or failed export, 2 usage or I/O error; 0 as well when the
+ * reader of its output went away, see closed-pipe.ts).
  */
 import { main } from './cli.js';
+import { endQuietlyOnClosedPipe, pipeClosed } from './closed-pipe.js';
 import { installSignalCleanup } from './signals.js';
 
 installSignalCleanup();
-process.exitCode = await main(process.argv.slice(2));
+endQuietlyOnClosedPipe();
+const code = await main(process.argv.slice(2));
+process.exitCode = pipeClosed() ? 0 : code;

@@ -4,7 +4,7 @@
  */
 import { RECORD_KINDS, type RecordKind, type VectorTarget } from './record-kinds.js';
 
-/** The five files of `sag-structured/0.1`, in the order the spec lists them (from {@link RECORD_KINDS}). */
+/** The five files of `sag-structured/0.1`, in the order the spec lists them (from `RECORD_KINDS` in `model/record-kinds.ts`). */
 export const STRUCTURE_PATHS = [
   RECORD_KINDS.chunk.path,
   RECORD_KINDS.event.path,

@@ -77,7 +77,7 @@ export interface Degradation {
   readonly dropped: number;
   /** How many records cause it (orphans, or records without a vector); 0 when another layer is the cause. */
   readonly orphans: number;
-  /** The first few of those records (at most {@link DEGRADATION_SAMPLE_SIZE}). */
+  /** The first few of those records (at most 5: `DEGRADATION_SAMPLE_SIZE`). */
   readonly sample: readonly DegradationSample[];
   /** One sentence for a person. */
   readonly message: string;

@@ -6,7 +6,7 @@ import { RECORD_KINDS } from '../model/record-kinds.js';
 /** How many orphan ids each rule lists before it only counts. */
 export const COVERAGE_ID_LIMIT = 10_000;
 
-/** Orphans of one coverage rule: how many, and their ids (first {@link COVERAGE_ID_LIMIT}). */
+/** Orphans of one coverage rule: how many, and their ids (the first 10 000: `COVERAGE_ID_LIMIT`). */
 export interface OrphanList {
   readonly count: number;
   readonly ids: readonly string[];

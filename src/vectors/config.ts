@@ -264,7 +264,7 @@ function singulars(token: string): string[] {
  *   `accesskey, accesstoken, apikey, apiurl, baseurl, serviceurl` (so `max_tokens`,
  *   `tokenizer` and `normalized` pass; `api_key`, `l2Normalize`, `input_key` fail);
  * - stricter than the reference, as the SEED words it: a token (or the joined tokens) that is, in
- *   singular or plural, one of {@link FORBIDDEN_WORDS} — `endpoints`, `secrets`, `urls`, `keys`,
+ *   singular or plural, one of the forbidden words — `endpoints`, `secrets`, `urls`, `keys`,
  *   `passwd`, `pwd`, `model_uri`, `hostname`, `similarity`, `similarity_threshold` fail; `tokens`
  *   alone is not refused (`max_tokens` is a pipeline setting);
  * - any string value (at any depth) that starts with a URI scheme (`^[A-Za-z][A-Za-z0-9+.-]*://`)

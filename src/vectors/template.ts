@@ -27,7 +27,7 @@ interface CompiledTemplate {
   readonly fields: readonly string[];
 }
 
-/** A template compiled once and applied to many records (see {@link compileInputTemplate}). */
+/** A template compiled once and applied to many records (`compileInputTemplate` makes one). */
 export type InputTemplateRenderer = (record: object, recordId: string) => string;
 
 const cache = new Map<string, CompiledTemplate>();

@@ -19,6 +19,11 @@
  * Both the sources (through tsx and the `paths` of tsconfig.json, as examples run) and the built
  * package are probed; the built package is compiled into a temporary folder with a copy of
  * package.json, so that `octx-export/...` resolves through the real `exports` map (self-reference).
+ *
+ * The entry points probed are those of package.json `exports`, the one list
+ * (scripts/entry-points.mjs); the static copies of that list (`main`, `types`, `typesVersions`,
+ * tsconfig.json `paths`) and the derived ones (TypeDoc's entry points, the test aliases) are held
+ * against it at the end.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -26,6 +31,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { entryPoints, expectedCopies, packageJson } from '../../scripts/entry-points.mjs';
 import { ROOT } from '../helpers/temp.js';
 
 /** The resolve hook, as a module of its own (hooks run on the loader thread). */
@@ -49,8 +55,15 @@ const HAS_NODE_SQLITE = (() => {
   }
 })();
 
-const SUBPATHS = { rag: 'fromRag', ingest: 'fromIngest', sag: 'fromSagDatabase' } as const;
-const ADAPTER_FUNCTIONS = Object.values(SUBPATHS);
+/** The sub-path entry points of package.json `exports` (`octx-export/adapters/rag`, …). */
+const SUBPATH_ENTRIES = entryPoints().filter((e) => e.subpath !== '.');
+/** The function each known sub-path must expose; a new sub-path must expose at least one function. */
+const MAIN_FUNCTION: Readonly<Record<string, string>> = {
+  'octx-export/adapters/rag': 'fromRag',
+  'octx-export/adapters/ingest': 'fromIngest',
+  'octx-export/adapters/sag': 'fromSagDatabase',
+};
+const ADAPTER_FUNCTIONS = Object.values(MAIN_FUNCTION);
 
 /** What one probe process saw. */
 interface Probe {
@@ -101,22 +114,29 @@ process.stdout.write(JSON.stringify({ result, native: [...native, ...required] }
 const sqliteUrls = (p: Probe) => p.urls.filter((u) => u.includes('/node_modules/better-sqlite3/'));
 const adapterUrls = (mode: Mode, p: Probe) => [...new Set(p.urls.filter((u) => u.startsWith(mode.adapters)))];
 
-/** The probes every mode runs: the root entry, each sub-path entry, and a `fromSagDatabase` call. */
-type Probes = Record<'root' | keyof typeof SUBPATHS | 'sagCall', Probe>;
+/** The probes every mode runs: the root entry, each sub-path entry (by specifier), and a `fromSagDatabase` call. */
+interface Probes {
+  readonly root: Probe;
+  readonly subpaths: Readonly<Record<string, Probe>>;
+  readonly sagCall: Probe;
+}
 
 async function runProbes(mode: Mode): Promise<Probes> {
   const emptyDb = join(scratch, `${mode.name}-empty.db`);
   writeFileSync(emptyDb, '');
-  const subpath = (sub: keyof typeof SUBPATHS) => probe(mode, sub, `const m = await import('octx-export/adapters/${sub}'); return typeof m.${SUBPATHS[sub]};`);
-  const [root, rag, ingest, sag, sagCall] = await Promise.all([
+  // Each sub-path returns the type of its main function, or the names of its exported functions when it has none listed.
+  const subpath = (specifier: string) =>
+    probe(
+      mode,
+      specifier.replace(/\W+/g, '-'),
+      `const m = await import(${JSON.stringify(specifier)}); return ${JSON.stringify(MAIN_FUNCTION[specifier] ?? null)} === null ? Object.keys(m).filter((k) => typeof m[k] === 'function') : typeof m[${JSON.stringify(MAIN_FUNCTION[specifier] ?? '')}];`,
+    );
+  const [root, sagCall, ...subs] = await Promise.all([
     probe(
       mode,
       'root',
-      `const m = await import('octx-export'); return { builder: typeof m.PackageBuilder, loadWorkdir: typeof m.loadWorkdir, adapterExports: ${JSON.stringify(ADAPTER_FUNCTIONS)}.filter((n) => n in m) };`,
+      `const m = await import('octx-export'); return { builder: typeof m.PackageBuilder, loadWorkdir: typeof m.loadWorkdir, progress: typeof m.terminalProgress, adapterExports: ${JSON.stringify(ADAPTER_FUNCTIONS)}.filter((n) => n in m) };`,
     ),
-    subpath('rag'),
-    subpath('ingest'),
-    subpath('sag'),
     probe(
       mode,
       'sag-call',
@@ -127,8 +147,9 @@ async function runProbes(mode: Mode): Promise<Probes> {
        catch (e) { return e.code; }
        finally { await builder.dispose(); }`,
     ),
+    ...SUBPATH_ENTRIES.map((e) => subpath(e.specifier)),
   ]);
-  return { root, rag, ingest, sag, sagCall };
+  return { root, sagCall, subpaths: Object.fromEntries(SUBPATH_ENTRIES.map((e, i) => [e.specifier, subs[i]!])) };
 }
 
 /** The assertions, the same for the sources and the built package. */
@@ -137,16 +158,18 @@ function entryPointTests(label: string, mode: () => Mode, probes: () => Probes):
     it('the root entry loads no adapter and not better-sqlite3, and exports no adapter function', () => {
       const { root } = probes();
       expect(root.urls).toContain(mode().rootEntry); // the recorder saw the import
-      expect(root.result).toEqual({ builder: 'function', loadWorkdir: 'function', adapterExports: [] });
+      expect(root.result).toEqual({ builder: 'function', loadWorkdir: 'function', progress: 'function', adapterExports: [] });
       expect(adapterUrls(mode(), root)).toEqual([]);
       expect(sqliteUrls(root)).toEqual([]);
       expect(root.native).toEqual([]);
     });
 
-    it.each(Object.entries(SUBPATHS) as [keyof typeof SUBPATHS, string][])('octx-export/adapters/%s loads and exposes %s, without better-sqlite3', (sub) => {
-      const p = probes()[sub];
-      expect(p.result).toBe('function');
-      expect(adapterUrls(mode(), p).some((u) => u.startsWith(`${mode().adapters}${sub}/index.`))).toBe(true);
+    it.each(SUBPATH_ENTRIES.map((e) => [e.specifier, e] as const))('%s loads its module and exposes its functions, without better-sqlite3', (specifier, entry) => {
+      const p = probes().subpaths[specifier]!;
+      if (MAIN_FUNCTION[specifier] !== undefined) expect(p.result).toBe('function');
+      else expect((p.result as string[]).length, `${specifier} exports a function`).toBeGreaterThan(0);
+      const own = mode().name === 'src' ? pathToFileURL(join(ROOT, entry.source)).href : pathToFileURL(join(mode().cwd, entry.esm)).href;
+      expect(p.urls).toContain(own);
       expect(sqliteUrls(p)).toEqual([]);
       expect(p.native).toEqual([]);
     });
@@ -231,4 +254,31 @@ it('every target of the package.json exports map is built', () => {
   expect(targets).toContain('./dist/cjs/adapters/sag/index.js');
   // The temporary build above is the ESM one; the CommonJS targets are checked in the tree `npm run build` made.
   for (const t of targets) expect(existsSync(join(t.startsWith('./dist/cjs/') ? ROOT : dist.cwd, t)), t).toBe(true);
+});
+
+describe('package.json exports is the one list of entry points', () => {
+  it('lists the root and the three adapters, each built from its src/ module', () => {
+    expect(entryPoints().map((e) => e.specifier)).toEqual(expect.arrayContaining(['octx-export', ...Object.keys(MAIN_FUNCTION)]));
+    for (const e of entryPoints()) expect(existsSync(join(ROOT, e.source)), e.source).toBe(true);
+  });
+
+  it('its static copies agree with it: package.json main, types and typesVersions; tsconfig.json paths', () => {
+    // Update the copy named in a failure to the expected value printed (see scripts/entry-points.mjs).
+    const want = expectedCopies();
+    const pkg = packageJson();
+    expect({ main: pkg.main, types: pkg.types, typesVersions: pkg.typesVersions }).toEqual({ main: want.main, types: want.types, typesVersions: want.typesVersions });
+    const tsconfig = JSON.parse(readFileSync(join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: unknown } };
+    expect(tsconfig.compilerOptions.paths).toEqual(want.paths);
+  });
+
+  it('TypeDoc documents exactly its entry points (typedoc.config.mjs derives them)', async () => {
+    const config = ((await import(pathToFileURL(join(ROOT, 'typedoc.config.mjs')).href)) as { default: { entryPoints: string[] } }).default;
+    expect(config.entryPoints).toEqual(entryPoints().map((e) => e.source));
+  });
+
+  it('refuses an export of another shape, naming its key', () => {
+    const pkg = packageJson();
+    const bad = { ...pkg, exports: { ...pkg.exports, './extra': { import: './dist/extra.js' } } };
+    expect(() => entryPoints(bad)).toThrow(/exports\["\.\/extra"\]/);
+  });
 });

@@ -1,15 +1,17 @@
 /**
- * Every example printed by `octx-export <command> --help` runs as printed, on the shipped
- * fixtures: the examples of every command are extracted from the generated help, and run in
- * order (build first, so later examples find its output) in a temporary folder holding a copy of
- * `fixtures/`.
+ * Every example printed by `octx-export <command> --help` runs as printed, in an empty folder: the
+ * examples of every command are extracted from the generated help, and run in order (`examples`
+ * first, which copies the example inputs shipped with the package into ./fixtures; then build, so
+ * later examples find its output). test/package/packed-tarball.test.ts runs them again from the
+ * installed tarball. The inputs they use are exactly those `examples` copies and package.json ships.
  */
 import { execFile } from 'node:child_process';
-import { cpSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandHelp } from '../../src/cli/args.js';
-import { COMMANDS } from '../../src/cli/cli.js';
+import { COMMANDS, main } from '../../src/cli/cli.js';
+import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 import { CLI, type CliResult } from './run-cli.js';
 import { helpExamples, shellWords } from '../helpers/help-examples.js';
@@ -31,9 +33,30 @@ describe('--help examples', () => {
     expect(helpExamples('Usage: x\n\nExamples:\n  octx-export a b\n  octx-export c\n')).toEqual(['octx-export a b', 'octx-export c']);
   });
 
-  it('every example of every command runs as printed on the shipped fixtures', { timeout: 300_000 }, async () => {
+  it('every fixtures/ path of an example is an example input, and package.json ships exactly those', () => {
+    const used = COMMANDS.flatMap((c) => helpExamples(commandHelp(c)).flatMap((e) => shellWords(e).filter((w) => w.startsWith('fixtures/'))));
+    expect(used.length).toBeGreaterThan(5);
+    expect(used.filter((p) => !EXAMPLE_INPUTS.some((i) => p === `fixtures/${i}` || p.startsWith(`fixtures/${i}/`)))).toEqual([]);
+    const files = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { files: string[] }).files;
+    expect(files.filter((f) => f.startsWith('fixtures/')).sort()).toEqual(EXAMPLE_INPUTS.map((i) => `fixtures/${i}`).sort());
+  });
+
+  it('`examples <dir>` copies the inputs into <dir>/fixtures, refuses to copy over them, and replaces them with --overwrite', async () => {
+    const dir = tempDir('octx-examples-cmd-');
+    const err: string[] = [];
+    const io = { stdout: { write: () => true }, stderr: { write: (c: string) => (err.push(c), true) } } as never;
+    expect(await main(['examples', dir], io)).toBe(0);
+    for (const i of EXAMPLE_INPUTS) expect(existsSync(join(dir, 'fixtures', i)), i).toBe(true);
+    expect(existsSync(join(dir, 'fixtures/sag/engine-0.8/sag.db'))).toBe(true);
+    expect(await main(['examples', dir], io)).toBe(2);
+    expect(err.join('')).toMatch(/^error\[OCTX_OUTPUT_EXISTS\]: .*fixtures\/kb-three-kingdoms already exists\n/);
+    expect(err.join('')).toContain('--overwrite');
+    expect(await main(['examples', dir, '--overwrite'], io)).toBe(0);
+  });
+
+  it('every example of every command runs as printed, from an empty folder (examples first)', { timeout: 300_000 }, async () => {
     const cwd = tempDir('octx-examples-');
-    cpSync(join(ROOT, 'fixtures'), join(cwd, 'fixtures'), { recursive: true });
+    expect(COMMANDS[0]!.name).toBe('examples');
     let ran = 0;
     for (const command of COMMANDS) {
       const examples = helpExamples(commandHelp(command));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { OCTX_CODES, OctxError } from 'octx-export';
 import { issue } from '../../src/model/errors.js';
 import { exitCodeFor, formatIssueLine, HINTS, hintFor, reportError } from '../../src/cli/errors.js';
-import { formatDuration, formatRate, ProgressLine } from '../../src/cli/progress.js';
+import { formatDuration, formatRate, ProgressLine } from '../../src/terminal/progress.js';
 
 function fakeStream(isTTY: boolean, columns?: number) {
   const writes: string[] = [];

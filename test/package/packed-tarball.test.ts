@@ -1,10 +1,11 @@
 /**
  * SLOW (about 30–60 s): the package as users get it. Packs the repository (`npm pack`, of the
- * build `npm ci`/`npm run build` made, with the API reference generated if it is missing),
+ * build `npm run build` made, with the API reference generated if it is missing),
  * installs the tarball with `--ignore-scripts` into a new CommonJS project and a new ESM project,
  * and in each runs the README's SDK example (the ESM one verbatim, the CJS one with `require`),
  * type-checks a `.cts` and a `.mts` file against the installed types, runs
- * `npx octx-export --help`, and runs `from-sag` without the optional SQLite module.
+ * `npx octx-export --help`, runs `from-sag` without the optional SQLite module, and runs every
+ * `--help` example with the installed command (`octx-export examples` first copies the shipped inputs).
  *
  * Network: the installs use `--prefer-offline`, so the dependencies come from the npm cache that
  * `npm ci` filled; only what is missing there is fetched from the npm registry. When the registry
@@ -18,6 +19,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validatePackage } from 'octx-export';
 import { createSagDatabase, SAG } from '../adapters/sag-fixture.js';
+import { commandHelp } from '../../src/cli/args.js';
+import { COMMANDS } from '../../src/cli/cli.js';
+import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
+import { helpExamples, shellWords } from '../helpers/help-examples.js';
 import { ROOT } from '../helpers/temp.js';
 
 interface Run {
@@ -77,7 +82,7 @@ const projects = { esm: '', cjs: '' };
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'octx-packed-'));
   for (const f of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json']) {
-    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` (npm ci runs it) before this test`);
+    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` before this test`);
   }
   if (newest(join(ROOT, 'src')) > Math.min(statSync(join(ROOT, 'dist/index.js')).mtimeMs, statSync(join(ROOT, 'dist/cjs/index.js')).mtimeMs)) {
     throw new Error('dist/ is older than src/: run `npm run build` before this test (it tests the built package)');
@@ -129,7 +134,26 @@ describe('the packed tarball (npm pack)', () => {
     ]) {
       expect(packedFiles, f).toContain(f);
     }
-    expect(packedFiles.filter((f) => /^(src|test|fixtures|bench|examples)\//.test(f))).toEqual([]);
+    expect(packedFiles.filter((f) => /^(src|test|bench|examples|scripts)\//.test(f))).toEqual([]);
+    // Of fixtures/, exactly the example inputs the --help examples run on (`octx-export examples` copies them),
+    // and the README of a folder on the way (npm packs every README it passes).
+    const extra = (f: string) => f.startsWith('fixtures/') && !f.endsWith('/README.md');
+    expect(packedFiles.filter((f) => extra(f) && !EXAMPLE_INPUTS.some((i) => f.startsWith(`fixtures/${i}/`)))).toEqual([]);
+    for (const i of EXAMPLE_INPUTS)
+      expect(
+        packedFiles.some((f) => f.startsWith(`fixtures/${i}/`)),
+        i,
+      ).toBe(true);
+  });
+
+  it('ships no source maps (they would point at src/, which does not ship) and no install-time script that needs unshipped files', () => {
+    expect(packedFiles.filter((f) => f.endsWith('.map'))).toEqual([]);
+    const js = packedFiles.filter((f) => f.startsWith('dist/') && f.endsWith('.js'));
+    expect(js.length).toBeGreaterThan(10);
+    expect(js.filter((f) => readFileSync(join(ROOT, f), 'utf8').includes('sourceMappingURL'))).toEqual([]);
+    // npm runs prepare (and the install scripts) when the unpacked tarball is installed as a folder: scripts/ and src/ are not there.
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(Object.keys(pkg.scripts).filter((s) => ['prepare', 'preinstall', 'install', 'postinstall'].includes(s))).toEqual([]);
   });
 
   it('every docs/ path the CLI prints (--help, error hints) exists in the tarball', () => {
@@ -213,5 +237,31 @@ describe('the tarball installed with --ignore-scripts into new projects', () => 
       expect(sag.stderr).toContain('npm install better-sqlite3@12');
     }
     for (const doc of ['docs/cli.md', 'docs/api/README.md']) expect(existsSync(join(dir, 'node_modules/octx-export', doc)), doc).toBe(true);
+  });
+
+  it('every --help example runs as printed from a new folder, with the installed command (examples first)', { timeout: 300_000 }, async (ctx) => {
+    if (offline !== undefined) return ctx.skip(offline);
+    const bin = join(projects.esm, 'node_modules/octx-export/dist/cli/main.js');
+    const cwd = join(scratch, 'examples');
+    mkdirSync(cwd);
+    // from-sag needs SQLite: node:sqlite (Node ≥ 22.5), else the optional peer, which these projects do not install.
+    const sqlite = (() => {
+      try {
+        return process.getBuiltinModule?.('node:sqlite') !== undefined;
+      } catch {
+        return false;
+      }
+    })();
+    let ran = 0;
+    for (const command of COMMANDS) {
+      if (command.name === 'from-sag' && !sqlite) continue;
+      for (const example of helpExamples(commandHelp(command))) {
+        const [, ...args] = shellWords(example);
+        const r = await run(process.execPath, [bin, ...args], cwd);
+        ran++;
+        expect({ example, code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ example, code: 0, stderr: '' });
+      }
+    }
+    expect(ran).toBeGreaterThanOrEqual(COMMANDS.length - 1);
   });
 });

@@ -185,7 +185,7 @@ function describeZod(e: z.ZodError): { field: string; message: string }[] {
   return e.issues.map((i) => ({ field: i.path.map(String).join('.'), message: i.message }));
 }
 
-/** Length of the longest suffix of `a` that is a prefix of `b` (at least {@link OVERLAP_MIN}), else 0. */
+/** Length of the longest suffix of `a` that is a prefix of `b` (at least 12, `OVERLAP_MIN`), else 0. */
 export function chunkOverlap(a: string, b: string): number {
   const max = Math.min(a.length, b.length);
   for (let k = max; k >= OVERLAP_MIN; k--) {

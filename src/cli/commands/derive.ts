@@ -33,6 +33,7 @@ export const deriveCommand: Command = {
     { name: 'workdir', description: 'a working folder with the additions (may be empty)' },
   ],
   options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
+  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`',
   examples: ['octx-export derive out/three-kingdoms.octx fixtures/reading-notes -o out/three-kingdoms-notes.octx --name "Three Kingdoms, with reading notes" --version 1.0.0'],
   async run(ctx) {
     checkExportFlags(ctx.values);

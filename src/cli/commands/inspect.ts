@@ -42,6 +42,7 @@ export const inspectCommand: Command = {
   ].join('\n'),
   positionals: [{ name: 'file', description: 'a .octx file (or an unpacked package folder)' }],
   options: { ...READ_LIMIT_OPTIONS },
+  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`',
   examples: [
     'octx-export inspect out/three-kingdoms.octx',
     'octx-export inspect out/three-kingdoms.octx --json',

@@ -1,9 +1,9 @@
-import { str, usageError, type Command } from '../args.js';
+import { flag, str, usageError, type Command } from '../args.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../../consumers/index.js';
 import { EXIT_FAILED, EXIT_OK } from '../errors.js';
 import { formatIssue } from '../error-format.js';
 import { requirePackagePath } from '../fs-checks.js';
-import { terminalProgress } from '../progress.js';
+import { terminalProgress } from '../../terminal/progress.js';
 import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 
 const SHOWN = 50;
@@ -19,8 +19,10 @@ export const validateCommand: Command = {
       value: '<name>',
       description: `also check what one consumer accepts beyond the format: ${CONSUMER_NAMES.join(', ')} (exit 1 when it would refuse the package; see docs/consumers.md)`,
     },
+    manifest: { type: 'boolean', description: 'with --json, also print the whole parsed manifest (left out by default: it lists every file of the package)' },
     ...READ_LIMIT_OPTIONS,
   },
+  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`',
   examples: [
     'octx-export validate out/three-kingdoms.octx',
     'octx-export validate out/three-kingdoms.octx --json',
@@ -32,6 +34,7 @@ export const validateCommand: Command = {
     await requirePackagePath(target, 'package');
     const { validatePackage } = await import('../../read/validate-package.js');
     const consumer = consumerOption(str(ctx.values, 'consumer'));
+    if (flag(ctx.values, 'manifest') && !ctx.json) throw usageError('--manifest adds the manifest to the --json output: add --json, or drop --manifest', 'manifest');
     // A package built with raised limits is read with the same ones.
     const limits = await cliLimits(ctx.values);
     // Progress on a terminal: validate documents, files, structure, vectors (those that apply).
@@ -44,7 +47,10 @@ export const validateCommand: Command = {
     }
     const ok = report.valid && report.consumer?.compatible !== false;
     if (ctx.json) {
-      ctx.io.stdout.write(`${JSON.stringify({ ok, command: 'validate', path: target, ...report }, null, 2)}\n`);
+      // The manifest lists every file with its digest: a verdict should not be megabytes long.
+      const { manifest, ...verdict } = report;
+      const shown = flag(ctx.values, 'manifest') && manifest !== undefined ? { ...verdict, manifest } : verdict;
+      ctx.io.stdout.write(`${JSON.stringify({ ok, command: 'validate', path: target, ...shown }, null, 2)}\n`);
       return ok ? EXIT_OK : EXIT_FAILED;
     }
     const lines: string[] = [];

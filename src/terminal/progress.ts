@@ -2,11 +2,13 @@
  * Renders the SDK's progress events as one updating stderr line — phase, percent, count, bytes,
  * items per second and ETA — only when stderr is a terminal (or `OCTX_PROGRESS=1` forces it).
  * Anywhere else (pipes, files, CI logs) it stays silent, so machine output is never polluted.
- * The CLI draws with it, and the SDK exports it as {@link terminalProgress}.
+ * The CLI draws with it, and the SDK exports it as {@link terminalProgress}: it lives below the
+ * CLI (on `model/` only) so the root entry exports it without reaching into `cli/`.
  */
 import type { ProgressEvent, ProgressStep } from '../model/progress.js';
-import { formatIssue } from './error-format.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
+import { formatBytes } from './format-bytes.js';
+import { issueLines } from './issue-lines.js';
 
 /** The stream the line is drawn on (`process.stderr` in the CLI). */
 export interface ProgressStream {
@@ -24,14 +26,6 @@ export function progressFromEnv(env: NodeJS.ProcessEnv = process.env): boolean |
   if (v === '1' || v === 'always') return true;
   if (v === '0' || v === 'never') return false;
   return undefined;
-}
-
-/** Bytes as `512 B`, `3.4 KiB`, `12.0 MiB`, `1.20 GiB`. */
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KiB`;
-  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MiB`;
-  return `${(n / 1024 ** 3).toFixed(2)} GiB`;
 }
 
 /** Options of {@link ProgressLine}. */
@@ -185,7 +179,7 @@ export function terminalProgress(options: TerminalProgressOptions = {}): Termina
     if (event.phase === 'warning') {
       if (!printWarnings) return;
       line.done();
-      stream.write(`${formatIssue(event.issue, { label: 'warning', cliTerms: false }).join('\n')}\n`);
+      stream.write(`${issueLines(event.issue, { label: 'warning' }).join('\n')}\n`);
       return;
     }
     line.update(event);
