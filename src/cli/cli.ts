@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { commandHelp, mainHelp, parseCommandLine, usageError, type CliIo, type Command } from './args.js';
 import { buildCommand } from './commands/build.js';
 import { deriveCommand } from './commands/derive.js';
+import { diffCommand } from './commands/diff.js';
 import { fromIngestCommand } from './commands/from-ingest.js';
 import { fromRagCommand } from './commands/from-rag.js';
 import { fromSagCommand } from './commands/from-sag.js';
@@ -17,7 +18,7 @@ import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { didYouMean } from './suggest.js';
 
 /** Every command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
+export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, diffCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
 
 /** The package version (from package.json, two folders up in both src/ and dist/). */
 export function cliVersion(): string {
