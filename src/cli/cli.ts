@@ -18,7 +18,7 @@ import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { didYouMean } from './suggest.js';
 
 /** Every command, in the order `--help` lists them. */
-export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, diffCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
+export const COMMANDS: readonly Command[] = [buildCommand, validateCommand, inspectCommand, deriveCommand, diffCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
 
 /** The package version (from package.json, two folders up in both src/ and dist/). */
 export function cliVersion(): string {

@@ -20,14 +20,14 @@ function firstIds(
   const parts = ([['+', s.added], ['-', s.removed], ['~', s.changed], ...extra] as [string, readonly (string | LinkPair)[]][])
     .filter(([, ids]) => ids.length > 0)
     .map(([sign, ids]) => `${sign} ${ids.map(name).join(', ')}`);
-  return parts.length > 0 ? `\n                first: ${parts.join('; ')}` : '';
+  return parts.length > 0 ? `\n${INDENT}first: ${parts.join('; ')}` : '';
 }
 
 function documentLines(d: DocumentChanges): string[] {
-  const lines = [`  documents     +${d.added.length} -${d.removed.length} ~${d.changed.length} →${d.moved.length} (${d.unchanged} unchanged)`];
+  const lines = [row('documents', `+${d.added.length} -${d.removed.length} ~${d.changed.length} →${d.moved.length} (${d.unchanged} unchanged)`)];
   const list = <T>(sign: string, items: readonly T[], show: (x: T) => string): void => {
-    for (const x of items.slice(0, SHOWN)) lines.push(`    ${sign} ${show(x)}`);
-    if (items.length > SHOWN) lines.push(`    ${sign} … and ${items.length - SHOWN} more (--json lists them all)`);
+    for (const x of items.slice(0, SHOWN)) lines.push(`${INDENT}${sign} ${show(x)}`);
+    if (items.length > SHOWN) lines.push(`${INDENT}${sign} … and ${items.length - SHOWN} more (--json lists them all)`);
   };
   const ref = (x: { id: string | null; path: string }): string => `${x.path}${x.id !== null ? ` (${x.id})` : ''}`;
   list('+', d.added, ref);
@@ -37,35 +37,34 @@ function documentLines(d: DocumentChanges): string[] {
   return lines;
 }
 
+/** One summary line: the label in a column wide enough for `event-entities`. */
+const row = (label: string, text: string): string => `  ${label.padEnd(15)} ${text}`;
+/** Continuation lines line up under the text. */
+const INDENT = ' '.repeat(18);
+
 /** The human summary of a diff. */
 export function diffLines(r: PackageDiff): string[] {
   const side = (s: PackageDiff['old']): string => `${s.assetId ?? '?'} "${s.assetName ?? '?'}" ${s.version ?? '?'} (${formatBytes(s.size)}, ${s.packageDigest ?? '?'})`;
-  const lines = [
-    `diff ${r.old.path} → ${r.new.path}`,
-    `  old           ${side(r.old)}`,
-    `  new           ${side(r.new)}`,
-    `  relation      ${r.relation}`,
-    ...documentLines(r.documents),
-  ];
+  const lines = [`diff ${r.old.path} → ${r.new.path}`, row('old', side(r.old)), row('new', side(r.new)), row('relation', r.relation), ...documentLines(r.documents)];
   const e = r.extensions;
   if (e.added.length + e.removed.length + e.changed.length > 0) {
-    lines.push(`  extensions    ${[...e.added.map((p) => `+ ${p}`), ...e.removed.map((p) => `- ${p}`), ...e.changed.map((p) => `~ ${p}`)].join(', ')}`);
+    lines.push(row('extensions', [...e.added.map((p) => `+ ${p}`), ...e.removed.map((p) => `- ${p}`), ...e.changed.map((p) => `~ ${p}`)].join(', ')));
   }
   const s = r.samples;
-  lines.push(`  chunks        ${counts(r.records.chunks)}${firstIds(s.chunks)}`);
-  lines.push(`  events        ${counts(r.records.events)}${firstIds(s.events)}`);
-  lines.push(`  entities      ${counts(r.records.entities)}${firstIds(s.entities)}`);
-  lines.push(`  chunk-events  ${counts(r.records.chunk_events)}${firstIds(s.chunk_events)}`);
-  lines.push(`  event-entities ${counts(r.records.event_entities)}${firstIds(s.event_entities)}`);
+  lines.push(row('chunks', counts(r.records.chunks) + firstIds(s.chunks)));
+  lines.push(row('events', counts(r.records.events) + firstIds(s.events)));
+  lines.push(row('entities', counts(r.records.entities) + firstIds(s.entities)));
+  lines.push(row('chunk-events', counts(r.records.chunk_events) + firstIds(s.chunk_events)));
+  lines.push(row('event-entities', counts(r.records.event_entities) + firstIds(s.event_entities)));
   for (const t of ['chunks', 'events', 'entities'] as const) {
     const v = r.vectors[t];
     if (v.added + v.removed + v.changed + v.unchanged === 0 && !v.configChanged) continue;
     const notes = [v.stale > 0 ? `${v.stale} stale: record changed, vector did not` : '', v.configChanged ? 'config changed' : ''].filter(Boolean);
-    lines.push(`  vectors ${t.padEnd(6)}${counts(v)}${notes.length > 0 ? ` [${notes.join('; ')}]` : ''}${firstIds(s.vectors[t], [['stale', s.vectors[t].stale]])}`);
+    lines.push(row(`vectors ${t}`, `${counts(v)}${notes.length > 0 ? ` [${notes.join('; ')}]` : ''}${firstIds(s.vectors[t], [['stale', s.vectors[t].stale]])}`));
   }
   const c = r.capabilities;
-  if (c.added.length + c.removed.length > 0) lines.push(`  capabilities  ${[...c.added.map((n) => `+${n}`), ...c.removed.map((n) => `-${n}`)].join(' ')}`);
-  lines.push(r.hasChanges ? '  result        changed' : '  result        no changes');
+  if (c.added.length + c.removed.length > 0) lines.push(row('capabilities', [...c.added.map((n) => `+${n}`), ...c.removed.map((n) => `-${n}`)].join(' ')));
+  lines.push(row('result', r.hasChanges ? 'changed' : 'no changes'));
   return lines;
 }
 
@@ -88,7 +87,7 @@ export const diffCommand: Command = {
     'sample-size': { type: 'string', value: '<n>', description: 'record ids shown per category (default 10, at most 1000)' },
     ...READ_LIMIT_OPTIONS,
   },
-  examples: ['octx-export diff out/kb-1.0.0.octx out/kb-1.1.0.octx', 'octx-export diff out/kb-1.0.0.octx out/kb-1.1.0.octx --json --exit-code'],
+  examples: ['octx-export diff out/three-kingdoms.octx out/three-kingdoms-notes.octx', 'octx-export diff out/three-kingdoms.octx out/kb.octx --json --exit-code'],
   async run(ctx) {
     const [oldPath, newPath] = ctx.positionals as [string, string];
     await requirePackagePath(oldPath, 'package');
