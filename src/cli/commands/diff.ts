@@ -1,3 +1,7 @@
+/**
+ * `octx-export diff`: what changed between two packages, as a readable summary or the JSON of
+ * `diffPackages`, with `git diff --exit-code` semantics on request.
+ */
 import type { DocumentChanges, IdSamples, LinkPair, PackageDiff, RecordChangeCounts } from '../../read/diff/diff-result.js';
 import type { Command } from '../args.js';
 import { flag, str, usageError } from '../args.js';
@@ -68,6 +72,7 @@ export function diffLines(r: PackageDiff): string[] {
   return lines;
 }
 
+/** `octx-export diff <old.octx> <new.octx>`: the summary, `--json` (the `diffPackages` result), `--exit-code`. */
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show what changed between two packages (two releases, or a derived asset and its source)',

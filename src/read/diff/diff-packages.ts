@@ -117,7 +117,8 @@ interface PassResult<S> {
 interface Run {
   readonly sampleSize: number;
   readonly ids: IdKeys;
-  readonly progress: (kind: string, n: number) => void;
+  /** `total` is an estimate (the old side's count, for the new side); the count so far otherwise. */
+  readonly progress: (kind: string, n: number, total?: number) => void;
 }
 
 /**
@@ -179,9 +180,9 @@ async function comparePass<R, S>(
       counts.changed++;
       changed.offer(() => text(key));
     }
-    if (++n % PROGRESS_STEP === 0) run.progress(`new ${name}`, n);
+    if (++n % PROGRESS_STEP === 0) run.progress(`new ${name}`, n, table.size);
   }
-  run.progress(`new ${name}`, n);
+  run.progress(`new ${name}`, n, n);
   for (let e = 0; e < table.size; e++) {
     if (table.mark(e) !== UNSEEN) continue;
     counts.removed++;
@@ -342,7 +343,7 @@ export async function diffPackages(oldSource: string | OctxPackage, newSource: s
   const run: Run = {
     sampleSize,
     ids: new IdKeys(),
-    progress: (kind, n) => onProgress?.({ phase: 'diff', kind, completed: n, total: n }),
+    progress: (kind, n, total) => onProgress?.({ phase: 'diff', kind, completed: n, total: Math.max(n, total ?? n) }),
   };
   return withPackage(oldSource, options, (a) => withPackage(newSource, options, (b) => diffOpen(run, a, b)));
 }

@@ -153,7 +153,11 @@ export interface PackageDiff {
 export interface DiffOptions {
   /** Ids kept per sample category (default 10, at most 1000; 0 keeps none). */
   readonly sampleSize?: number;
-  /** Progress: `phase: 'diff'`, `kind` such as `old chunks` or `new vectors events`, records read so far. */
+  /**
+   * Progress: `phase: 'diff'`, `kind` such as `old chunks` or `new vectors events`, `completed`
+   * records read so far; for the new side `total` is the old side's count (an estimate that is
+   * exact for a release that only edits), for the old side the count so far.
+   */
   readonly onProgress?: ProgressListener;
   /** Resource limits for packages given as paths (as `openPackage`); missing fields take the defaults. */
   readonly limits?: Partial<ArchiveLimits>;
