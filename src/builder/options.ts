@@ -115,6 +115,13 @@ export interface ExportOptions {
    * the error's `issues` list them. Default: the builder's `strict`, else false.
    */
   readonly strict?: boolean;
+  /**
+   * A previous package of this asset (the last release, or the source of a derived asset): once
+   * the new package is published it is compared with it (`diffPackages`, read with `limits`) and
+   * `result.report.changes` holds the counts. A previous package that cannot be read is a warning
+   * in `report.warnings`, never a failed export.
+   */
+  readonly previous?: string;
 }
 
 const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
@@ -164,6 +171,7 @@ const exportOptionsSchema = z.object({
   consumer: consumerSchema.optional(),
   vectors: z.enum(['keep', 'omit']).optional(),
   strict: z.boolean({ error: 'must be true or false' }).optional(),
+  previous: z.string({ error: 'must be a package path' }).min(1, { error: 'must be a package path' }).optional(),
 });
 
 /**

@@ -39,6 +39,8 @@ import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type P
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
+import { withChanges } from './previous-changes.js';
+import type { PackageChangeCounts } from '../read/diff/change-counts.js';
 
 /** What `export()` returns. */
 export interface ExportResult {
@@ -58,8 +60,11 @@ export interface ExportResult {
   readonly degraded: boolean;
   /** What was left out, why, how many records cause it and the first of them (`report.degradations`). */
   readonly degradations: readonly Degradation[];
-  /** What went in, what was left out and why. */
-  readonly report: ExportReport;
+  /**
+   * What went in, what was left out and why; with `export({ previous })`, `changes` holds the
+   * counts of what changed since that package (see `diffPackages`).
+   */
+  readonly report: ExportReport & { readonly changes?: PackageChangeCounts };
 }
 
 /** Options of {@link PackageBuilder.embed}. */
@@ -635,7 +640,9 @@ export class PackageBuilder {
     const run = this.#export(options, snapshot.collected);
     this.#running = run;
     try {
-      return await run;
+      const result = await run;
+      // After publishing, so a failing comparison never costs the package (it becomes a warning).
+      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits);
     } finally {
       this.#running = undefined;
       snapshot.release();
@@ -774,7 +781,12 @@ export class PackageBuilder {
                     assetId: this.#assetId,
                     assetName: this.#options.assetName,
                     version: release.version,
-                    release: { created_at: release.createdAt, package_digest: m.release.package_digest, content_digest: computeContentDigest(m) },
+                    release: {
+                      created_at: release.createdAt,
+                      package_digest: m.release.package_digest,
+                      content_digest: computeContentDigest(m),
+                      output: state.outputFor(output.path),
+                    },
                     documents: Object.fromEntries(collected.documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
                   });
                 },

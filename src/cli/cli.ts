@@ -9,6 +9,7 @@ import { commandHelp, mainHelp, parseCommandLine, usageError, type CliIo, type C
 import { buildCommand } from './commands/build.js';
 import { deriveCommand } from './commands/derive.js';
 import { examplesCommand } from './commands/examples.js';
+import { diffCommand } from './commands/diff.js';
 import { fromIngestCommand } from './commands/from-ingest.js';
 import { fromRagCommand } from './commands/from-rag.js';
 import { fromSagCommand } from './commands/from-sag.js';
@@ -21,7 +22,17 @@ import { didYouMean } from './suggest.js';
  * Every command, in the order `--help` lists them (and the help-examples test runs their
  * examples: `examples` first makes the inputs, `build` the package the next ones read).
  */
-export const COMMANDS: readonly Command[] = [examplesCommand, buildCommand, validateCommand, inspectCommand, deriveCommand, fromRagCommand, fromIngestCommand, fromSagCommand];
+export const COMMANDS: readonly Command[] = [
+  examplesCommand,
+  buildCommand,
+  validateCommand,
+  inspectCommand,
+  deriveCommand,
+  diffCommand,
+  fromRagCommand,
+  fromIngestCommand,
+  fromSagCommand,
+];
 
 /** The package version (from package.json, two folders up in both src/ and dist/). */
 export function cliVersion(): string {

@@ -145,7 +145,11 @@ export function cliProgress(ctx: CommandContext): CliProgress {
  * to stdout, and the result's `output` is `-`. Then the degradation notice when something added
  * was left out; the warning that the asset id is minted joins the report's warnings.
  */
-export async function runExport(builder: PackageBuilder, ctx: CommandContext, overrides: { documentsOnly?: boolean; progress?: CliProgress } = {}): Promise<ExportResult> {
+export async function runExport(
+  builder: PackageBuilder,
+  ctx: CommandContext,
+  overrides: { documentsOnly?: boolean; progress?: CliProgress; previous?: string } = {},
+): Promise<ExportResult> {
   const progress = overrides.progress ?? cliProgress(ctx);
   let target;
   let limits;
@@ -165,6 +169,7 @@ export async function runExport(builder: PackageBuilder, ctx: CommandContext, ov
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
       ...(limits ? { limits } : {}),
       onProgress: progress,
+      ...(overrides.previous !== undefined ? { previous: overrides.previous } : {}),
     });
     progress.done();
     if (target.toStdout) {

@@ -17,12 +17,13 @@ import type { OctxIssue } from './errors.js';
  * - `write`: writing ZIP entries (`kind: 'entry'`);
  * - `verify`: re-reading every written entry (`kind: 'entries'`);
  * - `fsync`: flushing the written package to disk (`kind: 'package'`);
- * - `validate`: `validatePackage` (`documents`, `files`, `structure`, `vectors`).
+ * - `validate`: `validatePackage` (`documents`, `files`, `structure`, `vectors`);
+ * - `diff`: `diffPackages` (`old chunks`, `new vectors events`, …: records read so far).
  */
-export type ProgressPhase = 'scan' | 'load' | 'plan' | 'compress' | 'arrow' | 'write' | 'verify' | 'fsync' | 'validate';
+export type ProgressPhase = 'scan' | 'load' | 'plan' | 'compress' | 'arrow' | 'write' | 'verify' | 'fsync' | 'validate' | 'diff';
 
 /** Every phase, in order. */
-export const PROGRESS_PHASES: readonly ProgressPhase[] = ['scan', 'load', 'plan', 'compress', 'arrow', 'write', 'verify', 'fsync', 'validate'];
+export const PROGRESS_PHASES: readonly ProgressPhase[] = ['scan', 'load', 'plan', 'compress', 'arrow', 'write', 'verify', 'fsync', 'validate', 'diff'];
 
 /** One step of long work: `completed` of `total` items, and bytes where they are known. */
 export interface ProgressStep {

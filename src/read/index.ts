@@ -10,3 +10,25 @@ export { readJsonlLines, JsonlSplitter, parseJsonlLine, parseJsonlRange, type Js
 export { parseStrictJson, type StrictJsonOptions, type StrictJsonResult } from './strict-json.js';
 export type { DocumentReading, PackageDocument } from './documents.js';
 export type { PackageKind } from './source.js';
+export { diffPackages } from './diff/diff-packages.js';
+export type {
+  DiffOptions,
+  DiffRelation,
+  DiffSamples,
+  DiffSide,
+  DocumentChanges,
+  DocumentMove,
+  DocumentRef,
+  FileChanges,
+  IdSamples,
+  LinkPair,
+  LinkSamples,
+  PackageDiff,
+  RecordChangeCounts,
+  RecordChanges,
+  VectorChangeCounts,
+  VectorChanges,
+  VectorSamples,
+} from './diff/diff-result.js';
+export { changeCounts, type PackageChangeCounts } from './diff/change-counts.js';
+export { changeLine } from './diff/change-line.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { currentOwner, isOwnerGone, parseOwner } from '../package/process-owner.js';
@@ -18,6 +18,12 @@ export interface ReleaseRecord {
   readonly package_digest: string;
   /** Digest of the manifest without `release`: what the package says apart from its version and time. */
   readonly content_digest: string;
+  /**
+   * Where the package was written, relative to the state file's folder (so a later build can
+   * print what changed since it while it is still on disk). Absent in releases recorded before
+   * it was kept, and for a package written to stdout.
+   */
+  readonly output?: string;
 }
 
 /** Kinds of ids the ledger mints: every id kind but the asset's (kept in the state itself). */
@@ -52,7 +58,10 @@ const stateSchema = z.object({
   format: z.literal('octx-export/producer-state'),
   version: z.literal(1),
   asset: z.object({ id: uuid, name: z.string().min(1) }).optional(),
-  releases: z.record(z.string().refine(isSemVer), z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest })),
+  releases: z.record(
+    z.string().refine(isSemVer),
+    z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest, output: z.string().min(1).optional() }),
+  ),
   documents: idMap,
   ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
 });
@@ -288,6 +297,21 @@ export class ProducerState {
   /** The highest released version by SemVer precedence, if any. */
   get latestVersion(): string | undefined {
     return Object.keys(this.#data.releases).sort(compareSemVer).at(-1);
+  }
+
+  /**
+   * The absolute path the latest release was written to, when it was recorded (see
+   * {@link ReleaseRecord.output}); whether the file is still there is the caller's question.
+   */
+  get latestOutput(): string | undefined {
+    const latest = this.latestVersion;
+    const output = latest === undefined ? undefined : this.#data.releases[latest]!.output;
+    return output === undefined ? undefined : resolve(dirname(this.path), output);
+  }
+
+  /** The record of `release.output` for a package written to `absolutePath`: relative to the state file's folder. */
+  outputFor(absolutePath: string): string {
+    return relative(dirname(this.path), absolutePath).split(sep).join('/');
   }
 
   /** The document id recorded for a `knowledge/…` path. */

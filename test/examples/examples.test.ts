@@ -20,7 +20,7 @@ function runExample(name: string, args: readonly string[], env: Record<string, s
   });
 }
 
-const EXAMPLES = ['pipeline-builder', 'documents-only', 'derived-asset', 'rag-adapter', 'ingest-adapter', 'sag-database'] as const;
+const EXAMPLES = ['pipeline-builder', 'documents-only', 'derived-asset', 'rag-adapter', 'ingest-adapter', 'sag-database', 'release-diff'] as const;
 let dir: string;
 const runs = new Map<string, { code: number; stdout: string; stderr: string }>();
 const out = (name: string) => join(dir, `${name}.octx`);
@@ -72,6 +72,14 @@ describe('examples/ run and write valid packages', () => {
     } finally {
       await pkg.close();
     }
+  });
+
+  it('release diff: 1.0.0 → 1.1.0 reports the move, the edit, the removal and the re-embedded vector', async () => {
+    expect(await capabilities('release-diff')).toEqual(['sag-structured', 'vectors']);
+    const stdout = runs.get('release-diff')!.stdout;
+    expect(stdout).toContain('changes since 1.0.0: documents +0 -1 ~1 →1; chunks +0 -1 ~1; chunk-events +0 -1 ~0; event-entities +0 -0 ~1; chunks vectors +0 -1 ~1\n');
+    expect(stdout).toContain('moved:   knowledge/guide.md → knowledge/guides/install.md\n');
+    expect(stdout).toContain('removed: knowledge/faq.md\n');
   });
 
   it('RAG adapter: documents-only, and says why', async () => {

@@ -3,6 +3,7 @@ import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
 import { cliLimits } from '../limits-options.js';
+import { PREVIOUS_OPTION, previousPackage, printChanges } from '../previous-package.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 import { noDocumentsError } from '../no-documents.js';
 
@@ -23,7 +24,7 @@ export const buildCommand: Command = {
     'docs/working-folder.md (in the package folder).',
   ].join('\n'),
   positionals: [{ name: 'workdir', description: 'the docs folder or working folder' }],
-  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS },
+  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS, ...PREVIOUS_OPTION },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
@@ -35,6 +36,8 @@ export const buildCommand: Command = {
     const workdir = ctx.positionals[0]!;
     await requireFolder(workdir, 'working folder');
     indexFilesOption(ctx.values);
+    // Read before this build records its own release in the state file.
+    const previous = await previousPackage(ctx.values);
     const { PackageBuilder } = await import('../../builder/package-builder.js');
     const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
     const progress = cliProgress(ctx);
@@ -45,7 +48,8 @@ export const buildCommand: Command = {
       await builder.dispose();
       throw none;
     }
-    const result = await runExport(builder, ctx, { progress });
+    const result = await runExport(builder, ctx, { progress, ...(previous !== undefined ? { previous } : {}) });
+    printChanges(ctx, result);
     const lines = [...exportSummary(result), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('build', result, { loaded }), lines);
     return EXIT_OK;

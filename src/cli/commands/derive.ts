@@ -5,6 +5,7 @@ import { EXIT_OK } from '../errors.js';
 import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport, workdirOptions } from '../export-run.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 import { requireFolder, requirePackagePath } from '../fs-checks.js';
+import { printChanges } from '../previous-package.js';
 
 /** Human lines about what a derivation carried over. */
 export function derivationLines(d: DerivationSummary | undefined): string[] {
@@ -52,7 +53,9 @@ export const deriveCommand: Command = {
     });
     const progress = cliProgress(ctx);
     const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
-    const result = await runExport(builder, ctx, { progress });
+    // The source is the previous package a derived asset knows: print what the derivation changed.
+    const result = await runExport(builder, ctx, { progress, previous: source });
+    printChanges(ctx, result);
     const lines = [...exportSummary(result), ...derivationLines(builder.derivation), ...loadedLines(loaded)];
     printOutcome(ctx, exportJson('derive', result, { source, derivation: builder.derivation ?? null, loaded }), lines);
     return EXIT_OK;

@@ -1,0 +1,164 @@
+/**
+ * The typed result of `diffPackages`: what changed from one package to another, by identity
+ * (document ids, record ids, link pairs, vector record ids), as counts, complete document lists
+ * and the first ids of every other category.
+ */
+import type { ArchiveLimits } from '../../model/limits.js';
+import type { ProgressListener } from '../../model/progress.js';
+
+/** One side of a diff: who the package says it is. Fields the manifest lacks are `null`. */
+export interface DiffSide {
+  /** The path the package was opened from. */
+  readonly path: string;
+  readonly assetId: string | null;
+  readonly assetName: string | null;
+  readonly version: string | null;
+  readonly createdAt: string | null;
+  readonly packageDigest: string | null;
+  /** Bytes of the `.octx` file (of every file, for an unpacked folder). */
+  readonly size: number;
+  /** `asset.derived_from`, when the manifest has one. */
+  readonly derivedFrom: { readonly assetId: string | null; readonly version: string | null; readonly packageDigest: string | null } | null;
+}
+
+/**
+ * How the two packages relate: `derived` when the new manifest's `asset.derived_from` names the
+ * old package (asset id, version and package digest); `same-asset` when both have the same
+ * `asset.id` (two releases of one asset); otherwise `unrelated`.
+ */
+export type DiffRelation = 'same-asset' | 'derived' | 'unrelated';
+
+/** A knowledge document, named by its `octx.document_id` (`null` for `index.md`/`log.md` and documents without a valid id, which are matched by path). */
+export interface DocumentRef {
+  readonly id: string | null;
+  readonly path: string;
+}
+
+/** A document whose path changed (same `octx.document_id`). */
+export interface DocumentMove {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * The knowledge documents. Complete lists (a package holds at most `maxEntries` files), in the
+ * new package's manifest order (`removed`: the old one's). A moved document whose bytes also
+ * changed is listed in both `moved` and `changed` (with its new path); `unchanged` counts the
+ * documents with the same path and the same bytes.
+ */
+export interface DocumentChanges {
+  readonly added: readonly DocumentRef[];
+  readonly removed: readonly DocumentRef[];
+  readonly changed: readonly DocumentRef[];
+  readonly moved: readonly DocumentMove[];
+  readonly unchanged: number;
+}
+
+/** Counts of one record kind or link kind. A record is `changed` when its canonical (RFC 8785) JSON differs. */
+export interface RecordChangeCounts {
+  readonly added: number;
+  readonly removed: number;
+  readonly changed: number;
+  readonly unchanged: number;
+}
+
+/**
+ * Counts of one vector target, by record id. A row is `changed` when its values or its
+ * `input_sha256` differ. `stale` counts unchanged rows whose record changed: vectors that must be
+ * re-embedded if the change touched the embedded text (a change of another field, such as a
+ * chunk's `ordinal`, counts too). `configChanged`: the `vectors/config.json` fingerprints differ
+ * (or only one package has a config).
+ */
+export interface VectorChangeCounts extends RecordChangeCounts {
+  readonly stale: number;
+  readonly configChanged: boolean;
+}
+
+/** Counts per record kind and link kind (keys as the spec's file names). */
+export interface RecordChanges {
+  readonly chunks: RecordChangeCounts;
+  readonly events: RecordChangeCounts;
+  readonly entities: RecordChangeCounts;
+  readonly chunk_events: RecordChangeCounts;
+  readonly event_entities: RecordChangeCounts;
+}
+
+/** Counts per vector target. */
+export interface VectorChanges {
+  readonly chunks: VectorChangeCounts;
+  readonly events: VectorChangeCounts;
+  readonly entities: VectorChangeCounts;
+}
+
+/** The first record ids of each category, in file order (`removed`: the old file's). */
+export interface IdSamples {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+}
+
+/** A link named by its two ids: `[chunk_id, event_id]` or `[event_id, entity_id]`. */
+export type LinkPair = readonly [string, string];
+
+/** The first link pairs of each category. */
+export interface LinkSamples {
+  readonly added: readonly LinkPair[];
+  readonly removed: readonly LinkPair[];
+  readonly changed: readonly LinkPair[];
+}
+
+/** The first record ids of each vector category. */
+export interface VectorSamples extends IdSamples {
+  readonly stale: readonly string[];
+}
+
+/** The first ids per category (at most `sampleSize` each). */
+export interface DiffSamples {
+  readonly chunks: IdSamples;
+  readonly events: IdSamples;
+  readonly entities: IdSamples;
+  readonly chunk_events: LinkSamples;
+  readonly event_entities: LinkSamples;
+  readonly vectors: { readonly chunks: VectorSamples; readonly events: VectorSamples; readonly entities: VectorSamples };
+}
+
+/** Paths of files under `extensions/`, compared by their manifest SHA-256. */
+export interface FileChanges {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+  readonly changed: readonly string[];
+}
+
+/** What changed from the old package to the new one. */
+export interface PackageDiff {
+  readonly old: DiffSide;
+  readonly new: DiffSide;
+  readonly relation: DiffRelation;
+  /**
+   * True when anything of the content differs: a document, an extension file, a record, a link,
+   * a vector row, the vector config or a capability. A new version or release time alone is not a change.
+   */
+  readonly hasChanges: boolean;
+  readonly documents: DocumentChanges;
+  readonly extensions: FileChanges;
+  readonly records: RecordChanges;
+  readonly vectors: VectorChanges;
+  /** Capability names declared by one package and not the other. */
+  readonly capabilities: { readonly added: readonly string[]; readonly removed: readonly string[] };
+  readonly samples: DiffSamples;
+}
+
+/** Options of `diffPackages`. */
+export interface DiffOptions {
+  /** Ids kept per sample category (default 10, at most 1000; 0 keeps none). */
+  readonly sampleSize?: number;
+  /**
+   * Progress: `phase: 'diff'`, `kind` such as `old chunks` or `new vectors events`, `completed`
+   * records read so far; for the new side `total` is the old side's count (an estimate that is
+   * exact for a release that only edits), for the old side the count so far.
+   */
+  readonly onProgress?: ProgressListener;
+  /** Resource limits for packages given as paths (as `openPackage`); missing fields take the defaults. */
+  readonly limits?: Partial<ArchiveLimits>;
+}
