@@ -251,7 +251,7 @@ export class PackageBuilder {
    * `octx.document_id`); existing keys are never overwritten. `index.md`/`log.md` must follow the
    * OKF reserved-file structure and get no id.
    * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_FRONTMATTER`,
-   *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
+   *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_FRONTMATTER_TOO_COMPLEX` (above `maxFrontmatterNodes`), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
    */
   addDocument(input: DocumentInput): this {
     this.#assertOpen();
@@ -268,6 +268,7 @@ export class PackageBuilder {
       mintId: (p) => this.#state?.documentIdFor(p) ?? newId(),
       ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}),
       maxFrontmatterBytes: this.#options.maxFrontmatterBytes,
+      maxFrontmatterNodes: this.#options.maxFrontmatterNodes,
     });
     let dense: number | undefined;
     if (doc.documentId !== undefined) {
@@ -289,6 +290,7 @@ export class PackageBuilder {
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
       ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
+      ...(doc.frontmatterNodes !== undefined ? { frontmatterNodes: doc.frontmatterNodes } : {}),
     });
     return this;
   }

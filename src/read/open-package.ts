@@ -330,7 +330,10 @@ class Package implements OctxPackage {
     for (const f of this.info.files) {
       if (seen.has(f.path) || logicalPathProblem(f.path) !== undefined || payloadKind(f.path) !== 'knowledge') continue;
       seen.add(f.path);
-      yield readKnowledgeDocument(f.path, await this.readFile(f.path), { maxFrontmatterBytes: this.limits.maxFrontmatterBytes });
+      yield readKnowledgeDocument(f.path, await this.readFile(f.path), {
+        maxFrontmatterBytes: this.limits.maxFrontmatterBytes,
+        maxFrontmatterNodes: this.limits.maxFrontmatterNodes,
+      });
     }
   }
 

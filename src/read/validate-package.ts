@@ -421,7 +421,7 @@ class Validator {
   /** Streams a Concept Document once: SHA-256 and the Concept rules, keeping only its frontmatter. */
   private async scanConcept(path: string): Promise<{ sha: string; scan: ConceptScan }> {
     const hash = createHash('sha256');
-    const scanner = new ConceptDocumentScanner(path, this.limits.maxFrontmatterBytes);
+    const scanner = new ConceptDocumentScanner(path, this.limits.maxFrontmatterBytes, this.limits.maxFrontmatterNodes);
     try {
       for await (const chunk of this.source.open(path)) {
         hash.update(chunk as Buffer);
@@ -443,7 +443,7 @@ class Validator {
       if (isConceptPath(p)) return this.scanConcept(p);
       const bytes = await this.readAll(p);
       const sha = createHash('sha256').update(bytes).digest('hex');
-      const doc = readKnowledgeDocument(p, bytes, { maxFrontmatterBytes: max });
+      const doc = readKnowledgeDocument(p, bytes, { maxFrontmatterBytes: max, maxFrontmatterNodes: this.limits.maxFrontmatterNodes });
       return { sha, scan: { issues: doc.issues } };
     };
     const cost = (p: string): number => {
