@@ -147,10 +147,15 @@ export async function validatePackage(target: string | OctxPackage, options: Val
   }
   assertKnownKeys(options, VALIDATE_OPTION_KEYS, 'validatePackage options');
   const owned = typeof target === 'string';
+  // A package object is checked before it is read (new String(path) is not a path).
+  if (!owned) sourceOf(target);
   const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });
   const maxIssues = options.maxIssues ?? limits.maxIssues;
   if (!Number.isSafeInteger(maxIssues) || maxIssues < 1) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'maxIssues', message: `maxIssues must be a positive integer (got ${String(maxIssues)})` });
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'onProgress', message: `onProgress must be a function (got ${typeof options.onProgress})` });
   }
   const profile = options.consumer === undefined ? undefined : consumerProfile(options.consumer);
   let pkg: OctxPackage;
