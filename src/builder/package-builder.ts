@@ -12,7 +12,7 @@ import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '..
 import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import { scanForConsumer } from '../plan/consumer-scan.js';
-import { checkCallerDigests } from '../plan/input-digest-check.js';
+import { checkCallerDigests, checkDigestTemplates } from '../plan/input-digest-check.js';
 import { consumerProfile } from '../consumers/index.js';
 import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
@@ -676,7 +676,10 @@ export class PackageBuilder {
         ...(vectors !== undefined ? { vectors } : {}),
       });
       // Caller-supplied input digests the validator would refuse: refused here, nothing written.
-      if (this.#callerDigests.size > 0) await checkCallerDigests(this.#collected(), structureFiles, plan.arrowTargets, this.#callerDigests, opts.signal);
+      checkDigestTemplates(this.#collected(), plan.arrowTargets);
+      if (this.#callerDigests.size > 0) {
+        await checkCallerDigests(this.#collected(), structureFiles, plan.arrowTargets, this.#callerDigests, opts.limits.maxRenderedInputBytes, opts.signal);
+      }
       planStep(structureRecords);
       const warnings = [...lockWarnings, ...plan.warnings];
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });

@@ -40,7 +40,7 @@ import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
-import { inputDigestRenderer } from '../vectors/input-digest.js';
+import { inputDigestRecipe } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
@@ -689,11 +689,26 @@ class Validator {
 
   /**
    * The renderer that recomputes a target's input digests: only when the config declares the
-   * recipe this library knows (`input_hash`) and has an `input_template` usable for the target.
-   * Otherwise an `input_sha256` column is checked for form only.
+   * recipe this library knows (`input_hash`) and has an `input_template`. Without them an
+   * `input_sha256` column is checked for form only; with them, a template that cannot be used for
+   * the target is an `OCTX_VECTOR_CONFIG_INVALID` issue (the layer is invalid: its digests claim
+   * a check nobody can make), never a silent fall back to form only.
    */
   private inputRenderer(config: Record<string, unknown> | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
-    return inputDigestRenderer(config, target);
+    const recipe = inputDigestRecipe(config, target, this.limits.maxRenderedInputBytes);
+    if (recipe === undefined) return undefined;
+    if ('render' in recipe) return recipe.render;
+    const why = recipe.invalid.issues[0];
+    this.add(
+      VECTORS,
+      issue({
+        code: 'OCTX_VECTOR_CONFIG_INVALID',
+        path: VECTOR_CONFIG_PATH,
+        field: why?.field ?? 'input_template',
+        message: `the config declares input_hash but its input_template cannot be used for ${target}, so the input_sha256 of ${VECTOR_TARGET_PATHS[target]} cannot be checked: ${why?.message ?? recipe.invalid.message}`,
+      }),
+    );
+    return undefined;
   }
 
   /**
