@@ -28,7 +28,7 @@ import { isUuidV7 } from '../model/ids.js';
 import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
-import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
+import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
@@ -743,6 +743,8 @@ class Validator {
         size: this.source.size(path),
         limits: this.limits,
         pooledBodies: true,
+        // A file with its schema only in the footer is read twice: once for the footer's schema.
+        tail: (maxBytes) => tailOf(this.source.open(path) as AsyncIterable<Buffer>, maxBytes),
         onSchema: (layout) => {
           if (layout.inputSha256Problem !== undefined) checker.inputSha256Schema(layout.inputSha256Problem);
         },
