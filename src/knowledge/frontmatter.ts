@@ -321,6 +321,8 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
   if (tooLarge !== undefined) return { ok: false, reason: tooLarge, tooLarge: true };
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
+  // Hostile nesting is named as such (it is also refused, fast, by the parse below).
+  if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
   // Each composed node costs ~1.7 KB (twice when the YAML 1.1 reading runs too): the count is
   // bounded before the parser builds its tree.
   const nodes = countYamlNodes(source, maxNodes);
