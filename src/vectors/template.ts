@@ -155,7 +155,9 @@ export function compileInputTemplate(template: string, maxBytes: number = DEFAUL
  * literal braces.
  * @throws OctxError `OCTX_TEMPLATE_FIELD_MISSING` (with `recordId` and `field`) when a named field
  *   is missing, null, non-finite or not a scalar — never an empty string in its place;
- *   `OCTX_VECTOR_CONFIG_INVALID` on a template syntax error.
+ *   `OCTX_VECTOR_CONFIG_INVALID` on a template syntax error; `OCTX_RESOURCE_LIMIT` (with
+ *   `recordId`, field `input_template`) when the input would be above the default
+ *   `limits.maxRenderedInputBytes` (it is measured first, never built).
  */
 export function renderInputTemplate(template: string, record: object, recordId: string): string {
   return compileInputTemplate(template)(record, recordId);
