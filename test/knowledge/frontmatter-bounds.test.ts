@@ -29,7 +29,10 @@ const doc = (extra: string): string => `---\ntype: Reference\ntitle: Big\noctx:\
 const manyKeys = (n: number, prefix = 'k'): string => Array.from({ length: n }, (_, i) => `${prefix}${i}: 1\n`).join('');
 
 /** A flow sequence of `1`s filling about `bytes` bytes: the shape that exhausted the heap. */
-const flowOfOnes = (bytes: number): string => `list: [${Array(Math.floor(bytes / 2)).fill('1').join(',')}]\n`;
+const flowOfOnes = (bytes: number): string =>
+  `list: [${Array(Math.floor(bytes / 2))
+    .fill('1')
+    .join(',')}]\n`;
 
 function codeOf(fn: () => unknown): string | undefined {
   try {
