@@ -159,6 +159,21 @@ export async function tailOf(stream: AsyncIterable<Buffer>, maxBytes: number): P
   return all.length > maxBytes ? all.subarray(all.length - maxBytes) : all;
 }
 
+/** Tail bytes read first for a footer schema: a footer is the schema plus 24 bytes per batch. */
+const FIRST_TAIL_BYTES = 64 * 1024;
+
+/**
+ * The end of the file holding its whole footer: {@link FIRST_TAIL_BYTES} first, and the footer's
+ * declared length (at most the footer bound) when that is more, so a large file's tail is not
+ * held whole for a small footer.
+ */
+async function footerTail(tail: (maxBytes: number) => Promise<Buffer>): Promise<Buffer> {
+  const first = await tail(FIRST_TAIL_BYTES);
+  if (first.length < FIRST_TAIL_BYTES || first.length < 10) return first;
+  const need = first.readInt32LE(first.length - 10) + 10;
+  return need > first.length && need <= MAX_FOOTER_BYTES ? tail(need) : first;
+}
+
 /**
  * The schema of an Arrow file's footer (`<footer> <int32 length> "ARROW1"` at the end of
  * `tail`), encoded as an IPC schema message with its continuation marker and length prefix, ready
@@ -590,7 +605,7 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
           } else if (!schemaSeen) {
             // The schema is only in the footer (apache-arrow's file writer): read it from there.
             if (options.tail === undefined) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the first Arrow message must be the schema');
-            yield footerSchemaMessage(await options.tail(MAX_FOOTER_BYTES), path);
+            yield footerSchemaMessage(await footerTail(options.tail), path);
             schemaSeen = true;
           }
           if (type === MessageHeader.Schema) {

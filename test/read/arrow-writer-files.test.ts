@@ -75,6 +75,16 @@ describe("Arrow files from apache-arrow's own file writer", () => {
     }
   });
 
+  it('a footer larger than the first tail read (3,000 one-row batches: 72 KB of block entries) is read whole', async () => {
+    const big = genStructure({ docs: 1, chunksPerDoc: 3000 });
+    const file = writerFile(big, 1);
+    const footerLength = file.readInt32LE(file.length - 10);
+    expect(footerLength).toBeGreaterThan(64 * 1024);
+    const r = await validatePackage(await writeDir(entriesOf(vectorPackage(big, { dim: DIM, arrow: { chunks: file } }))));
+    expect(r.issues).toEqual([]);
+    expect(r.valid).toBe(true);
+  }, 60_000);
+
   it('a schema-first file (what this SDK writes) still validates, and a schema message after a batch is refused', async () => {
     const ids = s.chunks.map((c) => c.id as string);
     const schemaFirst = arrowFile(rowsFor(ids, DIM), { dim: DIM });
