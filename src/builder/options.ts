@@ -53,6 +53,13 @@ export interface PackageBuilderOptions {
    */
   readonly maxFrontmatterBytes?: number;
   /**
+   * Most YAML nodes a frontmatter block `addDocument` accepts (default 50,000, the readers' default
+   * `limits.maxFrontmatterNodes`; counted as that limit says). A block with more is refused with
+   * `OCTX_FRONTMATTER_TOO_COMPLEX` before it is parsed. As with `maxFrontmatterBytes`, raising it
+   * alone is not enough: the export's and the readers' `limits` must allow it too.
+   */
+  readonly maxFrontmatterNodes?: number;
+  /**
    * Nothing may be left out and nothing may warn (default false). A record field that looks like a
    * misspelt known one (`parentId`, `sumary`) is refused at the `add*` call with
    * `OCTX_RECORD_FIELD_SUSPECT`; at export, any degradation (an omitted structure layer or vector
@@ -153,6 +160,7 @@ const builderOptionsSchema = z.object({
   compressionLevel: compressionLevelSchema.optional(),
   consumer: consumerSchema.optional(),
   maxFrontmatterBytes: z.number().int().positive().optional(),
+  maxFrontmatterNodes: z.number().int().positive().optional(),
   strict: z.boolean({ error: 'must be true or false' }).optional(),
 });
 
@@ -218,6 +226,7 @@ export interface ResolvedBuilderOptions {
   readonly compressionLevel: number;
   readonly consumer?: ConsumerName;
   readonly maxFrontmatterBytes: number;
+  readonly maxFrontmatterNodes: number;
   readonly strict: boolean;
 }
 
@@ -276,6 +285,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
     ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
     maxFrontmatterBytes: o.maxFrontmatterBytes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes,
+    maxFrontmatterNodes: o.maxFrontmatterNodes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes,
     strict: o.strict ?? false,
   };
 }

@@ -12,7 +12,7 @@ import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '..
 import { writePackage } from '../export/package-writer.js';
 import { planExport } from '../plan/planner.js';
 import { scanForConsumer } from '../plan/consumer-scan.js';
-import { checkCallerDigests } from '../plan/input-digest-check.js';
+import { checkCallerDigests, checkDigestTemplates } from '../plan/input-digest-check.js';
 import { consumerProfile } from '../consumers/index.js';
 import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
@@ -265,7 +265,7 @@ export class PackageBuilder {
    * `octx.document_id`); existing keys are never overwritten. `index.md`/`log.md` must follow the
    * OKF reserved-file structure and get no id.
    * @throws OctxError `OCTX_PATH_INVALID`, `OCTX_FILE_PATH_DUPLICATE`, `OCTX_DOCUMENT_FRONTMATTER`,
-   *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
+   *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_FRONTMATTER_TOO_COMPLEX` (above `maxFrontmatterNodes`), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
    */
   addDocument(input: DocumentInput): this {
     this.#assertOpen();
@@ -282,6 +282,7 @@ export class PackageBuilder {
       mintId: (p) => this.#state?.documentIdFor(p) ?? newId(),
       ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}),
       maxFrontmatterBytes: this.#options.maxFrontmatterBytes,
+      maxFrontmatterNodes: this.#options.maxFrontmatterNodes,
     });
     let dense: number | undefined;
     if (doc.documentId !== undefined) {
@@ -303,6 +304,7 @@ export class PackageBuilder {
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
       ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
+      ...(doc.frontmatterNodes !== undefined ? { frontmatterNodes: doc.frontmatterNodes } : {}),
     });
     return this;
   }
@@ -740,7 +742,8 @@ export class PackageBuilder {
         ...(vectors !== undefined ? { vectors } : {}),
       });
       // Caller-supplied input digests the validator would refuse: refused here, nothing written.
-      await checkCallerDigests(collected, plan.arrowTargets, opts.signal);
+      checkDigestTemplates(collected, plan.arrowTargets);
+      await checkCallerDigests(collected, plan.arrowTargets, opts.limits.maxRenderedInputBytes, opts.signal);
       planStep(structureRecords);
       const warnings = [...lockWarnings, ...plan.warnings];
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });

@@ -64,6 +64,8 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_DOCUMENT_FRONTMATTER: 'fix the YAML frontmatter between the --- lines at the top of the file',
   OCTX_FRONTMATTER_TOO_LARGE:
     'keep large values in the document body: a frontmatter block holds at most 1 MiB by default; when every consumer accepts more, pass --limits <file.json> with {"maxFrontmatterBytes": <n>} (and the same --limits to validate and inspect)',
+  OCTX_FRONTMATTER_TOO_COMPLEX:
+    'keep long lists and many keys in the document body: a frontmatter block holds at most 50,000 YAML nodes by default; when every consumer accepts more, pass --limits <file.json> with {"maxFrontmatterNodes": <n>} (and the same --limits to validate and inspect)',
   OCTX_DOCUMENT_TYPE_MISSING: 'give the document a non-empty string type, quoted in YAML (type: "Guide")',
   OCTX_DOCUMENT_INVALID: 'documents must be UTF-8 Markdown',
   OCTX_PATH_INVALID: 'use relative POSIX paths in NFC; documents end in .md, extension files live under extensions/<reverse-dns>/<major.minor>/',

@@ -80,6 +80,7 @@ export function builderOptions(values: OptionValues, limits?: Partial<ArchiveLim
     ...(consumer !== undefined ? { consumer } : {}),
     ...(strict ? { strict } : {}),
     ...(limits?.maxFrontmatterBytes !== undefined ? { maxFrontmatterBytes: limits.maxFrontmatterBytes } : {}),
+    ...(limits?.maxFrontmatterNodes !== undefined ? { maxFrontmatterNodes: limits.maxFrontmatterNodes } : {}),
   };
 }
 

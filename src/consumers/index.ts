@@ -26,10 +26,20 @@ export type ConsumerName = keyof typeof CONSUMER_PROFILES;
 export const CONSUMER_NAMES = Object.keys(CONSUMER_PROFILES) as ConsumerName[];
 
 /**
- * The profile of a consumer name.
- * @throws OctxError `OCTX_OPTIONS_INVALID` for an unknown name
+ * The profile of a consumer name: exactly one of the primitive strings {@link CONSUMER_NAMES}.
+ * @throws OctxError `OCTX_OPTIONS_INVALID` for an unknown name or anything but a primitive string
  */
 export function consumerProfile(name: string, field = 'consumer'): ConsumerProfile {
+  // Object.hasOwn converts its key with String(): ['sag-1.7'], new String('sag-1.7') and
+  // { toString } would all be found, so anything but a primitive string is refused first.
+  if (typeof name !== 'string') {
+    const got = Array.isArray(name)
+      ? 'an array'
+      : name === null
+        ? 'null'
+        : `a value of type ${typeof name}${typeof name === 'object' ? ` (${Object.prototype.toString.call(name)})` : ''}`;
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be one of the strings ${CONSUMER_NAMES.join(', ')} (got ${got})` });
+  }
   if (!Object.hasOwn(CONSUMER_PROFILES, name)) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} must be one of ${CONSUMER_NAMES.join(', ')} (got ${JSON.stringify(name)})` });
   }

@@ -30,6 +30,12 @@ export interface WrittenZipEntry {
 export interface WriteArchiveOptions {
   /** zlib level for text entries; 0 stores every entry. */
   readonly level: number;
+  /**
+   * The readers' `limits.maxCompressionRatio`: an entry that would deflate beyond it (or beyond
+   * {@link MAX_DEFLATE_RATIO}, whichever is lower) is stored, so the package stays readable with
+   * those limits. Default: the reference's 200.
+   */
+  readonly maxCompressionRatio?: number;
   /** Write ZIP64 extra fields on every entry (default: only where needed). */
   readonly forceZip64?: boolean;
   /** Receives `compress` and `zip` durations (ms). */
@@ -42,8 +48,8 @@ export interface WriteArchiveOptions {
  * Writes an `.octx` archive with the SDK's entry policy: `manifest.json` first, then payloads in
  * UTF-8 byte order of their paths; `.arrow` stored (float data barely compresses and consumers
  * read it faster stored); other entries deflated, unless deflate would not make them smaller or
- * would exceed {@link MAX_DEFLATE_RATIO} (then stored). The decision depends only on the bytes,
- * so identical input gives identical archives.
+ * would exceed {@link MAX_DEFLATE_RATIO} or the readers' `maxCompressionRatio` (then stored). The
+ * decision depends only on the bytes and that ratio, so identical input gives identical archives.
  *
  * Collected payloads arrive as spilled entries whose blocks were mostly compressed while the
  * caller was adding records; the rest are compressed here, in parallel, before a single
@@ -57,7 +63,8 @@ export async function writeArchive(path: string, manifest: Buffer, payloads: rea
   if (level > 0) await compressSpilled(all, level, options.signal, options.onProgress);
   if (options.timings) options.timings.compress = performance.now() - t;
   t = performance.now();
-  const entries = all.map((p) => entryData(p, level));
+  const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
+  const entries = all.map((p) => entryData(p, level, maxRatio));
   const totalBytes = entries.reduce((n, e) => n + e.compressedSize, 0);
   let bytes = 0;
   options.onProgress?.({ phase: 'write', kind: 'entry', completed: 0, total: entries.length, bytes, totalBytes });
@@ -110,13 +117,13 @@ function isStoredByPath(path: string): boolean {
 }
 
 /** Chooses the method from the compressed size and says where the bytes are. */
-function entryData(p: ArchivePayload, level: number): ZipEntryData {
+function entryData(p: ArchivePayload, level: number, maxRatio: number): ZipEntryData {
   const source = p.source;
   const deflatable = level > 0 && !isStoredByPath(p.path);
   if ('bytes' in source) {
     const crc = crc32(source.bytes);
     const deflated = deflatable ? deflateRawSync(source.bytes, { level }) : undefined;
-    if (deflated && worthDeflating(p.size, deflated.length)) {
+    if (deflated && worthDeflating(p.size, deflated.length, maxRatio)) {
       return { name: p.path, method: 'deflate', crc32: crc, size: p.size, compressedSize: deflated.length, segments: [{ bytes: deflated }] };
     }
     return { name: p.path, method: 'store', crc32: crc, size: p.size, compressedSize: p.size, segments: [{ bytes: source.bytes }] };
@@ -124,7 +131,7 @@ function entryData(p: ArchivePayload, level: number): ZipEntryData {
   if ('spilled' in source) {
     const entry = source.spilled;
     const deflatedSize = deflatable ? entry.spill.deflatedSize(entry, level) : undefined;
-    const method = deflatedSize !== undefined && worthDeflating(entry.size, deflatedSize) ? 'deflate' : 'store';
+    const method = deflatedSize !== undefined && worthDeflating(entry.size, deflatedSize, maxRatio) ? 'deflate' : 'store';
     return {
       name: p.path,
       method,
@@ -144,7 +151,7 @@ function entryData(p: ArchivePayload, level: number): ZipEntryData {
   };
 }
 
-/** Deflate must save bytes and stay within the ratio consumers accept. */
-function worthDeflating(size: number, compressedSize: number): boolean {
-  return compressedSize < size && size / compressedSize <= MAX_DEFLATE_RATIO;
+/** Deflate must save bytes and stay within the ratio consumers accept (a ratio of 1 or less stores all). */
+function worthDeflating(size: number, compressedSize: number, maxRatio: number): boolean {
+  return compressedSize < size && size / compressedSize <= maxRatio;
 }

@@ -88,6 +88,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
 
     const written = await writeArchive(options.output.tempPath, manifestBuf, files, {
       level: options.compressionLevel,
+      ...(options.limits?.maxCompressionRatio !== undefined ? { maxCompressionRatio: options.limits.maxCompressionRatio } : {}),
       timings,
       signal: options.signal,
       onProgress: options.onProgress,

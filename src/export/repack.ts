@@ -86,7 +86,8 @@ export async function repackPackage(source: string, output: string, options: Rep
       payloads.push({ path: f.path, size: entry.size, source: { spilled: entry } });
       await background?.drain();
     }
-    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level, signal: options.signal });
+    const ratio = options.limits?.maxCompressionRatio;
+    await writeArchive(out.tempPath, pkg.manifestBytes, payloads, { level, signal: options.signal, ...(ratio !== undefined ? { maxCompressionRatio: ratio } : {}) });
     const after = await validatePackage(out.tempPath);
     if (after.packageDigest !== before.packageDigest || after.valid !== before.valid) {
       throw OctxError.aggregate('OCTX_VALIDATION_ERROR', 'the re-packaged archive does not validate like its source; nothing was published:', after.issues, after);

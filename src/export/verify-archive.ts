@@ -18,7 +18,8 @@ export type VerifyMode = 'full' | 'integrity';
 
 /**
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
- * (integrity) with every problem, so nothing is published.
+ * (integrity) with every problem, so nothing is published — or `OCTX_RESOURCE_LIMIT` when what
+ * failed is only a limit the archive breaks (the writer keeps within the limits it knows).
  */
 export async function verifyArchive(
   path: string,
@@ -47,6 +48,8 @@ export async function verifyArchive(
   try {
     pkg = await openPackage(path, options);
   } catch (e) {
+    // A limit the archive breaks is that limit, not a broken archive: say which one.
+    if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') throw e;
     throw new OctxError('OCTX_INTEGRITY_ERROR', `the written archive cannot be re-opened: ${(e as Error).message}`, { cause: e });
   }
   try {
@@ -56,6 +59,9 @@ export async function verifyArchive(
     issues.push(...(await verifyEntries(pkg, pkg.listedFiles(), signal, onProgress)));
   } finally {
     await pkg.close();
+  }
+  if (issues.length > 0 && issues.every((i) => i.code === 'OCTX_RESOURCE_LIMIT')) {
+    throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', 'the written archive breaks the export limits; nothing was published:', issues);
   }
   if (issues.length > 0) throw OctxError.aggregate('OCTX_INTEGRITY_ERROR', 'the written archive does not hold the planned bytes; nothing was published:', issues);
 }

@@ -1,6 +1,6 @@
 import { issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
-import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
+import { parseFrontmatter, splitFrontmatter, type FrontmatterBounds } from './frontmatter.js';
 
 /** What a reader learns from a Concept Document's text. */
 export interface ConceptReading {
@@ -21,18 +21,20 @@ export interface ConceptReading {
  *
  * @param path package path, used in the issues
  * @param text the file text with any BOM already stripped
- * @param maxFrontmatterBytes a larger frontmatter block is refused unparsed (`OCTX_FRONTMATTER_TOO_LARGE`)
+ * @param bounds a larger frontmatter block is refused unparsed (`OCTX_FRONTMATTER_TOO_LARGE`), and
+ *   one of more YAML nodes too (`OCTX_FRONTMATTER_TOO_COMPLEX`); a number is the byte bound alone
  */
-export function readConceptDocument(path: string, text: string, maxFrontmatterBytes?: number): ConceptReading {
+export function readConceptDocument(path: string, text: string, bounds?: number | FrontmatterBounds): ConceptReading {
   const issues: OctxIssue[] = [];
   const split = splitFrontmatter(text);
   if (!split.ok) return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: split.reason })] };
   if (split.parts.frontmatter === undefined) {
     return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: 'a Concept Document must start with a YAML frontmatter block (--- … ---)' })] };
   }
-  const parsed = parseFrontmatter(split.parts.frontmatter, maxFrontmatterBytes);
+  const parsed = parseFrontmatter(split.parts.frontmatter, bounds);
   if (!parsed.ok) {
     if (parsed.tooLarge) return { issues: [issue({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: parsed.reason })] };
+    if (parsed.tooComplex) return { issues: [issue({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: parsed.reason })] };
     return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: parsed.reason })] };
   }
   const { data, yaml11 } = parsed.value;

@@ -3,7 +3,7 @@ import { OctxError } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
 import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { documentTypeProblem } from './concept.js';
-import { parseFrontmatter, splitFrontmatter, stripBom } from './frontmatter.js';
+import { parseFrontmatter, splitFrontmatter, stripBom, type FrontmatterBounds } from './frontmatter.js';
 import { reservedDocumentProblems } from './reserved.js';
 import { deriveTitle } from './title.js';
 
@@ -34,6 +34,8 @@ export interface PreparedDocument {
    * its `limits.maxFrontmatterBytes`, which may be lower than what `addDocument` accepted.
    */
   readonly frontmatterBytes?: number;
+  /** YAML nodes of that block (concepts only), checked against the export's `limits.maxFrontmatterNodes`. */
+  readonly frontmatterNodes?: number;
 }
 
 /** Options for {@link prepareDocument}. */
@@ -44,6 +46,8 @@ export interface PrepareDocumentOptions {
   readonly defaultType?: string;
   /** Largest frontmatter block, in UTF-8 bytes (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes`). */
   readonly maxFrontmatterBytes?: number;
+  /** Most YAML nodes of a frontmatter block (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes`). */
+  readonly maxFrontmatterNodes?: number;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -76,7 +80,7 @@ export function knowledgePath(input: string): string {
  * formatting and comments. Reserved `index.md`/`log.md` are checked against the OKF structure
  * and never get an id.
  * @throws OctxError with `OCTX_PATH_INVALID`, `OCTX_DOCUMENT_INVALID`, `OCTX_DOCUMENT_FRONTMATTER`,
- *   `OCTX_FRONTMATTER_TOO_LARGE`, `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID` or
+ *   `OCTX_FRONTMATTER_TOO_LARGE`, `OCTX_FRONTMATTER_TOO_COMPLEX`, `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID` or
  *   `OCTX_OKF_RESERVED_INVALID`.
  */
 export function prepareDocument(input: DocumentInput, options: PrepareDocumentOptions): PreparedDocument {
@@ -84,7 +88,7 @@ export function prepareDocument(input: DocumentInput, options: PrepareDocumentOp
   const path = knowledgePath(input.path);
   const text = stripBom(decodeMarkdown(input.markdown, path));
   if (RESERVED_DOCUMENT_NAMES.has(baseName(path))) {
-    const problems = reservedDocumentProblems(path, text, options.maxFrontmatterBytes);
+    const problems = reservedDocumentProblems(path, text, boundsOf(options));
     if (problems.length > 0) {
       throw OctxError.of({ code: 'OCTX_OKF_RESERVED_INVALID', path, message: `${baseName(path)} is reserved by OKF and is not a Concept Document: ${problems.join('; ')}` });
     }
@@ -152,14 +156,24 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     // Only the fences and the new block use the document's line ending; the body is untouched.
     const block = [`type: ${yamlQuote(type)}`, `title: ${yamlQuote(title)}`, 'octx:', `  document_id: ${yamlQuote(documentId)}`].join(newline);
     const out = `---${newline}${block}${newline}---${newline}${newline}${body}`;
-    assertReadable(path, `${block}${newline}`, options.maxFrontmatterBytes);
-    return { path, kind: 'concept', documentId, title, type, bytes: Buffer.from(out, 'utf8'), frontmatterBytes: Buffer.byteLength(`${block}${newline}`) };
+    const nodes = assertReadable(path, `${block}${newline}`, boundsOf(options));
+    return {
+      path,
+      kind: 'concept',
+      documentId,
+      title,
+      type,
+      bytes: Buffer.from(out, 'utf8'),
+      frontmatterBytes: Buffer.byteLength(`${block}${newline}`),
+      frontmatterNodes: nodes,
+    };
   }
 
-  const parsed = parseFrontmatter(frontmatter, options.maxFrontmatterBytes);
+  const parsed = parseFrontmatter(frontmatter, boundsOf(options));
   if (!parsed.ok && parsed.tooLarge) {
     throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: `${parsed.reason}; keep large values in the body` });
   }
+  if (!parsed.ok && parsed.tooComplex) throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: parsed.reason });
   if (!parsed.ok) fail(path, `unsafe or invalid YAML frontmatter: ${parsed.reason}`);
   const { data, document, yaml11 } = parsed.value;
   if (data.type !== undefined) {
@@ -201,27 +215,40 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     }
   }
   const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };
-  if (fm === frontmatter && appended.length === 0) return { ...result, bytes: Buffer.from(text, 'utf8'), frontmatterBytes: Buffer.byteLength(frontmatter) };
+  if (fm === frontmatter && appended.length === 0) {
+    return { ...result, bytes: Buffer.from(text, 'utf8'), frontmatterBytes: Buffer.byteLength(frontmatter), frontmatterNodes: parsed.value.nodes };
+  }
   if (appended.length > 0) {
     if (fm !== '' && !fm.endsWith('\n')) fm += newline;
     fm += appended.map((l) => `${l}${newline}`).join('');
   }
-  assertReadable(path, fm, options.maxFrontmatterBytes, data);
-  return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8'), frontmatterBytes: Buffer.byteLength(fm) };
+  const nodes = assertReadable(path, fm, boundsOf(options), data);
+  return { ...result, bytes: Buffer.from(`---${newline}${fm}---${newline}${body}`, 'utf8'), frontmatterBytes: Buffer.byteLength(fm), frontmatterNodes: nodes };
+}
+
+/** The frontmatter bounds of the options (each absent one takes its default). */
+function boundsOf(options: PrepareDocumentOptions): FrontmatterBounds {
+  return {
+    ...(options.maxFrontmatterBytes !== undefined ? { maxBytes: options.maxFrontmatterBytes } : {}),
+    ...(options.maxFrontmatterNodes !== undefined ? { maxNodes: options.maxFrontmatterNodes } : {}),
+  };
 }
 
 /**
  * Re-reads a completed frontmatter block: it must parse under the safe rules, and every key the
  * author wrote must read exactly as before (under YAML 1.2 and 1.1), so completion never changes
- * a value.
+ * a value. Returns the block's YAML node count.
  */
-function assertReadable(path: string, frontmatter: string, maxBytes: number | undefined, before?: Record<string, unknown>): void {
-  const again = parseFrontmatter(frontmatter, maxBytes);
+function assertReadable(path: string, frontmatter: string, bounds: FrontmatterBounds, before?: Record<string, unknown>): number {
+  const again = parseFrontmatter(frontmatter, bounds);
   if (!again.ok && again.tooLarge) {
     throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_LARGE', path, field: 'frontmatter', message: `with the keys it lacks added, ${again.reason}` });
   }
+  if (!again.ok && again.tooComplex) {
+    throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: `with the keys it lacks added, ${again.reason}` });
+  }
   if (!again.ok) fail(path, `the completed frontmatter does not parse (${again.reason}); add type, title and octx.document_id yourself`);
-  if (before === undefined) return;
+  if (before === undefined) return again.value.nodes;
   for (const [key, value] of Object.entries(before)) {
     const now = again.value.data[key];
     const same =
@@ -230,4 +257,5 @@ function assertReadable(path: string, frontmatter: string, maxBytes: number | un
         : JSON.stringify(now) === JSON.stringify(value);
     if (!same) fail(path, `completing the frontmatter would change the value of ${key}; add type, title and octx.document_id yourself`);
   }
+  return again.value.nodes;
 }

@@ -1,4 +1,4 @@
-import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node } from 'yaml';
+import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node, type YAMLMap } from 'yaml';
 import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
 
 /**
@@ -66,13 +66,49 @@ export interface ParsedFrontmatter {
    * `data` is: treat both as read-only.
    */
   readonly yaml11: Record<string, unknown>;
+  /** The block's YAML node count ({@link countYamlNodes}): the export checks it against its limits. */
+  readonly nodes: number;
 }
 
 /**
  * Why a frontmatter block is unsafe, or its parsed form. `tooLarge` marks a block refused for its
- * size alone (`OCTX_FRONTMATTER_TOO_LARGE`), before any parsing.
+ * size alone (`OCTX_FRONTMATTER_TOO_LARGE`), `tooComplex` one refused for its node count
+ * (`OCTX_FRONTMATTER_TOO_COMPLEX`), both before any parsing.
  */
-export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string; tooLarge?: true };
+export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; reason: string; tooLarge?: true; tooComplex?: true };
+
+/** The bounds {@link parseFrontmatter} enforces before it parses. */
+export interface FrontmatterBounds {
+  /** UTF-8 bytes of the block (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes`). */
+  readonly maxBytes?: number;
+  /** YAML nodes of the block, see {@link countYamlNodes} (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes`). */
+  readonly maxNodes?: number;
+}
+
+// Lexer tokens that each open at most one node (or one key/value pair): a plain or block scalar
+// (its marker), a quoted scalar, an alias, a sequence item, an explicit key, a value indicator, a
+// flow separator and a flow collection. Their count bounds the nodes the composer would make.
+const SCALAR_MARKER = '\x1f';
+const NODE_INDICATORS: ReadonlySet<string> = new Set([SCALAR_MARKER, '-', '?', ':', ',', '[', '{']);
+
+/**
+ * Counts the YAML nodes of `source` on the lexer's tokens (streamed, nothing kept), stopping as
+ * soon as the count passes `max`: linear in the text and constant in memory. Every scalar, alias
+ * and node indicator counts, so an empty value counts through its indicator and the count bounds
+ * the nodes parsing would compose (`key: value` counts 3, a flow list item 2). Returns the count,
+ * or `max + 1` when it passes `max`.
+ */
+export function countYamlNodes(source: string, max: number): number {
+  let nodes = 0;
+  for (const token of new Lexer().lex(source)) {
+    const c = token.charCodeAt(0);
+    // A quoted scalar is one token starting with its quote; an alias starts with "*".
+    if (NODE_INDICATORS.has(token) || c === 0x22 || c === 0x27 || c === 0x2a) {
+      if (++nodes > max) return nodes;
+    }
+  }
+  return nodes;
+}
 
 /**
  * Why a frontmatter block of `source` is refused for its size, or `undefined` when it has at most
@@ -114,7 +150,9 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
   const options = {
     version,
     ...(version === '1.2' ? { schema: 'core' as const } : {}),
-    uniqueKeys: true,
+    // yaml checks duplicate keys by comparing each new key with every earlier one of its map
+    // (quadratic: 20,000 keys took 6 s); they are found with a Set in the walk below instead.
+    uniqueKeys: false,
     merge: false,
     strict: true,
     stringKeys: true,
@@ -153,6 +191,12 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
         return visit.BREAK;
       }
       if (!retypable && mayRetypeUnderYaml11(node)) retypable = true;
+      // Checked here, not in a Map visitor: yaml calls only the most specific one.
+      const duplicate = isMap(node) ? duplicateKey(node) : undefined;
+      if (duplicate !== undefined) {
+        problem ??= `Map keys must be unique (the key ${JSON.stringify(duplicate)} appears twice)`;
+        return visit.BREAK;
+      }
       return undefined;
     },
     Pair(_, pair) {
@@ -168,6 +212,21 @@ function parseStrict(source: string, version: '1.1' | '1.2'): StrictResult {
   depth = measureDepth(data);
   if (depth > MAX_DEPTH) return { ok: false, reason: TOO_DEEP };
   return { ok: true, doc, data, retypable };
+}
+
+/**
+ * The first key of `map` that an earlier key equals, found with a Set (linear; yaml's own
+ * uniqueKeys check compares each key with every earlier one). With stringKeys every key is a
+ * string scalar (other keys are errors), so equal values are exactly what yaml calls duplicates.
+ */
+function duplicateKey(map: YAMLMap): unknown {
+  const seen = new Set<unknown>();
+  for (const pair of map.items) {
+    const key = isScalar(pair.key) ? pair.key.value : pair.key;
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
 }
 
 /** Deepest nesting of mappings and sequences a frontmatter may have (the root mapping is 1). */
@@ -248,14 +307,28 @@ function measureDepth(v: unknown, d = 0): number {
  * values whose type differs between the two (`type: yes` is a string only in 1.2). The second
  * reading only runs when some node may type differently ({@link mayRetypeUnderYaml11}); otherwise
  * it would give the same data and the same errors, and `yaml11` is the 1.2 data. A block of more
- * than `maxBytes` UTF-8 bytes is refused unparsed (`tooLarge`).
+ * than `maxBytes` UTF-8 bytes is refused unparsed (`tooLarge`), and so is one of more than
+ * `maxNodes` YAML nodes (`tooComplex`), counted on the lexer's tokens: time and memory are then
+ * linear in the block and bounded by the two limits.
+ *
+ * @param bounds the byte and node bounds; a number is `maxBytes` alone (the node bound defaults)
  */
-export function parseFrontmatter(source: string, maxBytes: number = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes): ParseResult {
+export function parseFrontmatter(source: string, bounds: number | FrontmatterBounds = {}): ParseResult {
+  const { maxBytes = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes, maxNodes = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes } =
+    typeof bounds === 'number' ? { maxBytes: bounds } : bounds;
   // A YAML parser needs tens of times its input: the size is checked before anything else.
   const tooLarge = frontmatterSizeProblem(source, maxBytes);
   if (tooLarge !== undefined) return { ok: false, reason: tooLarge, tooLarge: true };
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
+  // Hostile nesting is named as such (it is also refused, fast, by the parse below).
+  if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
+  // Each composed node costs ~1.7 KB (twice when the YAML 1.1 reading runs too): the count is
+  // bounded before the parser builds its tree.
+  const nodes = countYamlNodes(source, maxNodes);
+  if (nodes > maxNodes) {
+    return { ok: false, tooComplex: true, reason: `the frontmatter block has more than ${maxNodes} YAML nodes (maxFrontmatterNodes); keep long lists and many keys in the body` };
+  }
   const modern = parseStrict(source, '1.2');
   if (!modern.ok) return modern;
   // A 1.1 parse is ~half the cost of reading a frontmatter; the usual block (quoted values,
@@ -267,5 +340,5 @@ export function parseFrontmatter(source: string, maxBytes: number = DEFAULT_ARCH
     return { ok: false, reason: 'frontmatter is not a mapping' };
   }
   const asRecord = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, yaml11: asRecord(legacy.data) } };
+  return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, yaml11: asRecord(legacy.data), nodes } };
 }

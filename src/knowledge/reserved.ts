@@ -1,4 +1,4 @@
-import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
+import { parseFrontmatter, splitFrontmatter, type FrontmatterBounds } from './frontmatter.js';
 
 /**
  * Checks a reserved OKF file (`index.md` or `log.md`) against the structure the reference
@@ -7,9 +7,10 @@ import { parseFrontmatter, splitFrontmatter } from './frontmatter.js';
  *
  * @param logicalPath the package path, e.g. `knowledge/index.md` or `knowledge/a/log.md`
  * @param text the file text with any BOM already removed
- * @param maxFrontmatterBytes the root index.md's frontmatter above this is refused unparsed
+ * @param bounds the root index.md's frontmatter above these bounds is refused unparsed (a number
+ *   is the byte bound alone)
  */
-export function reservedDocumentProblems(logicalPath: string, text: string, maxFrontmatterBytes?: number): string[] {
+export function reservedDocumentProblems(logicalPath: string, text: string, bounds?: number | FrontmatterBounds): string[] {
   const problems: string[] = [];
   const isRootIndex = logicalPath === 'knowledge/index.md';
   const isLog = logicalPath.endsWith('/log.md');
@@ -20,7 +21,7 @@ export function reservedDocumentProblems(logicalPath: string, text: string, maxF
     if (!isRootIndex) {
       problems.push('only the bundle-root index.md may carry frontmatter');
     } else {
-      const parsed = parseFrontmatter(split.parts.frontmatter, maxFrontmatterBytes);
+      const parsed = parseFrontmatter(split.parts.frontmatter, bounds);
       if (!parsed.ok) problems.push(`frontmatter: ${parsed.reason}`);
       else {
         const keys = Object.keys(parsed.value.data);

@@ -32,6 +32,7 @@ export const OCTX_CODES = {
   OCTX_OKF_RESERVED_INVALID: 'index.md or log.md breaks the OKF reserved-file structure',
   OCTX_DOCUMENT_FRONTMATTER: 'frontmatter missing, unclosed, unsafe YAML, duplicate keys or not a mapping',
   OCTX_FRONTMATTER_TOO_LARGE: 'a frontmatter block is larger than maxFrontmatterBytes; it is refused before YAML sees it',
+  OCTX_FRONTMATTER_TOO_COMPLEX: 'a frontmatter block has more YAML nodes than maxFrontmatterNodes; it is refused before it is parsed',
   OCTX_DOCUMENT_TYPE_REQUIRED: 'frontmatter type missing, empty or not a string',
   OCTX_DOCUMENT_ID_INVALID: 'octx.document_id missing or not a canonical UUIDv7',
   OCTX_ID_DUPLICATE: 'an id is already used by the asset, a document or another record',

@@ -31,6 +31,21 @@ export interface ArchiveLimits {
    * refused (`OCTX_FRONTMATTER_TOO_LARGE`) before it is decoded or parsed.
    */
   readonly maxFrontmatterBytes: number;
+  /**
+   * YAML nodes of one frontmatter block, counted on the lexer's tokens as every scalar and every
+   * `-`, `?`, `:`, `,`, `[`, `{` indicator (a `key: value` pair counts 3, a flow list item 2).
+   * Not in the reference's table: the parsed form of a 1 MiB block of `[1,1,1,…]` (a million such
+   * tokens) needed over 850 MiB, so the tokens are counted before anything is parsed or composed,
+   * and a block above this is refused (`OCTX_FRONTMATTER_TOO_COMPLEX`).
+   */
+  readonly maxFrontmatterNodes: number;
+  /**
+   * UTF-16 code units of one record's embedding input rendered with the vector config's
+   * `input_template` (the text whose digest `input_sha256` holds). Not in the reference's table:
+   * a template of many placeholders multiplies a record's text, so rendering stops at this bound
+   * (`OCTX_RESOURCE_LIMIT`, naming the record) instead of building the string.
+   */
+  readonly maxRenderedInputBytes: number;
   /** Largest vector width in an Arrow target. */
   readonly maxArrowDimension: number;
   /** Dictionary + record batches of one Arrow file. */
@@ -56,6 +71,8 @@ export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({
   maxJsonDepth: 100,
   maxYamlDepth: 100,
   maxFrontmatterBytes: 1 * MiB,
+  maxFrontmatterNodes: 50_000,
+  maxRenderedInputBytes: 4 * MiB,
   maxArrowDimension: 65_536,
   maxArrowBatches: 100_000,
   maxArrowRows: 10_000_000,

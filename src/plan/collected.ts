@@ -16,6 +16,8 @@ export interface CollectedDocument {
   readonly title?: string;
   /** UTF-8 bytes of the frontmatter block (concepts): checked against the export's `limits.maxFrontmatterBytes`. */
   readonly frontmatterBytes?: number;
+  /** YAML nodes of that block (concepts): checked against the export's `limits.maxFrontmatterNodes`. */
+  readonly frontmatterNodes?: number;
   readonly entry: SpilledEntry;
   readonly size: number;
   readonly sha256: string;

@@ -4,16 +4,16 @@
  * and the config's `input_template` and calls a difference `OCTX_VECTOR_INPUT_MISMATCH`. A
  * package the SDK writes must be valid for everything it declares, so the same recomputation
  * runs here, before anything is written, under exactly the validator's condition
- * ({@link inputDigestRenderer}). Digests computed by `embed()` are right by construction and
+ * ({@link inputDigestRecipe}). Digests computed by `embed()` are right by construction and
  * those carried by `derive` come from a validated source: the builder names only the targets
  * that got caller digests, so the common path costs nothing.
  */
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import { VECTOR_TARGET_PATHS } from '../model/paths.js';
+import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
 import { DIGEST_BYTES } from '../vectors/vector-spill.js';
-import { inputDigestRenderer, normalizeEmbeddingInput, sha256OfNormalized } from '../vectors/input-digest.js';
+import { inputDigestRecipe, normalizeEmbeddingInput, sha256OfNormalized } from '../vectors/input-digest.js';
 import { TARGET_RECORD_KIND } from '../vectors/targets.js';
 import type { Collected } from './collected.js';
 import type { PlannedArrowTarget } from './planner.js';
@@ -25,17 +25,53 @@ export const MAX_LISTED_MISMATCHES = 100;
 const BATCH = 4096;
 
 /**
+ * Targets whose vectors carry input digests (from any source: `embed()`, `addVector`, `derive`)
+ * while the config declares the `input_hash` recipe with an `input_template` that cannot be used
+ * for them: the validator calls such a vectors layer invalid (nobody can check those digests), so
+ * the export refuses it before anything is written.
+ * @throws OctxError `OCTX_VECTOR_CONFIG_INVALID` (aggregated: one issue per target, path
+ *   `vectors/config.json`, the template's field)
+ */
+export function checkDigestTemplates(collected: Collected, arrowTargets: readonly PlannedArrowTarget[]): void {
+  const issues: OctxIssue[] = [];
+  for (const planned of arrowTargets) {
+    if (!planned.spill.hasInputSha256) continue;
+    const recipe = inputDigestRecipe(collected.vectorConfig?.config, planned.target);
+    if (recipe === undefined || 'render' in recipe) continue;
+    const why = recipe.invalid.issues[0];
+    issues.push(
+      issue({
+        code: 'OCTX_VECTOR_CONFIG_INVALID',
+        path: VECTOR_CONFIG_PATH,
+        field: why?.field ?? 'input_template',
+        message: `the vector config declares input_hash but its input_template cannot be used for ${planned.target}, whose vectors carry input digests: ${why?.message ?? recipe.invalid.message}`,
+      }),
+    );
+  }
+  if (issues.length > 0) {
+    throw OctxError.aggregate(
+      'OCTX_VECTOR_CONFIG_INVALID',
+      'the input digests could not be checked by any reader; fix input_template (or drop input_hash); nothing was written:',
+      issues,
+    );
+  }
+}
+
+/**
  * Recomputes the input digest of every record of each planned Arrow target in
  * `collected.callerDigests` (the targets that got caller-supplied digests) and compares it with the digest its vector carries.
  * Targets without digests, or whose config does not let the validator recompute them (no
  * supported `input_hash`, no `input_template`), are checked for form only, as the validator does.
- * @throws OctxError `OCTX_VECTOR_INPUT_MISMATCH` (aggregated: one issue per record, with its id,
+ * Each record's input is rendered within `maxRenderedBytes` (`limits.maxRenderedInputBytes`).
+ * @throws OctxError `OCTX_RESOURCE_LIMIT` (aggregated, one issue per record, with its id) when a
+ *   record's input would be larger; `OCTX_VECTOR_INPUT_MISMATCH` (aggregated: one issue per record, with its id,
  *   field `input_sha256` and path `vectors/<target>.arrow`; the first {@link MAX_LISTED_MISMATCHES}
  *   listed, the total in the headline); `OCTX_ABORTED` when `signal` fires.
  */
-export async function checkCallerDigests(collected: Collected, arrowTargets: readonly PlannedArrowTarget[], signal?: AbortSignal): Promise<void> {
+export async function checkCallerDigests(collected: Collected, arrowTargets: readonly PlannedArrowTarget[], maxRenderedBytes: number, signal?: AbortSignal): Promise<void> {
   const targets = collected.callerDigests;
   if (targets.size === 0) return;
+  const tooLarge: OctxIssue[] = [];
   const issues: OctxIssue[] = [];
   let total = 0;
   const found = (i: OctxIssue): void => {
@@ -44,8 +80,10 @@ export async function checkCallerDigests(collected: Collected, arrowTargets: rea
   };
   for (const planned of arrowTargets) {
     if (!targets.has(planned.target) || !planned.spill.hasInputSha256) continue;
-    const render = inputDigestRenderer(collected.vectorConfig?.config, planned.target);
-    if (render === undefined) continue;
+    const recipe = inputDigestRecipe(collected.vectorConfig?.config, planned.target, maxRenderedBytes);
+    // An unusable template is refused by checkDigestTemplates, which runs first.
+    if (recipe === undefined || !('render' in recipe)) continue;
+    const render = recipe.render;
     const kind = TARGET_RECORD_KIND[planned.target];
     const path = VECTOR_TARGET_PATHS[planned.target];
     const jsonlPath = RECORD_KINDS[kind].path;
@@ -85,6 +123,10 @@ export async function checkCallerDigests(collected: Collected, arrowTargets: rea
       try {
         expected = sha256OfNormalized(normalizeEmbeddingInput(render(record, id)));
       } catch (e) {
+        if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') {
+          if (tooLarge.length < MAX_LISTED_MISMATCHES) tooLarge.push({ ...e.issues[0]!, path });
+          continue;
+        }
         expected = e instanceof Error ? e : new Error(String(e));
       }
       dense.push(d);
@@ -95,6 +137,13 @@ export async function checkCallerDigests(collected: Collected, arrowTargets: rea
       }
     }
     if (dense.length > 0) compare();
+  }
+  if (tooLarge.length > 0) {
+    throw OctxError.aggregate(
+      'OCTX_RESOURCE_LIMIT',
+      `record inputs rendered with the config's input_template would exceed maxRenderedInputBytes ${maxRenderedBytes}; nothing was written:`,
+      tooLarge,
+    );
   }
   if (total === 0) return;
   const listed = total > issues.length ? ` (the first ${issues.length} listed)` : '';

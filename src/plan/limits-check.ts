@@ -70,13 +70,27 @@ export function checkListedInput(count: number, sizes: () => readonly SizedFile[
 }
 
 /**
- * Documents whose frontmatter block is above `limits.maxFrontmatterBytes`: `addDocument` accepts
- * up to the builder's own `maxFrontmatterBytes` option, so a block it took can still be over the
- * limits the package is exported for (readers with them refuse the document).
+ * Documents whose frontmatter block is above `limits.maxFrontmatterBytes` or
+ * `limits.maxFrontmatterNodes`: `addDocument` accepts up to the builder's own options, so a block
+ * it took can still be over the limits the package is exported for (readers with them refuse the
+ * document).
  */
-export function checkFrontmatterLimit(documents: readonly { readonly path: string; readonly frontmatterBytes?: number }[], limits: ArchiveLimits): OctxIssue[] {
+export function checkFrontmatterLimit(
+  documents: readonly { readonly path: string; readonly frontmatterBytes?: number; readonly frontmatterNodes?: number }[],
+  limits: ArchiveLimits,
+): OctxIssue[] {
   const issues: OctxIssue[] = [];
   for (const d of documents) {
+    if (d.frontmatterNodes !== undefined && d.frontmatterNodes > limits.maxFrontmatterNodes) {
+      issues.push(
+        issue({
+          code: 'OCTX_RESOURCE_LIMIT',
+          path: d.path,
+          field: 'frontmatter',
+          message: `the frontmatter block has ${d.frontmatterNodes} YAML nodes, above maxFrontmatterNodes ${limits.maxFrontmatterNodes} (the builder's maxFrontmatterNodes accepted it; the export's limits must allow it too): consumers with these limits would refuse the package`,
+        }),
+      );
+    }
     if (d.frontmatterBytes === undefined || d.frontmatterBytes <= limits.maxFrontmatterBytes) continue;
     issues.push(
       issue({

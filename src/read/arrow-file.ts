@@ -5,7 +5,9 @@
  * on a byte stream that starts with the `ARROW1` magic buffers everything, and the random-access
  * reader needs a file handle). So the framing is done here, one message at a time: the magic is
  * checked and dropped, every message header is decoded with `Message.decode` and checked (one
- * schema first, only schema/dictionary/record-batch messages, **no body compression** — checked
+ * schema first — or none, as apache-arrow's own file writer does, which the IPC file format allows:
+ * then the schema is read from the footer, through a second read of the file's tail —, only
+ * schema/dictionary/record-batch messages, **no body compression** — checked
  * on the header before the body is touched — and the batch/row/value limits), and the verified
  * messages are handed to apache-arrow's streaming `RecordBatchReader`, which decodes one record
  * batch at a time. After the end-of-stream marker the footer is read and must list exactly the
@@ -13,6 +15,7 @@
  * footer (pyarrow) sees the same data as this one.
  */
 import { Message, MessageHeader, Precision, RecordBatchReader, Type, type Schema } from 'apache-arrow';
+import { Footer } from 'apache-arrow/ipc/metadata/file';
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -130,6 +133,72 @@ export interface ArrowReadOptions {
    * one-message read-ahead, and every batch is checked to still own its buffer.
    */
   readonly pooledBodies?: boolean;
+  /**
+   * The last `maxBytes` bytes of the same file (all of it when shorter), read again. A file whose
+   * first message is not the schema — apache-arrow's own `RecordBatchFileWriter` and
+   * `tableToIPC(table, 'file')` write the schema only in the footer, which the IPC file format
+   * allows — is read with the footer's schema, fetched through this. Without it such a file is
+   * refused (`OCTX_VECTOR_ARROW_INVALID`) unless it has no batch before its footer.
+   */
+  readonly tail?: (maxBytes: number) => Promise<Buffer>;
+}
+
+/**
+ * The last `maxBytes` bytes of a byte stream, read to its end (memory: `maxBytes` plus one chunk).
+ * For {@link ArrowReadOptions.tail}.
+ */
+export async function tailOf(stream: AsyncIterable<Buffer>, maxBytes: number): Promise<Buffer> {
+  const kept: Buffer[] = [];
+  let bytes = 0;
+  for await (const chunk of stream) {
+    kept.push(chunk);
+    bytes += chunk.length;
+    while (kept.length > 1 && bytes - kept[0]!.length >= maxBytes) bytes -= kept.shift()!.length;
+  }
+  const all = Buffer.concat(kept, bytes);
+  return all.length > maxBytes ? all.subarray(all.length - maxBytes) : all;
+}
+
+/** Tail bytes read first for a footer schema: a footer is the schema plus 24 bytes per batch. */
+const FIRST_TAIL_BYTES = 64 * 1024;
+
+/**
+ * The end of the file holding its whole footer: {@link FIRST_TAIL_BYTES} first, and the footer's
+ * declared length (at most the footer bound) when that is more, so a large file's tail is not
+ * held whole for a small footer.
+ */
+async function footerTail(tail: (maxBytes: number) => Promise<Buffer>): Promise<Buffer> {
+  const first = await tail(FIRST_TAIL_BYTES);
+  if (first.length < FIRST_TAIL_BYTES || first.length < 10) return first;
+  const need = first.readInt32LE(first.length - 10) + 10;
+  return need > first.length && need <= MAX_FOOTER_BYTES ? tail(need) : first;
+}
+
+/**
+ * The schema of an Arrow file's footer (`<footer> <int32 length> "ARROW1"` at the end of
+ * `tail`), encoded as an IPC schema message with its continuation marker and length prefix, ready
+ * to stand first in the message stream.
+ * @throws OctxError `OCTX_VECTOR_ARROW_INVALID` when the footer or its schema is unreadable
+ */
+function footerSchemaMessage(tail: Buffer, path: string): Buffer {
+  const bad = (why: string): OctxError => problem('OCTX_VECTOR_ARROW_INVALID', path, `the Arrow file has no schema message, and its footer schema ${why}`);
+  if (tail.length < 10 || !tail.subarray(tail.length - 6).equals(MAGIC_TAIL)) throw bad('cannot be found (no ARROW1 magic at the end)');
+  const footerLength = tail.readInt32LE(tail.length - 10);
+  if (footerLength <= 0 || footerLength > tail.length - 10) throw bad(`cannot be found (footer length ${footerLength})`);
+  let meta: Uint8Array;
+  try {
+    const { schema } = Footer.decode(tail.subarray(tail.length - 10 - footerLength, tail.length - 10));
+    meta = Message.encode(Message.from(schema));
+  } catch (e) {
+    throw bad(`is unreadable: ${(e as Error).message}`);
+  }
+  // Metadata padded to 8 bytes, as writers do; the length prefix counts the padding.
+  const padded = Math.ceil(meta.length / 8) * 8;
+  const out = Buffer.alloc(8 + padded);
+  out.writeInt32LE(-1, 0);
+  out.writeInt32LE(padded, 4);
+  out.set(meta, 8);
+  return out;
 }
 
 function problem(code: OctxCode, path: string, message: string): OctxError {
@@ -531,10 +600,16 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
           }
           const type = message.headerType;
           if (type === MessageHeader.Schema) {
-            if (schemaSeen) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file holds more than one schema message');
+            if (schemaSeen) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file holds more than one schema message, or one after a batch');
             schemaSeen = true;
           } else if (!schemaSeen) {
-            throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the first Arrow message must be the schema');
+            // The schema is only in the footer (apache-arrow's file writer): read it from there.
+            if (options.tail === undefined) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the first Arrow message must be the schema');
+            yield footerSchemaMessage(await footerTail(options.tail), path);
+            schemaSeen = true;
+          }
+          if (type === MessageHeader.Schema) {
+            // Checked above; passed on as it is.
           } else if (type === MessageHeader.RecordBatch || type === MessageHeader.DictionaryBatch) {
             const rb = (type === MessageHeader.RecordBatch ? header : (header as { data: unknown }).data) as BatchHeader | null;
             if (!rb) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'an Arrow batch message has no header');
@@ -569,7 +644,8 @@ export async function* readArrowVectorBatches(reader: ByteReader, options: Arrow
         }
       }
       // Footer: <footer flatbuffer> <int32 length> "ARROW1", nothing after.
-      if (!schemaSeen) throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file has no schema message');
+      // No message before the footer: the schema (if any) is the footer's, which is at hand.
+      if (!schemaSeen) yield footerSchemaMessage(footerBytes, path);
       if (footerBytes.length < 10 || !footerBytes.subarray(footerBytes.length - 6).equals(MAGIC_TAIL)) {
         throw problem('OCTX_VECTOR_ARROW_INVALID', path, 'the Arrow file does not end with the ARROW1 magic (stream format, or truncated)');
       }

@@ -113,23 +113,26 @@ function tooLargeIssue(path: string, max: number): OctxIssue {
 }
 
 /** The Concept rules on the bytes (from the BOM on) that `span` says are needed. */
-function conceptIssues(path: string, bytes: Buffer, start: number, span: FrontmatterSpan, max: number): ReturnType<typeof readConceptDocument> {
+function conceptIssues(path: string, bytes: Buffer, start: number, span: FrontmatterSpan, max: number, maxNodes: number): ReturnType<typeof readConceptDocument> {
   if (span.kind === 'too-large') return { issues: [tooLargeIssue(path, max)] };
   if (span.kind === 'unclosed') return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: 'frontmatter opened with --- is never closed' })] };
   // Without a frontmatter block, the first characters are all the rules look at.
   const end = span.kind === 'closed' ? span.end : Math.min(bytes.length, start + 8);
-  return readConceptDocument(path, bytes.toString('utf8', start, end), max);
+  return readConceptDocument(path, bytes.toString('utf8', start, end), { maxBytes: max, maxNodes });
 }
 
 /** Options of {@link readKnowledgeDocument}. */
 export interface KnowledgeDocumentOptions {
   /** Largest frontmatter block in bytes (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes`). */
   readonly maxFrontmatterBytes?: number;
+  /** Most YAML nodes of a frontmatter block (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes`). */
+  readonly maxFrontmatterNodes?: number;
 }
 
 /** Reads and checks one `knowledge/**.md` file. */
 export function readKnowledgeDocument(path: string, bytes: Buffer, options: KnowledgeDocumentOptions = {}): DocumentReading {
   const max = options.maxFrontmatterBytes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes;
+  const maxNodes = options.maxFrontmatterNodes ?? DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes;
   const kind = isConceptPath(path) ? 'concept' : 'reserved';
   // The same acceptance as a fatal TextDecoder (WHATWG UTF-8: no overlongs, surrogates or
   // code points above U+10FFFF), without building a string.
@@ -143,11 +146,11 @@ export function readKnowledgeDocument(path: string, bytes: Buffer, options: Know
     const text = bytes.toString('utf8', start);
     // Only the root index.md's frontmatter is parsed (elsewhere any frontmatter is refused as such).
     if (span.kind === 'too-large' && path === 'knowledge/index.md') return { path, kind, text, bytes, issues: [tooLargeIssue(path, max)] };
-    const issues = reservedDocumentProblems(path, text, max).map((message) => issue({ code: 'OCTX_OKF_RESERVED_INVALID', path, message }));
+    const issues = reservedDocumentProblems(path, text, { maxBytes: max, maxNodes }).map((message) => issue({ code: 'OCTX_OKF_RESERVED_INVALID', path, message }));
     return { path, kind, text, bytes, issues };
   }
   // The Concept rules only read the frontmatter: the body is not decoded here.
-  const reading = conceptIssues(path, bytes, start, span, max);
+  const reading = conceptIssues(path, bytes, start, span, max, maxNodes);
   let text: string | undefined;
   return {
     path,
@@ -189,17 +192,21 @@ export class ConceptDocumentScanner {
   private carry: Buffer | undefined;
   private utf8 = true;
   private readonly max: number;
+  private readonly maxNodes: number;
   private readonly headLimit: number;
 
   /**
    * @param path package path, for the issues
    * @param maxFrontmatterBytes largest frontmatter block (default `DEFAULT_ARCHIVE_LIMITS`)
+   * @param maxFrontmatterNodes most YAML nodes of that block (default `DEFAULT_ARCHIVE_LIMITS`)
    */
   constructor(
     readonly path: string,
     maxFrontmatterBytes: number = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes,
+    maxFrontmatterNodes: number = DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes,
   ) {
     this.max = maxFrontmatterBytes;
+    this.maxNodes = maxFrontmatterNodes;
     // BOM, opening fence line, the block, the closing fence line.
     this.headLimit = 3 + 5 + maxFrontmatterBytes + 5;
   }
@@ -248,7 +255,7 @@ export class ConceptDocumentScanner {
     const head = Buffer.concat(this.head, this.headBytes);
     const start = bomLength(head);
     const span = frontmatterSpan(head, start, this.max, this.total === this.headBytes);
-    const reading = conceptIssues(this.path, head, start, span, this.max);
+    const reading = conceptIssues(this.path, head, start, span, this.max, this.maxNodes);
     return { issues: reading.issues, ...(reading.documentId === undefined ? {} : { documentId: reading.documentId }) };
   }
 }

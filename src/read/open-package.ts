@@ -14,7 +14,7 @@ import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventR
 import { RECORD_KINDS } from '../model/record-kinds.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
+import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
@@ -330,7 +330,10 @@ class Package implements OctxPackage {
     for (const f of this.info.files) {
       if (seen.has(f.path) || logicalPathProblem(f.path) !== undefined || payloadKind(f.path) !== 'knowledge') continue;
       seen.add(f.path);
-      yield readKnowledgeDocument(f.path, await this.readFile(f.path), { maxFrontmatterBytes: this.limits.maxFrontmatterBytes });
+      yield readKnowledgeDocument(f.path, await this.readFile(f.path), {
+        maxFrontmatterBytes: this.limits.maxFrontmatterBytes,
+        maxFrontmatterNodes: this.limits.maxFrontmatterNodes,
+      });
     }
   }
 
@@ -407,7 +410,12 @@ class Package implements OctxPackage {
     const stream = this.openFile(path);
     const reader = new ByteReader(stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, path);
     try {
-      for await (const batch of readArrowVectorBatches(reader, { path, size: this.source.size(path), limits: this.limits })) {
+      for await (const batch of readArrowVectorBatches(reader, {
+        path,
+        size: this.source.size(path),
+        limits: this.limits,
+        tail: (maxBytes) => tailOf(this.openFile(path) as AsyncIterable<Buffer>, maxBytes),
+      })) {
         const dim = batch.dimension;
         for (let i = 0; i < batch.length; i++) {
           const recordId = batch.recordId(i);

@@ -28,7 +28,7 @@ import { isUuidV7 } from '../model/ids.js';
 import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
-import { ByteReader, readArrowVectorBatches } from './arrow-file.js';
+import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
@@ -40,7 +40,7 @@ import { checkManifest, type CapabilityDeclaration } from './manifest-rules.js';
 import { openPackage, parseVectorConfigBytes, sourceOf, type OctxPackage } from './open-package.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
-import { inputDigestRenderer } from '../vectors/input-digest.js';
+import { inputDigestRecipe } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
@@ -147,10 +147,15 @@ export async function validatePackage(target: string | OctxPackage, options: Val
   }
   assertKnownKeys(options, VALIDATE_OPTION_KEYS, 'validatePackage options');
   const owned = typeof target === 'string';
+  // A package object is checked before it is read (new String(path) is not a path).
+  if (!owned) sourceOf(target);
   const limits = owned ? resolveLimits(options.limits) : resolveLimits({ ...target.limits, ...(options.limits ?? {}) });
   const maxIssues = options.maxIssues ?? limits.maxIssues;
   if (!Number.isSafeInteger(maxIssues) || maxIssues < 1) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'maxIssues', message: `maxIssues must be a positive integer (got ${String(maxIssues)})` });
+  }
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'onProgress', message: `onProgress must be a function (got ${typeof options.onProgress})` });
   }
   const profile = options.consumer === undefined ? undefined : consumerProfile(options.consumer);
   let pkg: OctxPackage;
@@ -421,7 +426,7 @@ class Validator {
   /** Streams a Concept Document once: SHA-256 and the Concept rules, keeping only its frontmatter. */
   private async scanConcept(path: string): Promise<{ sha: string; scan: ConceptScan }> {
     const hash = createHash('sha256');
-    const scanner = new ConceptDocumentScanner(path, this.limits.maxFrontmatterBytes);
+    const scanner = new ConceptDocumentScanner(path, this.limits.maxFrontmatterBytes, this.limits.maxFrontmatterNodes);
     try {
       for await (const chunk of this.source.open(path)) {
         hash.update(chunk as Buffer);
@@ -443,7 +448,7 @@ class Validator {
       if (isConceptPath(p)) return this.scanConcept(p);
       const bytes = await this.readAll(p);
       const sha = createHash('sha256').update(bytes).digest('hex');
-      const doc = readKnowledgeDocument(p, bytes, { maxFrontmatterBytes: max });
+      const doc = readKnowledgeDocument(p, bytes, { maxFrontmatterBytes: max, maxFrontmatterNodes: this.limits.maxFrontmatterNodes });
       return { sha, scan: { issues: doc.issues } };
     };
     const cost = (p: string): number => {
@@ -684,11 +689,26 @@ class Validator {
 
   /**
    * The renderer that recomputes a target's input digests: only when the config declares the
-   * recipe this library knows (`input_hash`) and has an `input_template` usable for the target.
-   * Otherwise an `input_sha256` column is checked for form only.
+   * recipe this library knows (`input_hash`) and has an `input_template`. Without them an
+   * `input_sha256` column is checked for form only; with them, a template that cannot be used for
+   * the target is an `OCTX_VECTOR_CONFIG_INVALID` issue (the layer is invalid: its digests claim
+   * a check nobody can make), never a silent fall back to form only.
    */
   private inputRenderer(config: Record<string, unknown> | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
-    return inputDigestRenderer(config, target);
+    const recipe = inputDigestRecipe(config, target, this.limits.maxRenderedInputBytes);
+    if (recipe === undefined) return undefined;
+    if ('render' in recipe) return recipe.render;
+    const why = recipe.invalid.issues[0];
+    this.add(
+      VECTORS,
+      issue({
+        code: 'OCTX_VECTOR_CONFIG_INVALID',
+        path: VECTOR_CONFIG_PATH,
+        field: why?.field ?? 'input_template',
+        message: `the config declares input_hash but its input_template cannot be used for ${target}, so the input_sha256 of ${VECTOR_TARGET_PATHS[target]} cannot be checked: ${why?.message ?? recipe.invalid.message}`,
+      }),
+    );
+    return undefined;
   }
 
   /**
@@ -723,6 +743,8 @@ class Validator {
         size: this.source.size(path),
         limits: this.limits,
         pooledBodies: true,
+        // A file with its schema only in the footer is read twice: once for the footer's schema.
+        tail: (maxBytes) => tailOf(this.source.open(path) as AsyncIterable<Buffer>, maxBytes),
         onSchema: (layout) => {
           if (layout.inputSha256Problem !== undefined) checker.inputSha256Schema(layout.inputSha256Problem);
         },

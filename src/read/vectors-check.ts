@@ -10,7 +10,7 @@
  * from its rendered text. No text is held beyond the record being checked.
  */
 import { hash } from 'node:crypto';
-import { issue, type OctxIssue } from '../model/errors.js';
+import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { ArrowVectorBatch } from './arrow-file.js';
@@ -184,6 +184,11 @@ export class VectorTargetChecker {
         text = normalizeEmbeddingInput(render(record, id));
       } catch (e) {
         const why = e instanceof Error ? e.message : String(e);
+        if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') {
+          // The rendered input would be above maxRenderedInputBytes: the limit, not a mismatch.
+          this.report(issue({ code: 'OCTX_RESOURCE_LIMIT', path: this.path, recordId: id, field: 'input_template', message: `${this.jsonlPath} line ${line}: ${why}` }));
+          continue;
+        }
         this.report(
           issue({
             code: 'OCTX_VECTOR_INPUT_MISMATCH',

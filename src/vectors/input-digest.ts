@@ -73,18 +73,27 @@ export function inputHashDeclaration(config: object): 'supported' | 'absent' | '
 }
 
 /**
- * The renderer that recomputes a target's input digests, or `undefined` when they can only be
- * checked for form: the config must declare the recipe this library knows (`input_hash`, see
- * {@link inputHashDeclaration}) and have an `input_template` usable for `target`. The one
- * condition shared by the validator and the export's check of caller-supplied digests, so the
- * SDK never writes a digest the validator would recompute differently.
+ * How a target's input digests are recomputed: `{ render }` with the renderer, or `{ invalid }`
+ * with why the config's `input_template` is unusable for `target` (a syntax error, a wrong shape,
+ * no template for the target); `undefined` when the digests can only be checked for form (no
+ * `input_template`, or not the `input_hash` recipe this library knows, see
+ * {@link inputHashDeclaration}). The one condition shared by the validator and the export, so
+ * the SDK never writes a digest the validator would recompute differently. An unusable template
+ * under the known recipe is not "form only": the config claims digests that nobody can check.
+ *
+ * @param maxRenderedBytes largest rendered input of one record (`limits.maxRenderedInputBytes`)
  */
-export function inputDigestRenderer(config: object | undefined, target: VectorTarget): InputTemplateRenderer | undefined {
+export function inputDigestRecipe(
+  config: object | undefined,
+  target: VectorTarget,
+  maxRenderedBytes?: number,
+): { readonly render: InputTemplateRenderer } | { readonly invalid: OctxError } | undefined {
   if (config === undefined || !Object.hasOwn(config, 'input_template') || inputHashDeclaration(config) !== 'supported') return undefined;
   try {
-    return compileInputTemplate(templateForTarget(config, target));
-  } catch {
-    return undefined;
+    return { render: compileInputTemplate(templateForTarget(config, target), maxRenderedBytes) };
+  } catch (e) {
+    if (e instanceof OctxError) return { invalid: e };
+    throw e;
   }
 }
 

@@ -4,6 +4,7 @@
  * in the fingerprint.
  */
 import { OctxError } from '../model/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
 import type { VectorTarget } from './targets.js';
 
 /**
@@ -25,6 +26,13 @@ export const DEFAULT_INPUT_TEMPLATES: Readonly<Record<VectorTarget, string>> = O
 interface CompiledTemplate {
   readonly literals: readonly string[];
   readonly fields: readonly string[];
+  /** UTF-8 bytes of all literals together. */
+  readonly literalBytes: number;
+  /** Each field name once, in order of first use, and how many placeholders name it. */
+  readonly distinct: readonly string[];
+  readonly uses: readonly number[];
+  /** For each placeholder, its field's index in `distinct`. */
+  readonly slots: readonly number[];
 }
 
 /** A template compiled once and applied to many records (`compileInputTemplate` makes one). */
@@ -70,7 +78,16 @@ function compile(template: string): CompiledTemplate {
     }
   }
   literals.push(literal);
-  return { literals, fields };
+  const distinct: string[] = [];
+  const uses: number[] = [];
+  const slots = fields.map((f) => {
+    let k = distinct.indexOf(f);
+    if (k < 0) k = distinct.push(f) - 1;
+    uses[k] = (uses[k] ?? 0) + 1;
+    return k;
+  });
+  const literalBytes = literals.reduce((n, l) => n + Buffer.byteLength(l, 'utf8'), 0);
+  return { literals, fields, literalBytes, distinct, uses, slots };
 }
 
 function templateSyntax(template: string, detail: string): OctxError {
@@ -102,14 +119,32 @@ function fieldText(record: object, field: string, recordId: string): string {
 }
 
 /**
- * Compiles `template` once for many records.
- * @throws OctxError `OCTX_VECTOR_CONFIG_INVALID` (field `input_template`) on a syntax error.
+ * Compiles `template` once for many records. The renderer measures a record's input before it
+ * builds it (each field's text once, times the placeholders naming it): a template of many
+ * placeholders multiplies a record's text, and an input above `maxBytes` UTF-8 bytes is refused
+ * instead of built.
+ * @param maxBytes largest rendered input (default `DEFAULT_ARCHIVE_LIMITS.maxRenderedInputBytes`)
+ * @throws OctxError `OCTX_VECTOR_CONFIG_INVALID` (field `input_template`) on a syntax error; the
+ *   renderer throws `OCTX_TEMPLATE_FIELD_MISSING` (see {@link renderInputTemplate}) and
+ *   `OCTX_RESOURCE_LIMIT` (with the record id, field `input_template`) for an input above `maxBytes`.
  */
-export function compileInputTemplate(template: string): InputTemplateRenderer {
-  const { literals, fields } = compiled(template);
+export function compileInputTemplate(template: string, maxBytes: number = DEFAULT_ARCHIVE_LIMITS.maxRenderedInputBytes): InputTemplateRenderer {
+  const { literals, fields, literalBytes, distinct, uses, slots } = compiled(template);
   return (record, recordId) => {
+    const texts = distinct.map((f) => fieldText(record, f, recordId));
+    // Each field's bytes once (linear in the record), times the placeholders naming it.
+    let bytes = literalBytes;
+    for (let k = 0; k < texts.length; k++) bytes += uses[k]! * Buffer.byteLength(texts[k]!, 'utf8');
+    if (bytes > maxBytes) {
+      throw OctxError.of({
+        code: 'OCTX_RESOURCE_LIMIT',
+        recordId,
+        field: 'input_template',
+        message: `the input of ${recordId} rendered with its input_template (${fields.length} placeholder(s)) would be ${bytes} bytes, above maxRenderedInputBytes ${maxBytes}; it was not built`,
+      });
+    }
     let out = literals[0] ?? '';
-    for (let i = 0; i < fields.length; i++) out += fieldText(record, fields[i] as string, recordId) + (literals[i + 1] ?? '');
+    for (let i = 0; i < slots.length; i++) out += texts[slots[i]!]! + (literals[i + 1] ?? '');
     return out;
   };
 }
@@ -120,7 +155,9 @@ export function compileInputTemplate(template: string): InputTemplateRenderer {
  * literal braces.
  * @throws OctxError `OCTX_TEMPLATE_FIELD_MISSING` (with `recordId` and `field`) when a named field
  *   is missing, null, non-finite or not a scalar — never an empty string in its place;
- *   `OCTX_VECTOR_CONFIG_INVALID` on a template syntax error.
+ *   `OCTX_VECTOR_CONFIG_INVALID` on a template syntax error; `OCTX_RESOURCE_LIMIT` (with
+ *   `recordId`, field `input_template`) when the input would be above the default
+ *   `limits.maxRenderedInputBytes` (it is measured first, never built).
  */
 export function renderInputTemplate(template: string, record: object, recordId: string): string {
   return compileInputTemplate(template)(record, recordId);

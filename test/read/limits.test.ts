@@ -13,6 +13,8 @@ describe('ArchiveLimits', () => {
       maxJsonDepth: 100,
       maxYamlDepth: 100,
       maxFrontmatterBytes: 1024 * 1024,
+      maxFrontmatterNodes: 50_000,
+      maxRenderedInputBytes: 4 * 1024 * 1024,
       maxArrowDimension: 65_536,
       maxArrowBatches: 100_000,
       maxArrowRows: 10_000_000,
