@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { codePointLength } from '../model/casefold.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
@@ -28,9 +29,19 @@ function label(subject: ConsumerSubject, record: Readonly<Record<string, unknown
 }
 
 /**
+ * A fixed-size stand-in for an identity key: the first 128 bits of its SHA-256, as a 16-character
+ * one-byte string. Two different keys share one with probability 2^-128 per pair, so a shared
+ * digest is taken as a collision without keeping the keys (names can be 500 characters; a
+ * 429 MB package held 3 GiB of them).
+ */
+function digestOf(key: string): string {
+  return createHash('sha256').update(key).digest().subarray(0, 16).toString('latin1');
+}
+
+/**
  * Applies one profile's rules to records as they stream by (in any order), collecting every
  * finding: errors (the consumer refuses the package) and warnings (it changes a value). Memory:
- * one key → id map per `unique` rule, nothing else.
+ * one digest → first id map per `unique` rule (about 100 bytes a record), nothing else.
  */
 export class ConsumerChecker {
   readonly profile: ConsumerProfile;
@@ -68,8 +79,10 @@ export class ConsumerChecker {
   record(subject: ConsumerSubject, record: Readonly<Record<string, unknown>>, at: RecordLocation = {}): void {
     const rules = this.#bySubject.get(subject);
     if (!rules) return;
+    // Two identities can both join this record to the same earlier one: one issue says it.
+    const joined = new Set<string>();
     for (const rule of rules) {
-      const problem = this.#check(rule, record);
+      const problem = this.#check(rule, record, joined);
       if (problem === undefined) continue;
       const recordId = recordIdOf(subject, record);
       if (rule.severity === 'error') this.#errors++;
@@ -87,37 +100,39 @@ export class ConsumerChecker {
     }
   }
 
-  #check(rule: ConsumerRule, record: Readonly<Record<string, unknown>>): string | undefined {
+  #check(rule: ConsumerRule, record: Readonly<Record<string, unknown>>, joined: Set<string>): string | undefined {
     if (rule.rule === 'unique') {
       const key = rule.key(record);
       const id = recordIdOf(rule.subject, record);
       if (key === undefined || id === undefined) return undefined;
       const seen = this.#seen.get(rule)!;
-      const first = seen.get(key);
+      const digest = digestOf(key);
+      const first = seen.get(digest);
       if (first === undefined) {
-        seen.set(key, id);
+        seen.set(digest, id);
         return undefined;
       }
+      if (joined.has(first)) return undefined;
+      joined.add(first);
       return `has the same ${rule.describe} as ${rule.subject} ${first} (type ${show(record.type)}, name ${show(record.name)}): ${first} and ${id} would be one ${rule.subject}`;
     }
     const value = record[rule.field];
     switch (rule.rule) {
       case 'max-length': {
         if (typeof value !== 'string') return undefined;
-        const n = codePointLength(value);
-        return n > rule.max ? `${rule.field} ${show(value)} is ${n} characters; the limit is ${rule.max}` : undefined;
+        const n = codePointLength(rule.stored ? rule.stored(value) : value);
+        const as = rule.storedAs !== undefined ? ` as stored (${rule.storedAs})` : '';
+        return n > rule.max ? `${rule.field} ${show(value)} is ${n} characters${as}; the limit is ${rule.max}` : undefined;
       }
       case 'range':
         if (typeof value !== 'number') return undefined;
         return value < rule.min || value > rule.max ? `${rule.field} is ${show(value)}; the limit is [${rule.min}, ${rule.max}]` : undefined;
-      case 'step': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-        const rounded = Math.round(value / rule.step) * rule.step;
-        const digits = Math.max(0, -Math.floor(Math.log10(rule.step)));
-        return Math.abs(rounded - value) > 1e-9 ? `${rule.field} ${show(value)} will be stored as ${rounded.toFixed(digits)} (a multiple of ${rule.step})` : undefined;
+      case 'adjusts': {
+        const stored = rule.adjust(value);
+        return stored === undefined ? undefined : `${rule.field} ${show(value)} will be stored as ${stored}`;
       }
       case 'non-blank':
-        return typeof value === 'string' && value.trim() === '' ? `${rule.field} ${show(value)} is blank; it must have a visible character` : undefined;
+        return typeof value === 'string' && rule.strip(value) === '' ? `${rule.field} ${show(value)} is blank; it must have a visible character` : undefined;
       case 'parses':
         if (value === undefined || value === null) return undefined;
         return rule.parses(value) ? undefined : `${rule.field} ${show(value)} cannot be parsed; expected ${rule.expected}`;
