@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { codePointLength } from '../model/casefold.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
+import { digest128 } from './digest128.js';
 import type { ConsumerProfile, ConsumerRule, ConsumerSubject } from './profile.js';
 
 /** Where a record was found, for the issue. */
@@ -26,16 +26,6 @@ function label(subject: ConsumerSubject, record: Readonly<Record<string, unknown
   if (subject === 'event-entity') return `event-entity link ${String(record.event_id)} → ${String(record.entity_id)}`;
   if (subject === 'chunk-event') return `chunk-event link ${String(record.chunk_id)} → ${String(record.event_id)}`;
   return `${subject} ${String(record.id)}`;
-}
-
-/**
- * A fixed-size stand-in for an identity key: the first 128 bits of its SHA-256, as a 16-character
- * one-byte string. Two different keys share one with probability 2^-128 per pair, so a shared
- * digest is taken as a collision without keeping the keys (names can be 500 characters; a
- * 429 MB package held 3 GiB of them).
- */
-function digestOf(key: string): string {
-  return createHash('sha256').update(key).digest().subarray(0, 16).toString('latin1');
 }
 
 /**
@@ -106,7 +96,7 @@ export class ConsumerChecker {
       const id = recordIdOf(rule.subject, record);
       if (key === undefined || id === undefined) return undefined;
       const seen = this.#seen.get(rule)!;
-      const digest = digestOf(key);
+      const digest = digest128(key);
       const first = seen.get(digest);
       if (first === undefined) {
         seen.set(digest, id);
