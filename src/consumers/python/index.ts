@@ -9,4 +9,4 @@ export { pythonNfc } from '../../model/python-nfc.js';
 export { PYTHON_UNICODE_VERSION } from '../../model/python-unicode.js';
 export { pythonQuantize2, sagWeight, type SagWeight } from './decimal-quantize.js';
 export { pythonFromIsoformat, pythonIsoformat, pythonParsesIsoDatetime, sagDatetime, type PythonDatetime } from './fromisoformat.js';
-export { pythonIsSpace, pythonStrip } from './strip.js';
+export { pythonIsSpace, pythonLstrip, pythonStrip } from './strip.js';

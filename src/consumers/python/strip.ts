@@ -20,3 +20,10 @@ export function pythonStrip(s: string): string {
   while (end > start && isPythonWhitespace(s.charCodeAt(end - 1))) end--;
   return s.slice(start, end);
 }
+
+/** `s.lstrip()` (no argument). */
+export function pythonLstrip(s: string): string {
+  let start = 0;
+  while (start < s.length && isPythonWhitespace(s.charCodeAt(start))) start++;
+  return s.slice(start);
+}
