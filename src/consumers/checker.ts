@@ -1,6 +1,7 @@
 import { codePointLength } from '../model/casefold.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
+import { DigestIndex, RecordIds } from './digest-index.js';
 import { digest128 } from './digest128.js';
 import type { ConsumerProfile, ConsumerRule, ConsumerSubject } from './profile.js';
 
@@ -31,12 +32,18 @@ function label(subject: ConsumerSubject, record: Readonly<Record<string, unknown
 /**
  * Applies one profile's rules to records as they stream by (in any order), collecting every
  * finding: errors (the consumer refuses the package) and warnings (it changes a value). Memory:
- * one digest → first id map per `unique` rule (about 100 bytes a record), nothing else.
+ * per `unique` rule, a table of 128-bit key digests → first record (`digest-index.ts`), and the
+ * first records' ids once; no key is kept.
  */
 export class ConsumerChecker {
   readonly profile: ConsumerProfile;
   readonly #bySubject = new Map<ConsumerSubject, ConsumerRule[]>();
-  readonly #seen = new Map<ConsumerRule, Map<string, string>>();
+  readonly #seen = new Map<ConsumerRule, DigestIndex>();
+  /** The ids of records that were first with some key (one copy, shared by every `unique` rule). */
+  readonly #firstIds = new RecordIds();
+  readonly #digest = new Uint32Array(4);
+  /** The number of the record being checked, once a `unique` rule stored its id. */
+  #current: number | undefined;
   readonly #issues: OctxIssue[] = [];
   #errors = 0;
 
@@ -46,7 +53,7 @@ export class ConsumerChecker {
       const list = this.#bySubject.get(r.subject) ?? [];
       list.push(r);
       this.#bySubject.set(r.subject, list);
-      if (r.rule === 'unique') this.#seen.set(r, new Map());
+      if (r.rule === 'unique') this.#seen.set(r, new DigestIndex());
     }
   }
 
@@ -71,6 +78,7 @@ export class ConsumerChecker {
     if (!rules) return;
     // Two identities can both join this record to the same earlier one: one issue says it.
     const joined = new Set<string>();
+    this.#current = undefined;
     for (const rule of rules) {
       const problem = this.#check(rule, record, joined);
       if (problem === undefined) continue;
@@ -96,12 +104,13 @@ export class ConsumerChecker {
       const id = recordIdOf(rule.subject, record);
       if (key === undefined || id === undefined) return undefined;
       const seen = this.#seen.get(rule)!;
-      const digest = digest128(key);
-      const first = seen.get(digest);
-      if (first === undefined) {
-        seen.set(digest, id);
+      // The record's number: the one it got from an earlier rule of this call, else the next free one.
+      const firstNumber = seen.firstOrAdd(digest128(key, this.#digest), this.#current ?? this.#firstIds.next);
+      if (firstNumber === undefined) {
+        this.#current ??= this.#firstIds.add(id);
         return undefined;
       }
+      const first = this.#firstIds.get(firstNumber);
       if (joined.has(first)) return undefined;
       joined.add(first);
       return `has the same ${rule.describe} as ${rule.subject} ${first} (type ${show(record.type)}, name ${show(record.name)}): ${first} and ${id} would be one ${rule.subject}`;

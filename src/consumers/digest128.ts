@@ -1,10 +1,10 @@
 /**
  * A 128-bit digest of a string: MurmurHash3 x86_128 (Austin Appleby's public-domain design) over
  * the string's UTF-16 code units, two to a 32-bit word. It stands in for an identity key in the
- * consumer checker's memory: 8 UTF-16 units, whatever the key's length. Two different keys share
- * a digest with probability about 2^-128 (not a cryptographic bound: a producer could craft a
- * pair, and then only refuse its own package), about 40x faster than SHA-256 through node:crypto
- * for short keys, which matters at a million entities.
+ * consumer checker's memory (`digest-index.ts`): four 32-bit words, whatever the key's length.
+ * Two different keys share a digest with probability about 2^-128 (not a cryptographic bound: a
+ * producer could craft a colliding pair, and would only get its own package refused). Computed
+ * in JavaScript, with no buffer or hash object per key.
  */
 
 const C1 = 0x239b961b;
@@ -22,11 +22,11 @@ function fmix(h: number): number {
   return h ^ (h >>> 16);
 }
 
-/** The code-unit word at `i` (two UTF-16 units, little end first; 0 past the end). */
-const word = (s: string, i: number): number => (i * 2 < s.length ? s.charCodeAt(i * 2) : 0) | ((i * 2 + 1 < s.length ? s.charCodeAt(i * 2 + 1) : 0) << 16);
+/** The code-unit word at `i` (two UTF-16 units, low one first; past the end, `charCodeAt` is NaN and `| 0` makes it 0). */
+const word = (s: string, i: number): number => s.charCodeAt(2 * i) | 0 | ((s.charCodeAt(2 * i + 1) | 0) << 16);
 
-/** The digest of `s` as 8 UTF-16 code units (for a Map key). */
-export function digest128(s: string, seed = 0x0c7e_0017): string {
+/** Writes the digest of `s` into `out` (four 32-bit words) and returns it. */
+export function digest128(s: string, out: Uint32Array = new Uint32Array(4), seed = 0x0c7e_0017): Uint32Array {
   let h1 = seed;
   let h2 = seed;
   let h3 = seed;
@@ -34,10 +34,11 @@ export function digest128(s: string, seed = 0x0c7e_0017): string {
   const words = Math.ceil(s.length / 2);
   const blocks = words >> 2;
   for (let b = 0; b < blocks; b++) {
-    let k1 = word(s, b * 4);
-    let k2 = word(s, b * 4 + 1);
-    let k3 = word(s, b * 4 + 2);
-    let k4 = word(s, b * 4 + 3);
+    const u = b * 8;
+    let k1 = s.charCodeAt(u) | (s.charCodeAt(u + 1) << 16);
+    let k2 = s.charCodeAt(u + 2) | (s.charCodeAt(u + 3) << 16);
+    let k3 = s.charCodeAt(u + 4) | (s.charCodeAt(u + 5) << 16);
+    let k4 = s.charCodeAt(u + 6) | (s.charCodeAt(u + 7) << 16);
     k1 = Math.imul(rotl(Math.imul(k1, C1), 15), C2);
     h1 ^= k1;
     h1 = (Math.imul(rotl(h1, 19) + h2, 5) + 0x561ccd1b) | 0;
@@ -75,5 +76,9 @@ export function digest128(s: string, seed = 0x0c7e_0017): string {
   h2 = (h2 + h1) | 0;
   h3 = (h3 + h1) | 0;
   h4 = (h4 + h1) | 0;
-  return String.fromCharCode(h1 & 0xffff, h1 >>> 16, h2 & 0xffff, h2 >>> 16, h3 & 0xffff, h3 >>> 16, h4 & 0xffff, h4 >>> 16);
+  out[0] = h1;
+  out[1] = h2;
+  out[2] = h3;
+  out[3] = h4;
+  return out;
 }
