@@ -53,8 +53,8 @@ export type ConsumerRule =
   | (RuleBase & { readonly rule: 'parses'; readonly field: string; readonly parses: (value: unknown) => boolean; readonly expected: string })
   /**
    * No two records with the same `key` (undefined: not keyed). `describe` names the key in
-   * messages. Checking it keeps one map of a 128-bit digest of the key → the first record's id
-   * while the records stream by (fixed size per record, however long the keys are).
+   * messages. Checking it keeps a 128-bit digest of each key → the first record (its id once),
+   * while the records stream by: a fixed size per record, however long the keys are.
    */
   | (RuleBase & {
       readonly rule: 'unique';
