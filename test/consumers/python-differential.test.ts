@@ -31,7 +31,7 @@ const PYTHON = process.env.PYTHON ?? 'python3';
 const ORACLE = join(ROOT, 'test/consumers/python-oracle.py');
 const RUNS = 1500;
 
-type Op = 'strip' | 'isspace' | 'casefold' | 'nfc' | 'len' | 'fromisoformat' | 'sag_datetime' | 'sag_weight' | 'identities';
+type Op = 'every_code_point' | 'strip' | 'isspace' | 'casefold' | 'nfc' | 'len' | 'fromisoformat' | 'sag_datetime' | 'sag_weight' | 'identities';
 interface Case {
   readonly op: Op;
   readonly v: unknown;
@@ -42,6 +42,8 @@ interface Case {
 function ours(c: Case): unknown {
   const s = c.v as string;
   switch (c.op) {
+    case 'every_code_point':
+      return undefined;
     case 'strip':
       return pythonStrip(s);
     case 'isspace':
@@ -174,10 +176,12 @@ const CORNERS: Case[] = [
     { op: 'isspace', v },
   ]),
   ...['Straße', 'STRASSE', 'ΐ', 'ﬁ', 'İstanbul', 'ıI', 'ΣΑΣ', 'ꭰᏸ', 'ß'.repeat(26)].map((v): Case => ({ op: 'casefold', v })),
-  ...['e\u0301', '\u00e9', 'a\u0323\u0301', '\u1100\u1161\u11a8', '\u{11382}\u{113c9}', '\u{1611e}\u{1611e}', '\u{16d67}\u{16d67}', 'x\u{16d67}\u0301'].map((v): Case => ({
-    op: 'nfc',
-    v,
-  })),
+  ...['e\u0301', '\u00e9', 'a\u0323\u0301', '\u1100\u1161\u11a8', '\u{11382}\u{113c9}', '\u{1611e}\u{1611e}', '\u{16d67}\u{16d67}', 'x\u{16d67}\u0301', 'a\u{1e4ec}\u0301'].map(
+    (v): Case => ({
+      op: 'nfc',
+      v,
+    }),
+  ),
   ...[
     '2026-07-12',
     '2026-07-12T10:00:00Z',
@@ -276,6 +280,29 @@ describe('Python semantics of the sag-1.7 profile, against real python3', () => 
       `python differential: ${cases.length} cases compared with Python ${py.header.python} (${[...byOp].map(([op, n]) => `${op} ${n}`).join(', ')}; fromisoformat accepted ${parsed} of ${byOp.get('fromisoformat')})`,
     );
     expect(wrong.slice(0, 20)).toEqual([]);
+  });
+
+  it('casefold, isspace and NFC agree with Python on every code point', () => {
+    const py = askPython([{ op: 'every_code_point', v: null }]);
+    if (!py) throw new Error(`${PYTHON} not found`);
+    const { folds, spaces, nfc } = py.answers[0] as { folds: [number, string][]; spaces: number[]; nfc: [number, string][] };
+    const theirs = new Map(folds);
+    const ours: [number, string][] = [];
+    const oursSpaces: number[] = [];
+    const oursNfc: [number, string][] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      const c = String.fromCodePoint(cp);
+      const f = casefold(c);
+      if (f !== c) ours.push([cp, f]);
+      if (pythonIsSpace(c)) oursSpaces.push(cp);
+      const n = pythonNfc(c);
+      if (n !== c) oursNfc.push([cp, n]);
+    }
+    expect(ours.filter(([cp, f]) => theirs.get(cp) !== f)).toEqual([]);
+    expect(ours).toHaveLength(folds.length);
+    expect(oursSpaces).toEqual(spaces);
+    expect(oursNfc).toEqual(nfc);
+    console.info(`python differential: casefold, isspace and NFC compared on all ${0x110000} code points (${folds.length} fold, ${nfc.length} change under NFC)`);
   });
 
   it('nfcCasefold is NFC then casefold, as SAG’s plan composes them', () => {

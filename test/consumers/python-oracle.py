@@ -40,7 +40,24 @@ def identities(v):
     }
 
 
+def every_code_point(_):
+    """Over all of Unicode (surrogates too): the code points casefold and NFC change, with the results, and those isspace accepts."""
+    folds, spaces, nfc = [], [], []
+    for cp in range(0x110000):
+        ch = chr(cp)
+        f = ch.casefold()
+        if f != ch:
+            folds.append([cp, f])
+        if ch.isspace():
+            spaces.append(cp)
+        n = unicodedata.normalize("NFC", ch)
+        if n != ch:
+            nfc.append([cp, n])
+    return {"folds": folds, "spaces": spaces, "nfc": nfc}
+
+
 OPS = {
+    "every_code_point": every_code_point,
     "strip": lambda v: v.strip(),
     "isspace": lambda v: v.isspace(),
     "casefold": lambda v: v.casefold(),
@@ -56,4 +73,4 @@ out = sys.stdout
 out.write(json.dumps({"python": ".".join(map(str, sys.version_info[:3])), "unicode": unicodedata.unidata_version}) + "\n")
 for line in sys.stdin:
     req = json.loads(line)
-    out.write(json.dumps(OPS[req["op"]](req["v"])) + "\n")
+    out.write(json.dumps(OPS[req["op"]](req["v"]), ensure_ascii=True) + "\n")

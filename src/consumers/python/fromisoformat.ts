@@ -6,9 +6,11 @@
  * constructors), step for step, quirks included: the separator is any one character, found by
  * the shape of the date; ISO week dates (`2020-W53-1`, `2020W531`, week 53 only in a year that has
  * one); basic formats (`20200101T010203`); `.` or `,` before the fraction, digits past the sixth
- * ignored; no hour 24, no leap second; offsets strictly within ±24 h. The C code reads a
- * NUL-terminated buffer, so an embedded `\0` ends the text as it does there. Checked against
- * `python3` by test/consumers/python-differential.test.ts.
+ * ignored; no hour 24, no leap second; offsets strictly within ±24 h. Positions count code points
+ * (Python 3.11 accepts `é` or `😀`, even a lone surrogate, as the separator; any other non-ASCII
+ * character fails the grammar either way). The C code reads a NUL-terminated buffer, so an
+ * embedded `\0` ends the text as it does there. Checked against `python3` by
+ * test/consumers/python-differential.test.ts.
  */
 
 /** A datetime as CPython builds it from the text. */
