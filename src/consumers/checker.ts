@@ -1,6 +1,8 @@
 import { codePointLength } from '../model/casefold.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
+import { DigestIndex, RecordIds } from './digest-index.js';
+import { digest128 } from './digest128.js';
 import type { ConsumerProfile, ConsumerRule, ConsumerSubject } from './profile.js';
 
 /** Where a record was found, for the issue. */
@@ -30,12 +32,18 @@ function label(subject: ConsumerSubject, record: Readonly<Record<string, unknown
 /**
  * Applies one profile's rules to records as they stream by (in any order), collecting every
  * finding: errors (the consumer refuses the package) and warnings (it changes a value). Memory:
- * one key → id map per `unique` rule, nothing else.
+ * per `unique` rule, a table of 128-bit key digests → first record (`digest-index.ts`), and the
+ * first records' ids once; no key is kept.
  */
 export class ConsumerChecker {
   readonly profile: ConsumerProfile;
   readonly #bySubject = new Map<ConsumerSubject, ConsumerRule[]>();
-  readonly #seen = new Map<ConsumerRule, Map<string, string>>();
+  readonly #seen = new Map<ConsumerRule, DigestIndex>();
+  /** The ids of records that were first with some key (one copy, shared by every `unique` rule). */
+  readonly #firstIds = new RecordIds();
+  readonly #digest = new Uint32Array(4);
+  /** The number of the record being checked, once a `unique` rule stored its id. */
+  #current: number | undefined;
   readonly #issues: OctxIssue[] = [];
   #errors = 0;
 
@@ -45,7 +53,7 @@ export class ConsumerChecker {
       const list = this.#bySubject.get(r.subject) ?? [];
       list.push(r);
       this.#bySubject.set(r.subject, list);
-      if (r.rule === 'unique') this.#seen.set(r, new Map());
+      if (r.rule === 'unique') this.#seen.set(r, new DigestIndex());
     }
   }
 
@@ -68,8 +76,11 @@ export class ConsumerChecker {
   record(subject: ConsumerSubject, record: Readonly<Record<string, unknown>>, at: RecordLocation = {}): void {
     const rules = this.#bySubject.get(subject);
     if (!rules) return;
+    // Two identities can both join this record to the same earlier one: one issue says it.
+    const joined = new Set<string>();
+    this.#current = undefined;
     for (const rule of rules) {
-      const problem = this.#check(rule, record);
+      const problem = this.#check(rule, record, joined);
       if (problem === undefined) continue;
       const recordId = recordIdOf(subject, record);
       if (rule.severity === 'error') this.#errors++;
@@ -87,37 +98,40 @@ export class ConsumerChecker {
     }
   }
 
-  #check(rule: ConsumerRule, record: Readonly<Record<string, unknown>>): string | undefined {
+  #check(rule: ConsumerRule, record: Readonly<Record<string, unknown>>, joined: Set<string>): string | undefined {
     if (rule.rule === 'unique') {
       const key = rule.key(record);
       const id = recordIdOf(rule.subject, record);
       if (key === undefined || id === undefined) return undefined;
       const seen = this.#seen.get(rule)!;
-      const first = seen.get(key);
-      if (first === undefined) {
-        seen.set(key, id);
+      // The record's number: the one it got from an earlier rule of this call, else the next free one.
+      const firstNumber = seen.firstOrAdd(digest128(key, this.#digest), this.#current ?? this.#firstIds.next);
+      if (firstNumber === undefined) {
+        this.#current ??= this.#firstIds.add(id);
         return undefined;
       }
+      const first = this.#firstIds.get(firstNumber);
+      if (joined.has(first)) return undefined;
+      joined.add(first);
       return `has the same ${rule.describe} as ${rule.subject} ${first} (type ${show(record.type)}, name ${show(record.name)}): ${first} and ${id} would be one ${rule.subject}`;
     }
     const value = record[rule.field];
     switch (rule.rule) {
       case 'max-length': {
         if (typeof value !== 'string') return undefined;
-        const n = codePointLength(value);
-        return n > rule.max ? `${rule.field} ${show(value)} is ${n} characters; the limit is ${rule.max}` : undefined;
+        const n = codePointLength(rule.stored ? rule.stored(value) : value);
+        const as = rule.storedAs !== undefined ? ` as stored (${rule.storedAs})` : '';
+        return n > rule.max ? `${rule.field} ${show(value)} is ${n} characters${as}; the limit is ${rule.max}` : undefined;
       }
       case 'range':
         if (typeof value !== 'number') return undefined;
         return value < rule.min || value > rule.max ? `${rule.field} is ${show(value)}; the limit is [${rule.min}, ${rule.max}]` : undefined;
-      case 'step': {
-        if (typeof value !== 'number' || !Number.isFinite(value)) return undefined;
-        const rounded = Math.round(value / rule.step) * rule.step;
-        const digits = Math.max(0, -Math.floor(Math.log10(rule.step)));
-        return Math.abs(rounded - value) > 1e-9 ? `${rule.field} ${show(value)} will be stored as ${rounded.toFixed(digits)} (a multiple of ${rule.step})` : undefined;
+      case 'adjusts': {
+        const stored = rule.adjust(value);
+        return stored === undefined ? undefined : `${rule.field} ${show(value)} will be stored as ${stored}`;
       }
       case 'non-blank':
-        return typeof value === 'string' && value.trim() === '' ? `${rule.field} ${show(value)} is blank; it must have a visible character` : undefined;
+        return typeof value === 'string' && rule.strip(value) === '' ? `${rule.field} ${show(value)} is blank; it must have a visible character` : undefined;
       case 'parses':
         if (value === undefined || value === null) return undefined;
         return rule.parses(value) ? undefined : `${rule.field} ${show(value)} cannot be parsed; expected ${rule.expected}`;

@@ -10,7 +10,7 @@ import { SEED_PROFILE } from './seed.js';
 
 export { ConsumerChecker, type RecordLocation } from './checker.js';
 export type { ConsumerDocument, ConsumerProfile, ConsumerRule, ConsumerSubject, VectorPolicy } from './profile.js';
-export { sagEntityIdentity, SAG_1_7_PROFILE } from './sag-1-7.js';
+export { sagDatabaseIdentity, sagEntityIdentity, sagStoredType, SAG_1_7_PROFILE } from './sag-1-7.js';
 export { SEED_PROFILE } from './seed.js';
 
 /** Every known consumer, by name. */

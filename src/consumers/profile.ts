@@ -28,19 +28,33 @@ interface RuleBase {
 
 /** One rule of a profile. Each names the field it checks; an absent optional field passes. */
 export type ConsumerRule =
-  /** A string field of at most `max` code points (SQL `VARCHAR(n)`, Python `len`). */
-  | (RuleBase & { readonly rule: 'max-length'; readonly field: string; readonly max: number })
+  /**
+   * A string field of at most `max` code points (SQL `VARCHAR(n)`, Python `len`), measured on
+   * `stored(value)` when given: the value as the consumer stores it (`storedAs` names that, e.g.
+   * `strip + casefold`), which can be longer or shorter than the value written.
+   */
+  | (RuleBase & {
+      readonly rule: 'max-length';
+      readonly field: string;
+      readonly max: number;
+      readonly stored?: (value: string) => string;
+      readonly storedAs?: string;
+    })
   /** A number field within [min, max] (absent: the consumer's default applies). */
   | (RuleBase & { readonly rule: 'range'; readonly field: string; readonly min: number; readonly max: number })
-  /** A number field the consumer stores rounded to a multiple of `step`. */
-  | (RuleBase & { readonly rule: 'step'; readonly field: string; readonly step: number })
-  /** A string field with at least one non-white-space character. */
-  | (RuleBase & { readonly rule: 'non-blank'; readonly field: string })
+  /**
+   * A field the consumer stores changed: `adjust` returns the text of the value it will store
+   * when that differs from the value written (undefined: stored as written, or not checked here).
+   */
+  | (RuleBase & { readonly rule: 'adjusts'; readonly field: string; readonly adjust: (value: unknown) => string | undefined })
+  /** A string field that is not empty once `strip` (the consumer's meaning of white space) removed its ends. */
+  | (RuleBase & { readonly rule: 'non-blank'; readonly field: string; readonly strip: (value: string) => string })
   /** A field, when present and not null, that `parses` accepts; `expected` describes it. */
   | (RuleBase & { readonly rule: 'parses'; readonly field: string; readonly parses: (value: unknown) => boolean; readonly expected: string })
   /**
    * No two records with the same `key` (undefined: not keyed). `describe` names the key in
-   * messages. Checking it keeps one map of key → id for the subject while the records stream by.
+   * messages. Checking it keeps a 128-bit digest of each key → the first record (its id once),
+   * while the records stream by: a fixed size per record, however long the keys are.
    */
   | (RuleBase & {
       readonly rule: 'unique';

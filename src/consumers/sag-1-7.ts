@@ -3,13 +3,31 @@
  * importer). Every rule here is data that passes the seed and every validator but fails SAG's
  * import job after its preflight accepted the package, or that SAG silently changes.
  */
-import { nfcCasefold } from '../model/casefold.js';
+import { casefold, nfcCasefold } from '../model/casefold.js';
 import type { ConsumerProfile, ConsumerRule } from './profile.js';
-import { pythonParsesIsoDatetime } from './python-isoformat.js';
+import { sagDatetime } from './python/fromisoformat.js';
+import { sagWeight } from './python/decimal-quantize.js';
+import { pythonStrip } from './python/strip.js';
 
-/** SAG's entity identity: `type` as given, `name` NFC-normalised and case-folded (Python `casefold`). */
+/**
+ * SAG's import-plan entity identity (`sag/octx_plan_store.py`): `type` as written, `name` as
+ * `unicodedata.normalize("NFC", name).casefold()`.
+ */
 export function sagEntityIdentity(type: string, name: string): string {
-  return `${type}\u0000${nfcCasefold(name)}`;
+  return JSON.stringify([type, nfcCasefold(name)]);
+}
+
+/**
+ * SAG's database entity identity (the unique index the entity insert of `sag/octx_importer.py`
+ * hits): `type.strip().casefold()` and `name.casefold()`, without NFC.
+ */
+export function sagDatabaseIdentity(type: string, name: string): string {
+  return JSON.stringify([sagStoredType(type), casefold(name)]);
+}
+
+/** An entity `type` as SAG stores it: `type.strip().casefold()` (a fold can lengthen it: `ß` → `ss`). */
+export function sagStoredType(type: string): string {
+  return casefold(pythonStrip(type));
 }
 
 const ID_MAX = 100;
@@ -21,9 +39,18 @@ const rules: ConsumerRule[] = [
     subject: 'entity',
     field: 'name',
     key: (r) => (typeof r.type === 'string' && typeof r.name === 'string' ? sagEntityIdentity(r.type, r.name) : undefined),
-    describe: 'entity identity (type, NFC + casefold of name)',
+    describe: 'import-plan identity (type as written, NFC + casefold of name)',
     severity: 'error',
-    why: 'SAG keeps one entity per (type, NFC + casefold of name) in a unique index: "duplicate entity identity"',
+    why: 'SAG\'s import plan keeps one entity per (type, NFC + casefold of name): "duplicate entity identity"',
+  },
+  {
+    rule: 'unique',
+    subject: 'entity',
+    field: 'name',
+    key: (r) => (typeof r.type === 'string' && typeof r.name === 'string' ? sagDatabaseIdentity(r.type, r.name) : undefined),
+    describe: 'database identity (strip + casefold of type, casefold of name)',
+    severity: 'error',
+    why: "SAG's database has a unique index on (type.strip().casefold(), name.casefold()): the import job fails with an IntegrityError",
   },
   {
     rule: 'range',
@@ -34,17 +61,43 @@ const rules: ConsumerRule[] = [
     severity: 'error',
     why: 'SAG stores weight as Numeric(3,2): "event-entity weight exceeds SAG Numeric(3,2)" (a missing weight means 1)',
   },
-  { rule: 'step', subject: 'event-entity', field: 'weight', step: 0.01, severity: 'warning', why: 'SAG quantises weight to 0.01' },
-  { rule: 'max-length', subject: 'entity', field: 'type', max: 50, severity: 'error', why: column(50) },
+  {
+    rule: 'adjusts',
+    subject: 'event-entity',
+    field: 'weight',
+    adjust: (v) => {
+      const w = sagWeight(v);
+      return w?.ok && w.changed && v !== undefined && v !== null ? w.stored : undefined;
+    },
+    severity: 'warning',
+    why: 'SAG stores Decimal(str(weight)).quantize(Decimal("0.01")), rounding half to even',
+  },
+  {
+    rule: 'max-length',
+    subject: 'entity',
+    field: 'type',
+    max: 50,
+    stored: sagStoredType,
+    storedAs: 'strip + casefold',
+    severity: 'error',
+    why: `SAG stores type.strip().casefold(); ${column(50)}`,
+  },
   { rule: 'max-length', subject: 'event', field: 'category', max: 50, severity: 'error', why: column(50) },
-  { rule: 'max-length', subject: 'document', field: 'title', max: 500, severity: 'error', why: column(500) },
+  { rule: 'max-length', subject: 'document', field: 'title', max: 500, stored: pythonStrip, storedAs: 'strip', severity: 'error', why: `SAG strips the title; ${column(500)}` },
   { rule: 'max-length', subject: 'chunk', field: 'heading', max: 500, severity: 'error', why: column(500) },
   { rule: 'max-length', subject: 'entity', field: 'name', max: 500, severity: 'error', why: column(500) },
   { rule: 'max-length', subject: 'document', field: 'id', max: ID_MAX, severity: 'error', why: column(ID_MAX) },
   { rule: 'max-length', subject: 'chunk', field: 'id', max: ID_MAX, severity: 'error', why: column(ID_MAX) },
   { rule: 'max-length', subject: 'event', field: 'id', max: ID_MAX, severity: 'error', why: column(ID_MAX) },
   { rule: 'max-length', subject: 'entity', field: 'id', max: ID_MAX, severity: 'error', why: column(ID_MAX) },
-  { rule: 'non-blank', subject: 'event', field: 'title', severity: 'error', why: 'SAG requires a non-blank event title and the import job fails on a blank one' },
+  {
+    rule: 'non-blank',
+    subject: 'event',
+    field: 'title',
+    strip: pythonStrip,
+    severity: 'error',
+    why: 'SAG requires title.strip() (Python\'s white space) to be non-empty: "event has empty title"',
+  },
   {
     rule: 'max-length',
     subject: 'event',
@@ -57,10 +110,10 @@ const rules: ConsumerRule[] = [
     rule: 'parses',
     subject: 'event',
     field,
-    parses: pythonParsesIsoDatetime,
-    expected: "an ISO 8601 date-time Python's datetime.fromisoformat reads, e.g. 2026-07-12T10:00:00+00:00",
+    parses: (v) => sagDatetime(v) !== undefined,
+    expected: "a date-time Python 3.11's datetime.fromisoformat reads once SAG has replaced each Z by +00:00, e.g. 2026-07-12T10:00:00Z",
     severity: 'error',
-    why: 'SAG parses it with Python datetime.fromisoformat and the import job fails on a value it cannot parse',
+    why: 'SAG parses a non-empty string with datetime.fromisoformat(v.replace("Z", "+00:00")): "invalid OCTX datetime"',
   })),
 ];
 

@@ -194,3 +194,98 @@ describe('sag-1.7 rules the builder cannot reach (checked on records directly)',
     }
   });
 });
+
+describe('sag-1.7 with Python’s meaning of blank, case, time and rounding (issue 21)', () => {
+  const errorsOf = (e: OctxError) => e.issues.map(located);
+
+  describe('both entity identities: the import plan’s and the database’s', () => {
+    it.each([
+      ['type case (database: type.strip().casefold())', { name: 'Cao Cao', type: 'Person' }, { name: 'CAO CAO', type: 'person' }],
+      ['type padding (database strips the type)', { name: 'Cao Cao', type: 'person ' }, { name: 'cao cao', type: 'person' }],
+      ['Python white space around the type (\\x85, \\x1f)', { name: 'Cao Cao', type: '\x85person\x1f' }, { name: 'CAO CAO', type: 'PERSON' }],
+      ['composition only (the plan applies NFC, the database does not)', { name: '\u00C9mile', type: 'person' }, { name: 'E\u0301mile', type: 'person' }],
+    ])('%s: refused, both ids named, one issue', async (_what, a, b) => {
+      const e = await refused({ entity: a, other: b });
+      expect(errorsOf(e)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: OTHER, field: 'name' }]);
+      expect(e.issues[0]!.message).toContain(ENTITY);
+      expect(e.issues[0]!.message).toContain(OTHER);
+    });
+
+    it('the database identity is named when only it collides', async () => {
+      const e = await refused({ entity: { name: 'Cao Cao', type: 'Person' }, other: { name: 'cao cao', type: 'person' } });
+      expect(e.issues[0]!.message).toContain('database identity');
+    });
+
+    it('distinct under both: accepted (a BOM is not white space to Python)', async () => {
+      await accepted({ entity: { name: 'Cao Cao', type: '\ufeffperson' }, other: { name: 'Cao Cao', type: 'person' } });
+      await accepted({ entity: { name: 'Cao Cao', type: 'person' }, other: { name: 'Cao Cao', type: 'persons' } });
+    });
+  });
+
+  describe('bounds measured on what SAG stores', () => {
+    it('entity type ≤ 50 after strip().casefold(): ß×25 (50) passes, ß×26 (52) is refused', async () => {
+      await accepted({ entity: { type: 'ß'.repeat(25) } });
+      const e = await refused({ entity: { type: 'ß'.repeat(26) } });
+      expect(errorsOf(e)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: ENTITY, field: 'type' }]);
+      expect(e.issues[0]!.message).toContain('52 characters as stored (strip + casefold); the limit is 50');
+    });
+
+    it('a type longer than 50 only by its padding passes (SAG strips it)', async () => {
+      await accepted({ entity: { type: `  ${x(50)}\x85` } });
+    });
+
+    it('a document title is stripped before its 500 bound', async () => {
+      await accepted({ title: ` ${x(500)}\u3000` });
+      await refused({ title: ` ${x(501)} ` });
+    });
+  });
+
+  describe('blank is Python’s str.strip()', () => {
+    it('an event title of \\x85 or \\x1c–\\x1f is blank (JavaScript’s trim keeps them): refused', async () => {
+      for (const title of ['\x85', '\x1c\x1d\x1e\x1f']) {
+        const e = await refused({ event: { title } });
+        expect(errorsOf(e)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: EVENT, field: 'title' }]);
+      }
+    });
+  });
+
+  describe('times: fromisoformat after SAG’s Z rewrite', () => {
+    it.each(['2026-07-12Z', '2026-07-12T10:00:00Z', '2020-W53-1', '2015-W53-7', '20200101T010203', '2020-01-01T10:00:00,5', '2020-01-01T10:00+23:59'])(
+      '%s is accepted',
+      async (t) => {
+        await accepted({ event: { start_time: t, end_time: t } });
+      },
+    );
+    it.each(['2021-W53-1', '2020-01-01T24:00', '2026-07-12T10:00:00z', '2020-01-01T10:00+24:00', '2020-001'])('%s is refused, naming the field', async (t) => {
+      const e = await refused({ event: { start_time: t } });
+      expect(errorsOf(e)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: EVENT, field: 'start_time' }]);
+    });
+  });
+
+  describe('weights: Decimal(str(w)).quantize(0.01), half to even', () => {
+    it.each([
+      [0.125, '0.12'],
+      [0.135, '0.14'],
+      [2.675, '2.68'],
+      [0.005, '0.00'],
+    ])('%s warns that SAG stores %s', async (w, stored) => {
+      const r = await accepted({ link: { weight: w } });
+      expect(r.report.warnings.map(located)).toEqual([{ code: 'OCTX_CONSUMER_ADJUSTED', severity: 'warning', recordId: EVENT, field: 'weight' }]);
+      expect(r.report.warnings[0]!.message).toContain(`will be stored as ${stored}`);
+    });
+    it('a weight over 9.99 that would round to 9.99 is still refused (SAG checks before it rounds)', async () => {
+      await refused({ link: { weight: 9.991 } });
+    });
+  });
+});
+
+describe('the identity check keeps fixed-size digests', () => {
+  it('among 100 000 entities with 500-character names, the one duplicate is found and names the first', () => {
+    const c = new ConsumerChecker(SAG_1_7_PROFILE);
+    const long = (n: number) => `${n.toString(36)}${x(494)}`;
+    for (let n = 0; n < 100_000; n++) c.record('entity', { id: id(0x1_0000 + n), type: 'person', name: long(n) });
+    c.record('entity', { id: id(0x9_9999), type: 'PERSON ', name: long(42).toUpperCase() });
+    expect(c.issues.map(located)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: id(0x9_9999), field: 'name' }]);
+    expect(c.issues[0]!.message).toContain(id(0x1_0000 + 42));
+  });
+});

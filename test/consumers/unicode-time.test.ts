@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { casefold, nfcCasefold, sagEntityIdentity } from '../../src/index.js';
 import { codePointLength } from '../../src/model/casefold.js';
-import { pythonParsesIsoDatetime } from '../../src/consumers/python-isoformat.js';
+import { pythonParsesIsoDatetime } from '../../src/consumers/python/fromisoformat.js';
 import { ROOT } from '../helpers/temp.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(ROOT, 'fixtures/consumers', name), 'utf8')) as { cases: [string, string | boolean][] };

@@ -50,6 +50,43 @@ describe('validatePackage with a consumer', () => {
     ]);
   });
 
+  it('Python semantics: the database identity, a \\x85 title, a week-53 time, a stored-type bound, a half-even weight', async () => {
+    let ids: { entities: string[]; events: string[] } = { entities: [], events: [] };
+    const s0 = genStructure({ docs: 1, chunksPerDoc: 3 });
+    const path = await pkg((s) => {
+      Object.assign(s, s0);
+      s.entities[0].name = 'Cao Cao';
+      s.entities[0].type = 'Person ';
+      s.entities[1].name = 'cao cao';
+      s.entities[1].type = 'person';
+      s.entities[2].type = 'ß'.repeat(26);
+      s.events[0].title = '\x85';
+      s.events[1].start_time = '2021-W53-1';
+      s.events[1].end_time = '2020-W53-1';
+      s.eventEntities[2].weight = 0.125;
+      ids = { entities: s.entities.map((e) => e.id), events: s.events.map((e) => e.id) };
+    });
+    const report = await validatePackage(path, { consumer: 'sag-1.7' });
+    expect(report.valid).toBe(true);
+    expect(report.consumer!.compatible).toBe(false);
+    const errors = report.consumer!.issues.filter((i) => i.severity === 'error').map((i) => [i.recordId, i.field]);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        [ids.events[0], 'title'],
+        [ids.events[1], 'start_time'],
+        [ids.entities[1], 'name'],
+        [ids.entities[2], 'type'],
+      ]),
+    );
+    expect(errors).toHaveLength(4);
+    const dup = report.consumer!.issues.find((i) => i.recordId === ids.entities[1])!;
+    expect(dup.message).toContain(ids.entities[0]);
+    expect(dup.message).toContain('database identity');
+    const adjusted = report.consumer!.issues.filter((i) => i.severity === 'warning');
+    expect(adjusted.map((i) => [i.code, i.recordId, i.field])).toEqual([['OCTX_CONSUMER_ADJUSTED', ids.events[2], 'weight']]);
+    expect(adjusted[0]!.message).toContain('will be stored as 0.12');
+  });
+
   it('no consumer rule broken: compatible, for sag-1.7 and the seed', async () => {
     const path = await pkg(() => undefined);
     expect((await validatePackage(path, { consumer: 'sag-1.7' })).consumer).toEqual({ name: 'sag-1.7', compatible: true, issues: [] });
