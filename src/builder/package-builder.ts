@@ -670,13 +670,15 @@ export class PackageBuilder {
         structure: opts.structure,
         limits: opts.limits,
         strict: opts.strict ?? this.#options.strict,
+        // A taken-over lock is a warning like the planner's: strict refuses it before anything is written.
+        warnings: lockWarnings,
         ...consumer,
         ...(vectors !== undefined ? { vectors } : {}),
       });
       // Caller-supplied input digests the validator would refuse: refused here, nothing written.
       if (this.#callerDigests.size > 0) await checkCallerDigests(this.#collected(), structureFiles, plan.arrowTargets, this.#callerDigests, opts.signal);
       planStep(structureRecords);
-      const warnings = [...lockWarnings, ...plan.warnings];
+      const warnings = plan.warnings;
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;
       t = performance.now();

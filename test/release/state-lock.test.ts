@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';
 import type { OctxIssue } from '../../src/model/errors.js';
 import { ProducerState } from '../../src/release/producer-state.js';
+import { PackageBuilder } from '../../src/builder/package-builder.js';
 import { UNRECORDED_LOCK_STALE_MS } from '../../src/release/state-lock.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -138,5 +139,28 @@ describe('producer state lock', () => {
     expect(Date.now() - t).toBeLessThan(5_000);
     expect(e.code).toBe('OCTX_STATE_INVALID');
     expect(e.message).toContain('FIFO');
+  });
+
+  it('strict refuses a take-over like any warning: nothing written, no release; the next run proceeds', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state.json');
+    const out = join(dir, 'out.octx');
+    writeFileSync(`${state}.lock`, owner(await deadPid()));
+    const build = () =>
+      new PackageBuilder({ asset: { name: 'strict' }, release: { version: '1.0.0' }, tempDir: dir, state, strict: true }).addDocument({
+        path: 'guide.md',
+        markdown: '# Guide\n\nInstall it.\n',
+      });
+    const refused = build();
+    const e = (await refused.export({ output: out }).catch((x: unknown) => x)) as OctxError;
+    await refused.dispose();
+    expect(e).toBeInstanceOf(OctxError);
+    expect(e.code).toBe('OCTX_STRICT_VIOLATION');
+    expect(e.issues.map((i) => i.code)).toEqual(['OCTX_STRICT_VIOLATION', 'OCTX_STATE_LOCK_TAKEN_OVER']);
+    expect(readdirSync(dir)).toEqual([]);
+    // Without the stale lock, the same strict export succeeds and records its release.
+    const result = await build().export({ output: out });
+    expect(result.report.warnings).toEqual([]);
+    expect(Object.keys((JSON.parse(readFileSync(state, 'utf8')) as { releases: object }).releases)).toEqual(['1.0.0']);
   });
 });
