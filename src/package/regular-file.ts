@@ -24,7 +24,7 @@ export function fileKind(s: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket' | 
 
 /** The error for a path that exists but is not a regular file (`code` {@link NOT_REGULAR_FILE}). */
 export function notRegularFile(path: string, kind: string): NodeJS.ErrnoException {
-  return Object.assign(new Error(`${path} is ${kind}, not a regular file`), { code: NOT_REGULAR_FILE, path });
+  return Object.assign(new Error(`it is ${kind}, not a regular file`), { code: NOT_REGULAR_FILE, path });
 }
 
 // O_NONBLOCK: opening a FIFO for reading returns at once instead of waiting for a writer.

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { acquireStateLock } from './state-lock.js';
+import { readRegularFileSync } from '../package/regular-file.js';
+import { fsFailure } from '../model/fs-errors.js';
 import { createMissingFolders, removeCreatedFolders } from '../package/created-folders.js';
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
@@ -225,10 +226,11 @@ export class ProducerState {
     const abs = resolve(path);
     let text: string;
     try {
-      text = readFileSync(abs, 'utf8');
+      // Not readFileSync: a FIFO (or device) named as the state must be refused, not waited on.
+      text = readRegularFileSync(abs);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ProducerState(abs, emptyState());
-      throw new OctxError('OCTX_STATE_INVALID', `cannot read producer state ${abs}: ${(e as Error).message}`, { cause: e });
+      throw fsFailure(e, { path: abs, field: 'state', action: 'read producer state', invalidCode: 'OCTX_STATE_INVALID', ioCode: 'OCTX_STATE_INVALID' });
     }
     let raw: unknown;
     try {
@@ -336,7 +338,7 @@ async function removeEmptyFolders(dirs: readonly string[], statePath: string): P
 
 async function writeFileAtomic(path: string, text: string): Promise<void> {
   // Normally there already: the lock, taken before anything is recorded, created the folder.
-  await mkdir(dirname(path), { recursive: true });
+  await createMissingFolders(dirname(path), (e) => new OctxError('OCTX_IO_ERROR', `could not write producer state ${path}: ${(e as Error).message}`, { cause: e }));
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fh = await open(temp, 'wx');
