@@ -31,18 +31,26 @@ export function notRegularFile(path: string, kind: string): NodeJS.ErrnoExceptio
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
- * The text of `path` (UTF-8), refusing anything but a regular file before reading.
+ * The bytes of `path`, refusing anything but a regular file before reading.
  * @throws the Node error of `open` (ENOENT, EACCES, ENAMETOOLONG, …), or `EFTYPE`
  */
-export async function readRegularFile(path: string): Promise<string> {
+export async function readRegularBytes(path: string): Promise<Buffer> {
   const fh = await open(path, READ_FLAGS);
   try {
     const s = await fh.stat();
     if (!s.isFile()) throw notRegularFile(path, fileKind(s));
-    return await fh.readFile('utf8');
+    return await fh.readFile();
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The text of `path` (UTF-8), refusing anything but a regular file before reading.
+ * @throws the Node error of `open` (ENOENT, EACCES, ENAMETOOLONG, …), or `EFTYPE`
+ */
+export async function readRegularFile(path: string): Promise<string> {
+  return (await readRegularBytes(path)).toString('utf8');
 }
 
 /** {@link readRegularFile}, synchronously. */

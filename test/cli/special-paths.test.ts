@@ -67,18 +67,20 @@ async function inProcess(args: readonly string[], stdout?: Writable & { isTTY?: 
 const onLinux = process.platform === 'linux';
 
 describe.skipIf(process.platform === 'win32')('special files and pseudo-file systems', () => {
-  it('a FIFO as --limits, --state or -o is refused at once (no reader waits for a writer)', async () => {
+  it('a FIFO as --limits, --state, -o or an input is refused at once (no reader waits for a writer)', async () => {
     const root = tempDir();
     const kb = workdir(root);
     const fifo = join(root, 'fifo');
     execFileSync('mkfifo', [fifo]);
     const base = ['build', kb, '--name', 'K', '--asset-id', ASSET];
-    const [limits, state, output] = await Promise.all([
+    const [limits, state, output, rag, validate] = await Promise.all([
       bounded([...base, '-o', join(root, 'a.octx'), '--limits', fifo]),
       bounded([...base, '-o', join(root, 'b.octx'), '--state', fifo]),
       bounded([...base, '-o', fifo, '--overwrite']),
+      bounded(['from-rag', fifo, '-o', join(root, 'r.octx'), '--name', 'K', '--asset-id', ASSET]),
+      bounded(['validate', fifo]),
     ]);
-    for (const r of [limits, state, output]) {
+    for (const r of [limits, state, output, rag, validate]) {
       expect(r.signal, r.stderr).toBeNull();
       expect(r.code, r.stderr).toBe(2);
       expect(r.ms).toBeLessThan(BOUND_MS);
@@ -86,6 +88,9 @@ describe.skipIf(process.platform === 'win32')('special files and pseudo-file sys
     expect(limits.stderr).toMatch(/^error\[OCTX_USAGE_ERROR\]: --limits: cannot read .*fifo: it is a FIFO \(named pipe\), not a regular file\n/);
     expect(state.stderr).toMatch(/^error\[OCTX_STATE_INVALID\]: cannot read producer state .*fifo \(option state\): it is a FIFO \(named pipe\), not a regular file\n/);
     expect(output.stderr).toMatch(/^error\[OCTX_OUTPUT_INVALID\]: .*fifo exists and is not a regular file\n/);
+    expect(rag.stderr).toMatch(/^error\[OCTX_IO_ERROR\]: cannot read .*fifo: it is a FIFO \(named pipe\), not a regular file\n/);
+    // A FIFO exists: it is not reported as missing.
+    expect(validate.stderr).toMatch(/^error\[OCTX_OPEN_ERROR\]: package .*fifo is a FIFO \(named pipe\), not a file or folder\n/);
     for (const name of ['a.octx', 'b.octx']) expect(existsSync(join(root, name))).toBe(false);
   }, 60_000);
 
