@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/cli.js';
 import { OctxError } from '../../src/model/errors.js';
 import { PackageBuilder } from '../../src/builder/package-builder.js';
+import { fsFailure, nameTooLong } from '../../src/model/fs-errors.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 import { CLI } from './run-cli.js';
 
@@ -187,5 +188,21 @@ describe('CLI wording of path and stdout failures', () => {
     const r = await inProcess(['build', join(tempDir(), 'missing'), '--name', 'K', '-o', '-'], tty);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error\[OCTX_USAGE_ERROR\]: -o - would write the binary package to the terminal/);
+  });
+
+  it('ENAMETOOLONG is explained by the name over 255 bytes, else by the whole path over PATH_MAX', () => {
+    expect(nameTooLong('/tmp/short/names.octx')).toBeUndefined();
+    expect(nameTooLong(`/tmp/${'é'.repeat(128)}/x.octx`)).toContain('is 256 bytes long, above the 255 bytes');
+    const deep = `/${'abcdefgh/'.repeat(460)}x.octx`;
+    expect(nameTooLong(deep)).toBe(`the path is ${Buffer.byteLength(deep)} bytes long, above the 4095 bytes a path may have (PATH_MAX, ENAMETOOLONG)`);
+    const e = fsFailure(Object.assign(new Error('ENAMETOOLONG: name too long, open'), { code: 'ENAMETOOLONG', path: deep }), {
+      path: deep,
+      field: 'output',
+      action: 'use the output',
+      invalidCode: 'OCTX_OUTPUT_INVALID',
+    });
+    expect(e.code).toBe('OCTX_OUTPUT_INVALID');
+    expect(e.message).toContain('above the 4095 bytes a path may have');
+    expect(e.message).not.toContain('name too long, open');
   });
 });
