@@ -19,7 +19,7 @@
  * - Releasing removes the lock only while it still holds this process's record.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, rmSync } from 'node:fs';
 import { link, open, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
@@ -69,10 +69,40 @@ export async function acquireStateLock(lockPath: string, statePath: string, onTa
     await rm(temp, { force: true });
   }
   await sweepTakeoverLeftovers(lockPath);
+  heldLocks.set(lockPath, text);
   return async () => {
+    heldLocks.delete(lockPath);
     const now = await readLock(lockPath).catch(() => undefined);
     if (now?.text === text) await rm(lockPath, { force: true });
   };
+}
+
+/** Locks this process holds: lock path → our record. */
+const heldLocks = new Map<string, string>();
+
+/**
+ * Releases every state lock this process holds, synchronously: for a signal handler that is about
+ * to re-raise the signal (the CLI's), so an interrupted export leaves no lock for the next run to
+ * take over. A lock that no longer holds our record is left alone. Best effort.
+ */
+export function releaseStateLocksSync(): void {
+  for (const [lockPath, text] of heldLocks) {
+    try {
+      // O_NONBLOCK: the path held our lock a moment ago, but never wait on whatever is there now.
+      const fd = openSync(lockPath, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+      let mine = false;
+      try {
+        const buf = Buffer.alloc(4096);
+        mine = fstatSync(fd).isFile() && buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8') === text;
+      } finally {
+        closeSync(fd);
+      }
+      if (mine) rmSync(lockPath, { force: true });
+    } catch {
+      // gone already
+    }
+  }
+  heldLocks.clear();
 }
 
 /**

@@ -14,7 +14,7 @@ import type { OctxIssue } from '../../src/model/errors.js';
 import { ProducerState } from '../../src/release/producer-state.js';
 import { PackageBuilder } from '../../src/builder/package-builder.js';
 import { UNRECORDED_LOCK_STALE_MS } from '../../src/release/state-lock.js';
-import { tempDir } from '../helpers/temp.js';
+import { ROOT, tempDir } from '../helpers/temp.js';
 
 async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', '']);
@@ -163,4 +163,27 @@ describe('producer state lock', () => {
     expect(result.report.warnings).toEqual([]);
     expect(Object.keys((JSON.parse(readFileSync(state, 'utf8')) as { releases: object }).releases)).toEqual(['1.0.0']);
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'the CLI releases the lock on SIGTERM, so the next run has nothing to take over',
+    async () => {
+      const dir = tempDir();
+      const state = join(dir, 'state.json');
+      const script = `
+      import { installSignalCleanup } from './src/cli/signals.ts';
+      import { ProducerState } from './src/release/producer-state.ts';
+      installSignalCleanup();
+      await ProducerState.load(${JSON.stringify(state)}).lock();
+      process.stdout.write('locked\\n');
+      setInterval(() => undefined, 1000);`;
+      const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+      await new Promise<void>((resolve) => child.stdout.on('data', (c: Buffer) => c.toString().includes('locked') && resolve()));
+      expect(existsSync(`${state}.lock`)).toBe(true);
+      child.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      expect(existsSync(`${state}.lock`)).toBe(false);
+    },
+    60_000,
+  );
 });
