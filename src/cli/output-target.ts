@@ -117,5 +117,5 @@ function stdoutFailure(e: unknown): unknown {
   if (code === 'EPIPE' || e instanceof OctxError) return e;
   const why = (code !== undefined ? STDOUT_ERRNOS[code] : undefined) ?? `${code ?? 'error'}: ${(e as Error).message}`;
   const err = new OctxError('OCTX_IO_ERROR', `could not write the package to stdout: ${why}; the package was complete and verified, only its delivery failed`, { cause: e });
-  return withHint(err, 'redirect stdout (-o - > file.octx) to a device with room for the package, or write it with -o <file.octx>');
+  return withHint(err, 'stdout must take the whole package: redirect it where there is room (-o - > file.octx), or write the file with -o <file.octx>');
 }

@@ -162,7 +162,7 @@ describe('CLI wording of path and stdout failures', () => {
     const r = await inProcess(['build', workdir(root), '--name', 'K', '--asset-id', ASSET, '-o', '-'], full);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error\[OCTX_IO_ERROR\]: could not write the package to stdout: the device stdout is redirected to is full \(ENOSPC\)/);
-    expect(r.stderr).toMatch(/\nhint: redirect stdout \(-o - > file\.octx\) to a device with room for the package/);
+    expect(r.stderr).toMatch(/\nhint: stdout must take the whole package: redirect it where there is room/);
     expect(r.stderr).not.toMatch(/check that the path exists/);
   });
 
