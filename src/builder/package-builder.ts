@@ -738,6 +738,8 @@ export class PackageBuilder {
         structure: opts.structure,
         limits: opts.limits,
         strict: opts.strict ?? this.#options.strict,
+        // A taken-over lock is a warning like the planner's: strict refuses it before anything is written.
+        warnings: lockWarnings,
         ...consumer,
         ...(vectors !== undefined ? { vectors } : {}),
       });
@@ -745,7 +747,7 @@ export class PackageBuilder {
       checkDigestTemplates(collected, plan.arrowTargets);
       await checkCallerDigests(collected, plan.arrowTargets, opts.limits.maxRenderedInputBytes, opts.signal);
       planStep(structureRecords);
-      const warnings = [...lockWarnings, ...plan.warnings];
+      const warnings = plan.warnings;
       for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
       timings.plan = performance.now() - t;
       t = performance.now();

@@ -17,6 +17,7 @@ import { inspectCommand } from './commands/inspect.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { didYouMean } from './suggest.js';
+import { assertStdoutTarget } from './output-target.js';
 
 /**
  * Every command, in the order `--help` lists them (and the help-examples test runs their
@@ -76,6 +77,8 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       io.stdout.write(commandHelp(command));
       return EXIT_OK;
     }
+    // `-o -` on a terminal (or with --json) is refused before the command reads any input.
+    if (command.options.output !== undefined) assertStdoutTarget(values, json, io);
     return await command.run({ values, positionals, io, json, debug });
   } catch (e) {
     return reportError(e, io, { json, debug, ...(first !== undefined && COMMANDS.some((c) => c.name === first) ? { command: first } : {}) });

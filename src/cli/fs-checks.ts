@@ -2,6 +2,7 @@
 import { stat } from 'node:fs/promises';
 import { OctxError } from '../model/errors.js';
 import { withHint } from './errors.js';
+import { fileKind } from '../package/regular-file.js';
 
 /** The hint for each kind of input path, so a missing folder is not called a missing package. */
 const PATH_HINTS: Readonly<Record<string, string>> = {
@@ -27,6 +28,12 @@ async function kind(path: string): Promise<'file' | 'dir' | 'other' | undefined>
   }
 }
 
+/** What a path that is neither a file nor a folder is, for the message (a FIFO exists: it is not "missing"). */
+async function otherKind(path: string): Promise<string | undefined> {
+  const s = await stat(path).catch(() => undefined);
+  return s && !s.isFile() && !s.isDirectory() ? fileKind(s) : undefined;
+}
+
 /** Fails with `OCTX_OPEN_ERROR` when `dir` is not a folder. */
 export async function requireFolder(dir: string, what: string): Promise<void> {
   if ((await kind(dir)) !== 'dir') throw open(what, dir, `${what} ${dir} is not a folder`);
@@ -34,11 +41,14 @@ export async function requireFolder(dir: string, what: string): Promise<void> {
 
 /** Fails with `OCTX_OPEN_ERROR` when `path` is not a file. */
 export async function requireFile(path: string, what: string): Promise<void> {
-  if ((await kind(path)) !== 'file') throw open(what, path, `${what} ${path} does not exist or is not a file`);
+  const k = await kind(path);
+  if (k === 'other') throw open(what, path, `${what} ${path} is ${(await otherKind(path)) ?? 'not a regular file'}, not a file`);
+  if (k !== 'file') throw open(what, path, `${what} ${path} does not exist or is not a file`);
 }
 
 /** Fails with `OCTX_OPEN_ERROR` when `path` is neither a file nor a folder. */
 export async function requirePackagePath(path: string, what: string): Promise<void> {
   const k = await kind(path);
+  if (k === 'other') throw open(what, path, `${what} ${path} is ${(await otherKind(path)) ?? 'not a regular file'}, not a file or folder`);
   if (k !== 'file' && k !== 'dir') throw open(what, path, `${what} ${path} does not exist`);
 }

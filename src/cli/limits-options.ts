@@ -3,12 +3,13 @@
  * a package (build, derive, from-*) and of those that read one (validate, inspect) — a package
  * built with raised limits is read back with the same flags.
  */
-import { readFile } from 'node:fs/promises';
 import type { OptionSpec, OptionValues } from './args.js';
 import { str, usageError } from './args.js';
 import { OctxError } from '../model/errors.js';
 import { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { parseStrictJson } from '../read/strict-json.js';
+import { readRegularFile } from '../package/regular-file.js';
+import { fsReason } from '../model/fs-errors.js';
 
 /** The limit options of the exporting commands. */
 export const EXPORT_LIMIT_OPTIONS: Readonly<Record<string, OptionSpec>> = {
@@ -48,9 +49,10 @@ async function readCliLimits(values: OptionValues): Promise<Partial<ArchiveLimit
   if (file !== undefined) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      // Not readFile: a FIFO given as --limits would wait for a writer for ever.
+      text = await readRegularFile(file);
     } catch (e) {
-      throw usageError(`--limits: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, 'limits');
+      throw usageError(`--limits: cannot read ${file}: ${fsReason(e, file)}`, 'limits');
     }
     const parsed = parseStrictJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {

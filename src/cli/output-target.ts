@@ -7,11 +7,13 @@
  */
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
+import { fsReason } from '../model/fs-errors.js';
+import { createSpillDir, removeSpillDir, STDOUT_STAGING_PREFIX } from '../package/spill-dir.js';
 import { flag, str, usageError, type CliIo, type OptionValues } from './args.js';
+import { withHint } from './errors.js';
 
 /** The `-o` value that means "write the package to stdout". */
 export const STDOUT_OUTPUT = '-';
@@ -34,19 +36,31 @@ export function writesToStdout(values: OptionValues): boolean {
 }
 
 /**
+ * The checks of `-o -` that need no file: refused with `--json` (both would claim stdout) and when
+ * stdout is a terminal. Run by `cli.ts` before a command reads any input, and again here.
+ * @throws OctxError `OCTX_USAGE_ERROR`
+ */
+export function assertStdoutTarget(values: OptionValues, json: boolean, io?: CliIo): void {
+  if (str(values, 'output') !== STDOUT_OUTPUT) return;
+  if (json) throw usageError('-o - writes the package to stdout, so --json cannot print there too; drop one of them', 'output');
+  // Binary bytes on a terminal are never what was meant (as gzip and tar refuse it too).
+  if (io?.stdout.isTTY === true) throw usageError('-o - would write the binary package to the terminal; redirect stdout (-o - > file.octx, or | another command)', 'output');
+}
+
+/**
  * Resolves `-o`. A missing parent folder is `OCTX_OUTPUT_INVALID` (exit 2) unless `--mkdir`; then
  * the export creates it (not this function: the SDK removes the folders it created when the
  * export is refused or fails, so a refused export leaves nothing behind); `-o -` with `--json` (both would claim stdout) or with stdout on a terminal
- * is a usage error.
+ * is a usage error. The package for stdout is staged in a private `$TMPDIR/octx-stdout-*` folder
+ * kept like a spill folder: removed on SIGINT/SIGTERM/SIGHUP and at exit, and swept by a later
+ * run when its owner was killed.
  * @throws OctxError `OCTX_OUTPUT_INVALID`, `OCTX_USAGE_ERROR`
  */
 export async function prepareOutputTarget(values: OptionValues, json: boolean, io?: CliIo): Promise<OutputTarget> {
   const output = str(values, 'output')!;
   if (output === STDOUT_OUTPUT) {
-    if (json) throw usageError('-o - writes the package to stdout, so --json cannot print there too; drop one of them', 'output');
-    // Binary bytes on a terminal are never what was meant (as gzip and tar refuse it too).
-    if (io?.stdout.isTTY === true) throw usageError('-o - would write the binary package to the terminal; redirect stdout (-o - > file.octx, or | another command)', 'output');
-    const dir = await mkdtemp(join(tmpdir(), 'octx-stdout-'));
+    assertStdoutTarget(values, json, io);
+    const dir = createSpillDir(undefined, STDOUT_STAGING_PREFIX);
     const path = join(dir, 'package.octx');
     return {
       path,
@@ -58,23 +72,50 @@ export async function prepareOutputTarget(values: OptionValues, json: boolean, i
         // stop; errors.ts ends such a run quietly.
         let failed: Error | undefined;
         if (typeof (out as Partial<NodeJS.WriteStream>).on === 'function') out.on('error', (e: Error) => (failed ??= e));
-        for await (const chunk of createReadStream(path)) {
-          if (failed) throw failed;
-          if (!out.write(chunk as Buffer)) await once(out, 'drain');
+        try {
+          for await (const chunk of createReadStream(path)) {
+            if (failed) throw failed;
+            if (!out.write(chunk as Buffer)) await once(out, 'drain');
+          }
+        } catch (e) {
+          throw stdoutFailure(e);
         }
-        if (failed) throw failed;
+        if (failed) throw stdoutFailure(failed);
       },
-      cleanup: () => rm(dir, { recursive: true, force: true }),
+      cleanup: () => removeSpillDir(dir),
     };
   }
   const path = resolve(output);
   const parent = dirname(path);
-  const isDir = await stat(parent).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  let isDir = false;
+  try {
+    isDir = (await stat(parent)).isDirectory();
+  } catch (e) {
+    // Only a missing folder is "does not exist": an over-long name or a file in the way is said as such.
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', path: output, field: 'output', message: `cannot use the folder ${parent} of -o: ${fsReason(e, parent)}` });
+    }
+  }
   if (!isDir && !flag(values, 'mkdir')) {
     throw OctxError.of({ code: 'OCTX_OUTPUT_INVALID', path: output, field: 'output', message: `the folder ${parent} of -o does not exist; create it, or add --mkdir` });
   }
   return { path, toStdout: false, deliver: async () => undefined, cleanup: async () => undefined };
+}
+
+/** What stdout refusing the package's bytes says, as errno → words (EPIPE stays raw: a closed reader ends the run quietly). */
+const STDOUT_ERRNOS: Readonly<Record<string, string>> = {
+  ENOSPC: 'the device stdout is redirected to is full (ENOSPC)',
+  EDQUOT: 'the disk quota of the file stdout is redirected to is exhausted (EDQUOT)',
+  EFBIG: 'the file stdout is redirected to cannot grow that large (EFBIG)',
+  EIO: 'the device stdout is redirected to failed (EIO)',
+  EBADF: 'stdout is closed (EBADF)',
+};
+
+/** A failed write of the package to stdout as `OCTX_IO_ERROR`, with a hint about stdout, not a path. */
+function stdoutFailure(e: unknown): unknown {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EPIPE' || e instanceof OctxError) return e;
+  const why = (code !== undefined ? STDOUT_ERRNOS[code] : undefined) ?? `${code ?? 'error'}: ${(e as Error).message}`;
+  const err = new OctxError('OCTX_IO_ERROR', `could not write the package to stdout: ${why}; the package was complete and verified, only its delivery failed`, { cause: e });
+  return withHint(err, 'stdout must take the whole package: redirect it where there is room (-o - > file.octx), or write the file with -o <file.octx>');
 }

@@ -106,7 +106,7 @@ export const OCTX_CODES = {
   OCTX_RELEASE_VERSION_REQUIRED: 'producer: changed content needs a higher version',
   OCTX_STATE_INVALID: 'producer: the producer state file is unreadable',
   OCTX_STATE_LOCKED: 'producer: another export holds the producer state lock',
-  OCTX_STATE_LOCK_TAKEN_OVER: 'producer (warning): the state lock of a process that is gone (same host, dead PID) was taken over',
+  OCTX_STATE_LOCK_TAKEN_OVER: 'producer (warning): a stale state lock (its process is gone: same host, dead PID; or it records no owner and is older than 5 s) was taken over',
   OCTX_DERIVATION_REQUIRED: 'producer: the source is invalid; derive needs documentsOnly recovery',
   OCTX_EMBEDDER_FAILED: 'producer: the embedder failed after its retries',
   OCTX_EMBEDDER_RESPONSE_INVALID:

@@ -75,6 +75,11 @@ export interface PlanOptions {
    * (a degradation) or any warning would be reported.
    */
   readonly strict?: boolean;
+  /**
+   * Warnings found before planning that belong in the report and that `strict` refuses like its
+   * own (`OCTX_STATE_LOCK_TAKEN_OVER`: the state lock of a killed export was taken over).
+   */
+  readonly warnings?: readonly OctxIssue[];
 }
 
 /** Problems listed in one aggregated error before the rest are only counted. */
@@ -140,7 +145,7 @@ function decide(collected: Collected, options: PlanOptions): ExportPlan {
   };
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
   // Suspect record fields first: they often explain what follows (a parentId that left a hierarchy out).
-  const warnings: OctxIssue[] = [...structure.fieldWarnings, ...(collected.warnings ?? [])];
+  const warnings: OctxIssue[] = [...(options.warnings ?? []), ...structure.fieldWarnings, ...(collected.warnings ?? [])];
   const degradations: Degradation[] = [];
   const vectorsAdded = (t: VectorTarget): number => collected.vectorSpills.get(t)?.size ?? 0;
 

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { z } from 'zod';
-import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import { currentOwner, isOwnerGone, parseOwner } from '../package/process-owner.js';
+import { OctxError, type OctxIssue } from '../model/errors.js';
+import { acquireStateLock } from './state-lock.js';
+import { readRegularFileSync } from '../package/regular-file.js';
+import { fsFailure } from '../model/fs-errors.js';
 import { createMissingFolders, removeCreatedFolders } from '../package/created-folders.js';
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
@@ -154,17 +155,20 @@ export class ProducerState {
   }
 
   /**
-   * Takes the state's exclusive lock (`<state>.lock`, created with O_EXCL and holding the owner's
-   * PID, host and start time) so two exports cannot check and record releases at the same time,
-   * then re-reads the releases from disk. Returns the function that releases the lock. A lock left
-   * by a process that is gone (same host, dead PID: a SIGKILLed or crashed export) is taken over,
-   * and `onTakeover` receives an `OCTX_STATE_LOCK_TAKEN_OVER` warning naming it.
+   * Takes the state's exclusive lock (`<state>.lock`, which appears atomically holding the owner's
+   * PID, host and start time: see `state-lock.ts`) so two exports cannot check and record releases
+   * at the same time, then re-reads the releases from disk. Returns the function that releases the
+   * lock. A stale lock — left by a process that is gone (same host, dead PID: a SIGKILLed or
+   * crashed export), or recording no owner and older than `UNRECORDED_LOCK_STALE_MS` (5 s) — is
+   * taken over atomically (one of two contenders wins), and `onTakeover` receives an
+   * `OCTX_STATE_LOCK_TAKEN_OVER` warning naming it.
    *
    * The lock file needs the state's folder, so missing folders are created here; releasing the
    * lock removes the ones it created again (innermost first, only while empty) when no state file
    * was written there, so a refused or failed export leaves no empty folder behind. A state file
    * that was written keeps its folders.
-   * @throws OctxError `OCTX_STATE_LOCKED` when another export holds the lock
+   * @throws OctxError `OCTX_STATE_LOCKED` when another export holds the lock (the message names
+   *   it, or says that no owner was recorded)
    */
   async lock(onTakeover?: (warning: OctxIssue) => void): Promise<() => Promise<void>> {
     const lockPath = `${this.path}.lock`;
@@ -173,16 +177,17 @@ export class ProducerState {
       folder,
       (e) => new OctxError('OCTX_IO_ERROR', `cannot create the folder of producer state ${folder}: ${(e as Error).message}`, { cause: e }),
     );
-    const release = async (): Promise<void> => {
-      await rm(lockPath, { force: true });
-      await removeEmptyFolders(createdDirs, this.path);
-    };
+    let unlock: () => Promise<void>;
     try {
-      await this.#takeLock(lockPath, onTakeover);
+      unlock = await acquireStateLock(lockPath, this.path, onTakeover);
     } catch (e) {
       await removeEmptyFolders(createdDirs, this.path);
       throw e;
     }
+    const release = async (): Promise<void> => {
+      await unlock();
+      await removeEmptyFolders(createdDirs, this.path);
+    };
     try {
       const fresh = ProducerState.load(this.path);
       this.#data = { ...fresh.#data, ids: this.ids.toJSON() };
@@ -191,41 +196,6 @@ export class ProducerState {
       throw e;
     }
     return release;
-  }
-
-  /** Creates `<state>.lock` with O_EXCL, taking over the lock of a process that is gone. */
-  async #takeLock(lockPath: string, onTakeover?: (warning: OctxIssue) => void): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fh = await open(lockPath, 'wx');
-        await fh.writeFile(`${JSON.stringify(currentOwner())}\n`);
-        await fh.close();
-        break;
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new OctxError('OCTX_IO_ERROR', `cannot lock producer state ${this.path}: ${(e as Error).message}`, { cause: e });
-        }
-        const holder = parseOwner(await readFile(lockPath, 'utf8').catch(() => ''));
-        if (attempt === 0 && holder && isOwnerGone(holder)) {
-          await rm(lockPath, { force: true });
-          onTakeover?.(
-            issue({
-              code: 'OCTX_STATE_LOCK_TAKEN_OVER',
-              severity: 'warning',
-              path: lockPath,
-              message: `took over the producer state lock of process ${holder.pid} on ${holder.host} (started ${holder.started}), which is no longer running`,
-            }),
-          );
-          continue;
-        }
-        const who = holder ? ` (process ${holder.pid} on ${holder.host}, started ${holder.started})` : '';
-        throw OctxError.of({
-          code: 'OCTX_STATE_LOCKED',
-          path: lockPath,
-          message: `another export holds the producer state lock ${lockPath}${who}; wait for it, or delete the file if no export is running`,
-        });
-      }
-    }
   }
 
   /**
@@ -265,10 +235,11 @@ export class ProducerState {
     const abs = resolve(path);
     let text: string;
     try {
-      text = readFileSync(abs, 'utf8');
+      // Not readFileSync: a FIFO (or device) named as the state must be refused, not waited on.
+      text = readRegularFileSync(abs);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new ProducerState(abs, emptyState());
-      throw new OctxError('OCTX_STATE_INVALID', `cannot read producer state ${abs}: ${(e as Error).message}`, { cause: e });
+      throw fsFailure(e, { path: abs, field: 'state', action: 'read producer state', invalidCode: 'OCTX_STATE_INVALID', ioCode: 'OCTX_STATE_INVALID' });
     }
     let raw: unknown;
     try {
@@ -391,7 +362,7 @@ async function removeEmptyFolders(dirs: readonly string[], statePath: string): P
 
 async function writeFileAtomic(path: string, text: string): Promise<void> {
   // Normally there already: the lock, taken before anything is recorded, created the folder.
-  await mkdir(dirname(path), { recursive: true });
+  await createMissingFolders(dirname(path), (e) => new OctxError('OCTX_IO_ERROR', `could not write producer state ${path}: ${(e as Error).message}`, { cause: e }));
   const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const fh = await open(temp, 'wx');

@@ -15,7 +15,7 @@
  */
 import { reportAdapterWarnings } from '../adapter-warnings.js';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readRegularBytes } from '../../package/regular-file.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
@@ -396,7 +396,8 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
     try {
       if (options.resolveBody) content = await options.resolveBody(envelope.source);
       else if (sourcePath.split('/').some((s) => s === '..' || s === '')) content = undefined;
-      else content = await readFile(join(options.sourceRoot!, sourcePath)).catch(() => undefined);
+      // A FIFO or device under the source root is no source file: refused, never waited on.
+      else content = await readRegularBytes(join(options.sourceRoot!, sourcePath)).catch(() => undefined);
     } catch (e) {
       if (e instanceof OctxError) throw e;
       problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri}: resolveBody failed: ${(e as Error).message}` }));

@@ -4,7 +4,8 @@
  * objects. Parsing is strict (no duplicate keys, no NaN/Infinity) and every object keeps its
  * file and line, so errors can point at it.
  */
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../package/regular-file.js';
+import { fsReason } from '../../model/fs-errors.js';
 import { OctxError } from '../../model/errors.js';
 import { parseStrictJson } from '../../read/strict-json.js';
 
@@ -58,9 +59,10 @@ function arrayElementOffsets(text: string): number[] {
 export async function readJsonObjects(file: string): Promise<LocatedObject[]> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    // Not readFile: a FIFO named as input would wait for a writer for ever.
+    text = await readRegularFile(file);
   } catch (e) {
-    throw OctxError.of({ code: 'OCTX_IO_ERROR', path: file, message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+    throw OctxError.of({ code: 'OCTX_IO_ERROR', path: file, message: `cannot read ${file}: ${fsReason(e, file)}` });
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const parse = (src: string, line?: number): unknown => {

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { readRegularFile } from '../../package/regular-file.js';
+import { fsReason } from '../../model/fs-errors.js';
 import type { RagAdapterReport } from '../../adapters/rag/from-rag.js';
 import { OctxError } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
@@ -64,9 +65,9 @@ export const fromRagCommand: Command = {
     if (configFile !== undefined) {
       let text: string;
       try {
-        text = await readFile(configFile, 'utf8');
+        text = await readRegularFile(configFile);
       } catch (e) {
-        throw OctxError.of({ code: 'OCTX_IO_ERROR', path: configFile, message: `cannot read ${configFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` });
+        throw OctxError.of({ code: 'OCTX_IO_ERROR', path: configFile, message: `cannot read ${configFile}: ${fsReason(e, configFile)}` });
       }
       const { parseStrictJson } = await import('../../read/strict-json.js');
       const parsed = parseStrictJson(text);
