@@ -18,12 +18,16 @@ export function pipeClosed(): boolean {
 /**
  * Listens for EPIPE on `process.stdout` and `process.stderr` (once per process): the run goes on
  * to its own end (its `finally` blocks remove temporary files) with its output dropped, and exits 0.
- * Any other stream error is rethrown, as Node would without the listener.
+ * Any other stream error is left to the stream's other listeners (the `-o -` writer reports a
+ * full disk as `OCTX_IO_ERROR`), and rethrown when there are none, as Node would without this one.
  */
 export function endQuietlyOnClosedPipe(streams: readonly NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
     stream.on('error', (e: NodeJS.ErrnoException) => {
-      if (!isStdoutClosed(e)) throw e;
+      if (!isStdoutClosed(e)) {
+        if (stream.listenerCount('error') > 1) return;
+        throw e;
+      }
       closed = true;
       process.exitCode = 0;
     });

@@ -14,7 +14,21 @@ describe('digest128', () => {
   });
 
   it('tells apart keys that differ in one unit, in length only, or in the order of their halves', () => {
-    const keys = ['a', 'a\u0000', 'ab', 'ba', 'abcdefgh', 'abcdefgi', 'abcdefghi', '["person","cao cao"]', '["person ","cao cao"]', '["Person","cao cao"]'];
+    const keys = [
+      '\ud800',
+      '\udfff',
+      '\ufffd',
+      'a',
+      'a\u0000',
+      'ab',
+      'ba',
+      'abcdefgh',
+      'abcdefgi',
+      'abcdefghi',
+      '["person","cao cao"]',
+      '["person ","cao cao"]',
+      '["Person","cao cao"]',
+    ];
     expect(new Set(keys.map(hex)).size).toBe(keys.length);
   });
 
