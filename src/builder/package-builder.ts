@@ -39,7 +39,7 @@ import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type P
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
-import { withChanges } from './previous-changes.js';
+import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
 import type { PackageChangeCounts } from '../read/diff/change-counts.js';
 
 /** What `export()` returns. */
@@ -639,15 +639,21 @@ export class PackageBuilder {
     this.#assertOpen();
     // Synchronously, before anything can run in between: from here on the export sees only this.
     const snapshot = this.#snapshot();
-    const run = this.#export(options, snapshot.collected);
+    let kept: KeptPrevious | undefined;
+    const run = (async () => {
+      // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
+      kept = options.previous === undefined ? undefined : await keepOverwrittenPrevious(options.previous, options.output, this.#options.tempDir);
+      return this.#export(options, snapshot.collected);
+    })();
     this.#running = run;
     try {
       const result = await run;
       // After publishing, so a failing comparison never costs the package (it becomes a warning).
-      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits);
+      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path);
     } finally {
       this.#running = undefined;
       snapshot.release();
+      await kept?.remove();
     }
   }
 

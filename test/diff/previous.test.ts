@@ -2,7 +2,7 @@
  * The change summary of an export against a previous package: `export({ previous })` in the SDK,
  * and the one line on stderr of `build --state` (the last release, still on disk) and `derive`.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changeCounts, changeLine, diffPackages, PackageBuilder, ProducerState } from '../../src/index.js';
@@ -49,6 +49,18 @@ describe('export({ previous })', () => {
     expect(missing.report.changes).toBeUndefined();
     expect(missing.report.warnings).toEqual([expect.objectContaining({ code: 'OCTX_OPEN_ERROR', severity: 'warning', field: 'previous' })]);
     expect(readFileSync(missing.output).length).toBeGreaterThan(0);
+  });
+
+  it('a previous that is the output this export overwrites is compared as it was before the export', async () => {
+    const dir = tempDir();
+    const old = await release100(dir);
+    const b = new PackageBuilder({ asset: { id: ASSET, name: 'KB' }, release: { version: '1.0.1', createdAt: '2026-07-13T10:00:00Z' } });
+    b.addDocument({ path: 'a.md', markdown: `---\ntype: Note\ntitle: A\noctx:\n  document_id: ${D1}\n---\n# A\n\nAlpha, edited.\n` });
+    const result = await b.export({ output: old, overwrite: true, previous: old });
+    // Before: the new package was compared with itself ("no changes") once it had replaced the old one.
+    expect(result.report.warnings).toEqual([]);
+    expect(result.report.changes).toMatchObject({ against: { path: old, version: '1.0.0' }, hasChanges: true, documents: { removed: 2, changed: 1 } });
+    expect(readdirSync(dir)).toEqual(['kb-1.0.0.octx']);
   });
 
   it('refuses a previous that is not a path with OCTX_OPTIONS_INVALID, before writing', async () => {
