@@ -36,7 +36,7 @@ import {
 import { VectorSpill, type FrozenVectorRows } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
-import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
+import { createSpillDir, isStdoutStaging, removeSpillDir } from '../package/spill-dir.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
@@ -796,7 +796,12 @@ export class PackageBuilder {
                       created_at: release.createdAt,
                       package_digest: m.release.package_digest,
                       content_digest: computeContentDigest(m),
-                      output: state.outputFor(output.path),
+                      // A package staged for stdout leaves no file: keep what an identical rebuild recorded, if anything.
+                      ...(isStdoutStaging(output.path)
+                        ? state.releases[release.version]?.output !== undefined
+                          ? { output: state.releases[release.version]!.output }
+                          : {}
+                        : { output: state.outputFor(output.path) }),
                     },
                     documents: Object.fromEntries(collected.documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
                   });

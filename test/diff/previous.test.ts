@@ -91,6 +91,26 @@ describe('build --state and derive print one line of changes', () => {
     expect(report.changes).toMatchObject({ against: { version: '1.0.1' }, hasChanges: false });
   }, 60_000);
 
+  it('build --state -o -: the state records no output for a package sent to stdout (its staging file is gone)', async () => {
+    const dir = tempDir();
+    const work = join(dir, 'kb');
+    cpSync(join(ROOT, 'fixtures/kb-three-kingdoms'), work, { recursive: true });
+    const state = join(dir, 'state.json');
+    const piped = await runCli(['build', work, '-o', '-', '--name', 'KB', '--state', state]);
+    expect(piped.code).toBe(0);
+    // Before: the release recorded "../octx-stdout-…/package.octx", a file removed once delivered.
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBeUndefined();
+    expect((await runCli(['build', work, '-o', join(dir, 'kb-1.octx'), '--name', 'KB', '--state', state])).code).toBe(0);
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBe('kb-1.octx');
+    // An identical rebuild to stdout keeps the file the release was written to, so the next build still compares with it.
+    expect((await runCli(['build', work, '-o', '-', '--name', 'KB', '--state', state])).code).toBe(0);
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBe('kb-1.octx');
+    const chapter = join(work, 'knowledge/chapters/chibi-zhi-zhan.md');
+    writeFileSync(chapter, `${readFileSync(chapter, 'utf8')}\nOne more line.\n`);
+    const next = await runCli(['build', work, '-o', join(dir, 'kb-2.octx'), '--name', 'KB', '--state', state]);
+    expect(next.stderr).toContain('changes since 1.0.0: documents +0 -0 ~1 →0\n');
+  }, 90_000);
+
   it('build --previous names the package to compare with', async () => {
     const dir = tempDir();
     const old = await release100(dir);
