@@ -111,6 +111,21 @@ describe('build --state and derive print one line of changes', () => {
     expect(next.stderr).toContain('changes since 1.0.0: documents +0 -0 ~1 →0\n');
   }, 90_000);
 
+  it("build --state -o <the last release's file> --overwrite still compares with that release", async () => {
+    const dir = tempDir();
+    const work = join(dir, 'kb');
+    cpSync(join(ROOT, 'fixtures/kb-three-kingdoms'), work, { recursive: true });
+    const state = join(dir, 'state.json');
+    const out = join(dir, 'kb.octx');
+    expect((await runCli(['build', work, '-o', out, '--name', 'KB', '--state', state])).code).toBe(0);
+    const chapter = join(work, 'knowledge/chapters/chibi-zhi-zhan.md');
+    writeFileSync(chapter, `${readFileSync(chapter, 'utf8')}\nOne more line.\n`);
+    const second = await runCli(['build', work, '-o', out, '--overwrite', '--name', 'KB', '--state', state]);
+    expect(second.code).toBe(0);
+    // Before: no line at all (the file was going to be overwritten, so it was not compared with).
+    expect(second.stderr).toContain('changes since 1.0.0: documents +0 -0 ~1 →0\n');
+  }, 60_000);
+
   it('build --previous names the package to compare with', async () => {
     const dir = tempDir();
     const old = await release100(dir);
