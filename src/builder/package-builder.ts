@@ -642,7 +642,7 @@ export class PackageBuilder {
     let kept: KeptPrevious | undefined;
     const run = (async () => {
       // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
-      kept = options.previous === undefined ? undefined : await keepOverwrittenPrevious(options.previous, options.output, this.#options.tempDir);
+      kept = await keepOverwrittenPrevious(options?.previous, options?.output, this.#options.tempDir);
       return this.#export(options, snapshot.collected);
     })();
     this.#running = run;

@@ -67,6 +67,10 @@ describe('export({ previous })', () => {
     const dir = tempDir();
     const e = await editedRelease(join(dir, 'c.octx'), '').catch((x: unknown) => x);
     expect(e).toMatchObject({ code: 'OCTX_OPTIONS_INVALID' });
+    // No options at all: still the typed refusal (the previous package is looked at only in valid options).
+    const b = new PackageBuilder({ asset: { id: ASSET, name: 'KB' } });
+    await expect(b.export(null as never)).rejects.toMatchObject({ code: 'OCTX_OPTIONS_INVALID' });
+    await b.dispose();
   });
 });
 
