@@ -6,7 +6,7 @@
  */
 import { parse as parseToml, TomlDate } from 'smol-toml';
 import { OctxError } from '../model/errors.js';
-import { parseStrictJson } from '../read/strict-json.js';
+import { findUnsafeIntegerLiteral, parseStrictJson } from '../read/strict-json.js';
 import { yamlQuote } from '../knowledge/document.js';
 
 /** The frontmatter syntax a Markdown file opens with. */
@@ -170,6 +170,9 @@ export function toYamlFrontmatter(text: string, path: string): YamlFrontmatterTe
     if (!parsed.ok) refuse(path, `JSON frontmatter does not parse: ${parsed.message}`);
     if (parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) refuse(path, 'JSON frontmatter must be an object');
     if (parsed.nonFinite !== undefined) refuse(path, `JSON frontmatter: the number at ${parsed.nonFinite} is too large`);
+    // JSON.parse rounds such an integer silently; TOML's parser refuses it, and so does this.
+    const unsafe = findUnsafeIntegerLiteral(source);
+    if (unsafe !== undefined) refuse(path, `JSON frontmatter: integer ${unsafe} cannot be carried exactly (beyond 2^53 - 1); write it as a string`);
     data = parsed.value as Record<string, unknown>;
   }
   return { syntax, text: `---${newline}${yamlBlock(data, newline, path)}---${newline}${body}`, body };

@@ -21,6 +21,7 @@ import { linkTargets, resolveLocalLink } from '../knowledge/local-links.js';
 import { RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { frontmatterSyntax, toYamlFrontmatter } from './foreign-frontmatter.js';
 import { groupLeftOut, type LeftOutGroup } from './left-out.js';
+import { fileKind } from '../package/regular-file.js';
 
 /**
  * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
@@ -153,6 +154,8 @@ interface WalkFindings {
   readonly links: string[];
   /** Folders not scanned (plain-folder mode: hidden folders and `node_modules`), relative to the root. */
   readonly unscanned: string[];
+  /** FIFOs, sockets and devices met (never opened: a FIFO would block), with what each is. */
+  readonly special: { readonly path: string; readonly kind: string }[];
 }
 
 /** Folders a plain Markdown tree holds that are never documentation: tool caches, builds, VCS. */
@@ -173,6 +176,7 @@ async function walk(root: string, dir: string, out: string[], found: WalkFinding
     else if (entry.isDirectory() && skipTools && unscannedFolder(entry.name)) found.unscanned.push(rel);
     else if (entry.isDirectory()) await walk(root, full, out, found, skipTools, onFolder);
     else if (entry.isFile()) out.push(rel);
+    else found.special.push({ path: rel, kind: fileKind(entry) });
   }
   onFolder?.();
 }
@@ -308,7 +312,7 @@ async function* jsonlRecords(file: string, path: string): AsyncGenerator<{ line:
  * `octx.document_id` (minted by the builder when the file has none). The format is documented in
  * docs/working-folder.md. The listing is checked against the resource limits before any file is
  * read.
- * @throws OctxError `OCTX_SECURITY_ERROR` (every symbolic link, at once), `OCTX_RESOURCE_LIMIT`
+ * @throws OctxError `OCTX_SECURITY_ERROR` (every symbolic link, at once; every FIFO, socket or device, at once), `OCTX_RESOURCE_LIMIT`
  *   (from the listing, nothing read), `OCTX_OKF_RESERVED_INVALID` / `OCTX_FILE_PATH_DUPLICATE` /
  *   the builder's document codes naming every offending file at once, the builder's record codes
  *   with `path` and `line`; `OCTX_REFERENCE_UNKNOWN` on field `document` for a path that names no
@@ -334,7 +338,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const indexFiles: IndexFilesMode = options.indexFiles ?? (layout ? 'okf' : 'as-documents');
   const tree = knowledgeDir === '.' ? '' : `${knowledgeDir}/`;
   const files: string[] = [];
-  const found: WalkFindings = { links: [], unscanned: [] };
+  const found: WalkFindings = { links: [], unscanned: [], special: [] };
   let folders = 0;
   // A plain folder is walked from its knowledge tree only; a working folder whole (its layout).
   await walk(dir, layout ? dir : join(dir, knowledgeDir), files, found, !layout, () => {
@@ -352,6 +356,17 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
           path,
           message: `${path} is a symbolic link, never followed: copy what it points at into the folder (cp -RL), or build that folder itself`,
         }),
+      ),
+    );
+  }
+  if (found.special.length > 0) {
+    // Named, not skipped: a page that is a FIFO would otherwise be missing from the package without a word.
+    found.special.sort((a, b) => compareUtf8(a.path, b.path));
+    throw OctxError.aggregate(
+      'OCTX_SECURITY_ERROR',
+      `${found.special.length} file${found.special.length === 1 ? '' : 's'} in ${dir} that cannot be read as files (FIFOs, sockets, devices): remove or replace each with a regular file:`,
+      found.special.map(({ path, kind }) =>
+        issue({ code: 'OCTX_SECURITY_ERROR', path, message: `${path} is ${kind}, not a regular file: only regular files and folders are read` }),
       ),
     );
   }

@@ -36,10 +36,10 @@ import {
 import { VectorSpill, type FrozenVectorRows } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
-import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
+import { createSpillDir, isStdoutStaging, removeSpillDir } from '../package/spill-dir.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
-import { withChanges } from './previous-changes.js';
+import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
 import type { PackageChangeCounts } from '../read/diff/change-counts.js';
 
 /** What `export()` returns. */
@@ -639,15 +639,21 @@ export class PackageBuilder {
     this.#assertOpen();
     // Synchronously, before anything can run in between: from here on the export sees only this.
     const snapshot = this.#snapshot();
-    const run = this.#export(options, snapshot.collected);
+    let kept: KeptPrevious | undefined;
+    const run = (async () => {
+      // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
+      kept = await keepOverwrittenPrevious(options?.previous, options?.output, this.#options.tempDir);
+      return this.#export(options, snapshot.collected);
+    })();
     this.#running = run;
     try {
       const result = await run;
       // After publishing, so a failing comparison never costs the package (it becomes a warning).
-      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits);
+      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path);
     } finally {
       this.#running = undefined;
       snapshot.release();
+      await kept?.remove();
     }
   }
 
@@ -790,7 +796,12 @@ export class PackageBuilder {
                       created_at: release.createdAt,
                       package_digest: m.release.package_digest,
                       content_digest: computeContentDigest(m),
-                      output: state.outputFor(output.path),
+                      // A package staged for stdout leaves no file: keep what an identical rebuild recorded, if anything.
+                      ...(isStdoutStaging(output.path)
+                        ? state.releases[release.version]?.output !== undefined
+                          ? { output: state.releases[release.version]!.output }
+                          : {}
+                        : { output: state.outputFor(output.path) }),
                     },
                     documents: Object.fromEntries(collected.documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
                   });

@@ -38,6 +38,7 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/linked to report\.chunkIds/g, 'linked to its chunks (the SDK adapter reports their ids)'],
   [/pass revision and other pipeline settings/g, 'give the model revision and other pipeline settings in --vector-config'],
   [/\basset\.id must be/g, '--asset-id must be'],
+  [/^knowledge must (be|name) a folder inside the folder read/g, '--knowledge must $1 a folder inside the folder read'],
   [/\(indexFiles: ([a-z-]+)\)/g, '(--index-files $1)'],
   [/\s*\(coverage rule \d\)/g, ''],
   [/seed 002 Retrieval Result/g, 'RAG retrieval result'],

@@ -61,7 +61,7 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_ID_INVALID: 'ids are canonical lower-case UUIDv7, e.g. 019c2222-2222-7222-8222-222222222222',
   OCTX_ID_DUPLICATE: 'every id must be unique across the asset, documents, chunks, events and entities',
   OCTX_CHUNK_ORDINAL_DUPLICATE: 'give each chunk of a document its own ordinal',
-  OCTX_DOCUMENT_FRONTMATTER: 'fix the YAML frontmatter between the --- lines at the top of the file',
+  OCTX_DOCUMENT_FRONTMATTER: 'fix the frontmatter block at the top of the file (YAML between --- lines, TOML between +++ lines, or a JSON object)',
   OCTX_FRONTMATTER_TOO_LARGE:
     'keep large values in the document body: a frontmatter block holds at most 1 MiB by default; when every consumer accepts more, pass --limits <file.json> with {"maxFrontmatterBytes": <n>} (and the same --limits to validate and inspect)',
   OCTX_FRONTMATTER_TOO_COMPLEX:

@@ -4,7 +4,6 @@
  * source of a derivation), and printing the line (`changes since 1.0.0: …`) on stderr.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { ExportResult } from '../builder/package-builder.js';
 import { ProducerState } from '../release/producer-state.js';
 import { changeLine } from '../read/diff/change-line.js';
@@ -24,7 +23,7 @@ export const PREVIOUS_OPTION: Readonly<Record<string, OptionSpec>> = {
 
 /**
  * The package to compare a build with: `--previous`, else the last release recorded in
- * `--state` when its file still exists and this build does not overwrite it.
+ * `--state` when its file still exists (also when this build overwrites it).
  * @throws OctxError `OCTX_OPEN_ERROR` when `--previous` names nothing
  */
 export async function previousPackage(values: OptionValues): Promise<string | undefined> {
@@ -41,10 +40,8 @@ export async function previousPackage(values: OptionValues): Promise<string | un
   } catch {
     return undefined; // the build itself reports a bad state file
   }
-  const output = str(values, 'output');
+  // Also when this build overwrites it: the export keeps the old package aside for the comparison.
   if (latest === undefined || !existsSync(latest)) return undefined;
-  // Overwritten by this very build: nothing left to compare with.
-  if (output !== undefined && output !== '-' && resolve(output) === latest) return undefined;
   return latest;
 }
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fsFailure } from '../model/fs-errors.js';
 import { currentOwner, isOwnerGone, parseOwner } from './process-owner.js';
 import { readRegularFileSync } from './regular-file.js';
@@ -51,6 +51,15 @@ export function createSpillDir(parent?: string, prefix: string = PREFIX): string
     });
   }
   return dir;
+}
+
+/**
+ * Whether `path` is a file in one of this process's live stdout staging folders (`-o -`): a
+ * package there is removed once delivered, so no record should point at it.
+ */
+export function isStdoutStaging(path: string): boolean {
+  const dir = dirname(path);
+  return live.has(dir) && basename(dir).startsWith(STDOUT_STAGING_PREFIX);
 }
 
 /** Removes a spill folder created by {@link createSpillDir}. */

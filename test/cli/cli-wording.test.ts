@@ -104,6 +104,8 @@ describe('CLI messages are in CLI terms', () => {
       'Re-extract, supply that version, or turn the check off (--skip-hash-check)',
     );
     expect(inCliTerms('release.version must be SemVer')).toBe('--version must be SemVer');
+    expect(inCliTerms('knowledge must be a folder inside the folder read (got "../")')).toBe('--knowledge must be a folder inside the folder read (got "../")');
+    expect(inCliTerms('knowledge must name a folder inside the folder read, e.g. "docs"')).toBe('--knowledge must name a folder inside the folder read, e.g. "docs"');
     expect(withoutCode('OCTX_OUTPUT_EXISTS (x.octx, field output): x.octx already exists', 'OCTX_OUTPUT_EXISTS')).toBe('x.octx already exists');
     expect(withoutCode('OCTX_ARCHIVE_INVALID: too small', 'OCTX_ARCHIVE_INVALID')).toBe('too small');
     expect(withoutCode('OCTX_ARCHIVE_INVALIDITY: x', 'OCTX_ARCHIVE_INVALID')).toBe('OCTX_ARCHIVE_INVALIDITY: x');

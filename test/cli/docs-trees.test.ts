@@ -118,4 +118,16 @@ describe('build <plain docs folder>', () => {
       'error[OCTX_SECURITY_ERROR]: setup.md is a symbolic link, never followed: copy what it points at into the folder (cp -RL), or build that folder itself',
     ]);
   });
+
+  it('a TOML or JSON frontmatter block that does not parse gets a hint that names its syntax, not only YAML', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'a.md'), '+++\ntitle = \n+++\nBody\n');
+    writeFileSync(join(dir, 'b.md'), '{"title": }\n\nBody\n');
+    const r = await runCli(['build', dir, '-o', join(tempDir(), 'x.octx'), '--name', 'Docs', ...ASSET]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('error[OCTX_DOCUMENT_FRONTMATTER]: TOML frontmatter (+++) does not parse');
+    expect(r.stderr).toContain('error[OCTX_DOCUMENT_FRONTMATTER]: JSON frontmatter does not parse');
+    // Before: "fix the YAML frontmatter between the --- lines at the top of the file".
+    expect(r.stderr).toMatch(/^hint: fix the frontmatter block at the top of the file \(YAML between --- lines, TOML between \+\+\+ lines, or a JSON object\)$/m);
+  });
 });

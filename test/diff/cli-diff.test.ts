@@ -65,6 +65,11 @@ describe('octx-export diff', () => {
     const bad = await runCli(['diff', a, b, '--sample-size', 'x']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('OCTX_USAGE_ERROR');
+    // Above the range: the same CLI error (before: the SDK's "sampleSize must be …", field sampleSize).
+    const big = await runCli(['diff', a, b, '--sample-size', '1001']);
+    expect(big.code).toBe(2);
+    expect(big.stderr).toContain('error[OCTX_USAGE_ERROR]: --sample-size must be an integer from 0 to 1000 (got "1001")');
+    expect(big.stderr).not.toContain('sampleSize');
   });
 
   it('a missing package exits 2 with OCTX_OPEN_ERROR; one argument is a usage error', async () => {

@@ -2,7 +2,7 @@
  * The change summary of an export against a previous package: `export({ previous })` in the SDK,
  * and the one line on stderr of `build --state` (the last release, still on disk) and `derive`.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { changeCounts, changeLine, diffPackages, PackageBuilder, ProducerState } from '../../src/index.js';
@@ -51,10 +51,26 @@ describe('export({ previous })', () => {
     expect(readFileSync(missing.output).length).toBeGreaterThan(0);
   });
 
+  it('a previous that is the output this export overwrites is compared as it was before the export', async () => {
+    const dir = tempDir();
+    const old = await release100(dir);
+    const b = new PackageBuilder({ asset: { id: ASSET, name: 'KB' }, release: { version: '1.0.1', createdAt: '2026-07-13T10:00:00Z' } });
+    b.addDocument({ path: 'a.md', markdown: `---\ntype: Note\ntitle: A\noctx:\n  document_id: ${D1}\n---\n# A\n\nAlpha, edited.\n` });
+    const result = await b.export({ output: old, overwrite: true, previous: old });
+    // Before: the new package was compared with itself ("no changes") once it had replaced the old one.
+    expect(result.report.warnings).toEqual([]);
+    expect(result.report.changes).toMatchObject({ against: { path: old, version: '1.0.0' }, hasChanges: true, documents: { removed: 2, changed: 1 } });
+    expect(readdirSync(dir)).toEqual(['kb-1.0.0.octx']);
+  });
+
   it('refuses a previous that is not a path with OCTX_OPTIONS_INVALID, before writing', async () => {
     const dir = tempDir();
     const e = await editedRelease(join(dir, 'c.octx'), '').catch((x: unknown) => x);
     expect(e).toMatchObject({ code: 'OCTX_OPTIONS_INVALID' });
+    // No options at all: still the typed refusal (the previous package is looked at only in valid options).
+    const b = new PackageBuilder({ asset: { id: ASSET, name: 'KB' } });
+    await expect(b.export(null as never)).rejects.toMatchObject({ code: 'OCTX_OPTIONS_INVALID' });
+    await b.dispose();
   });
 });
 
@@ -77,6 +93,41 @@ describe('build --state and derive print one line of changes', () => {
     expect(json.code).toBe(0);
     const report = (JSON.parse(json.stdout) as { report: { changes: { against: { version: string }; hasChanges: boolean } } }).report;
     expect(report.changes).toMatchObject({ against: { version: '1.0.1' }, hasChanges: false });
+  }, 60_000);
+
+  it('build --state -o -: the state records no output for a package sent to stdout (its staging file is gone)', async () => {
+    const dir = tempDir();
+    const work = join(dir, 'kb');
+    cpSync(join(ROOT, 'fixtures/kb-three-kingdoms'), work, { recursive: true });
+    const state = join(dir, 'state.json');
+    const piped = await runCli(['build', work, '-o', '-', '--name', 'KB', '--state', state]);
+    expect(piped.code).toBe(0);
+    // Before: the release recorded "../octx-stdout-…/package.octx", a file removed once delivered.
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBeUndefined();
+    expect((await runCli(['build', work, '-o', join(dir, 'kb-1.octx'), '--name', 'KB', '--state', state])).code).toBe(0);
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBe('kb-1.octx');
+    // An identical rebuild to stdout keeps the file the release was written to, so the next build still compares with it.
+    expect((await runCli(['build', work, '-o', '-', '--name', 'KB', '--state', state])).code).toBe(0);
+    expect(ProducerState.load(state).releases['1.0.0']!.output).toBe('kb-1.octx');
+    const chapter = join(work, 'knowledge/chapters/chibi-zhi-zhan.md');
+    writeFileSync(chapter, `${readFileSync(chapter, 'utf8')}\nOne more line.\n`);
+    const next = await runCli(['build', work, '-o', join(dir, 'kb-2.octx'), '--name', 'KB', '--state', state]);
+    expect(next.stderr).toContain('changes since 1.0.0: documents +0 -0 ~1 →0\n');
+  }, 90_000);
+
+  it("build --state -o <the last release's file> --overwrite still compares with that release", async () => {
+    const dir = tempDir();
+    const work = join(dir, 'kb');
+    cpSync(join(ROOT, 'fixtures/kb-three-kingdoms'), work, { recursive: true });
+    const state = join(dir, 'state.json');
+    const out = join(dir, 'kb.octx');
+    expect((await runCli(['build', work, '-o', out, '--name', 'KB', '--state', state])).code).toBe(0);
+    const chapter = join(work, 'knowledge/chapters/chibi-zhi-zhan.md');
+    writeFileSync(chapter, `${readFileSync(chapter, 'utf8')}\nOne more line.\n`);
+    const second = await runCli(['build', work, '-o', out, '--overwrite', '--name', 'KB', '--state', state]);
+    expect(second.code).toBe(0);
+    // Before: no line at all (the file was going to be overwritten, so it was not compared with).
+    expect(second.stderr).toContain('changes since 1.0.0: documents +0 -0 ~1 →0\n');
   }, 60_000);
 
   it('build --previous names the package to compare with', async () => {

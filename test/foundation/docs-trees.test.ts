@@ -5,6 +5,7 @@
  * reported, and every file left out is counted by kind.
  */
 import { cpSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join, relative, sep } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -286,6 +287,19 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(e.code).toBe('OCTX_SECURITY_ERROR');
     expect(e.issues.map((i) => i.path)).toEqual(['images', 'setup.md']);
     expect(e.message).toContain('cp -RL');
+  });
+
+  it.skipIf(process.platform === 'win32')('a FIFO in the tree is refused by name, never read and never dropped silently', async () => {
+    const dir = tempDir();
+    cpSync(join(TREES, 'plain-readme'), dir, { recursive: true });
+    execFileSync('mkfifo', [join(dir, 'pipe.md'), join(dir, 'assets', 'pipe.png')]);
+    // Before: both were skipped without a word (a page named pipe.md missing from the package).
+    const e = await failure(load(dir));
+    expect(e.code).toBe('OCTX_SECURITY_ERROR');
+    expect(e.issues.map((i) => [i.path, i.message])).toEqual([
+      ['assets/pipe.png', expect.stringContaining('is a FIFO (named pipe)')],
+      ['pipe.md', expect.stringContaining('is a FIFO (named pipe)')],
+    ]);
   });
 
   it('a frontmatter block that does not parse is refused, every such file at once; CRLF bodies are kept byte for byte', async () => {

@@ -115,6 +115,11 @@ describe('toYamlFrontmatter', () => {
     expect(refusal('{\n  "a": 1,\n  "a": 2\n}\n').message).toContain('JSON frontmatter does not parse');
     expect(refusal('{\n  "a": 1\n} trailing\n').message).toContain('on its own line');
     expect(refusal('{\n  "a": 1\n').message).toContain('never closed');
+    // As in TOML: an integer beyond 2^53 - 1 is refused (before: 9007199254740993 was carried as 9007199254740992).
+    const unsafe = refusal('{"title": "x", "n": 9007199254740993, "s": "12345678901234567890"}\n\nBody\n');
+    expect(unsafe.code).toBe('OCTX_DOCUMENT_FRONTMATTER');
+    expect(unsafe.message).toContain('integer 9007199254740993 cannot be carried exactly');
+    expect(toYamlFrontmatter('{"n": 9007199254740991, "s": "12345678901234567890"}\nBody\n', 'knowledge/x.md').text).toContain('"n": 9007199254740991');
   });
 
   it('YAML, no block, a Hugo shortcode or Liquid tag at the top: unchanged', () => {

@@ -99,7 +99,7 @@ export const diffCommand: Command = {
     await requirePackagePath(oldPath, 'package');
     await requirePackagePath(newPath, 'package');
     const rawSample = str(ctx.values, 'sample-size');
-    if (rawSample !== undefined && !/^(0|[1-9][0-9]{0,3})$/.test(rawSample))
+    if (rawSample !== undefined && (!/^(0|[1-9][0-9]{0,3})$/.test(rawSample) || Number(rawSample) > 1000))
       throw usageError(`--sample-size must be an integer from 0 to 1000 (got ${JSON.stringify(rawSample)})`, 'sample-size');
     const { diffPackages } = await import('../../read/diff/diff-packages.js');
     const limits = await cliLimits(ctx.values);
