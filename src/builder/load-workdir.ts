@@ -125,7 +125,11 @@ export interface WorkdirLoadReport {
   readonly renamed: readonly { readonly from: string; readonly to: string }[];
   /** Non-OKF index/log files left out (`indexFiles: 'skip'`), under `knowledge/`. */
   readonly skipped: readonly string[];
-  /** `OCTX_INDEX_FILE_RENAMED` / `OCTX_INDEX_FILE_SKIPPED` warnings. */
+  /**
+   * `OCTX_INDEX_FILE_RENAMED` / `OCTX_INDEX_FILE_SKIPPED` warnings. When `indexFiles` was not
+   * given (the folder's default mode applied), they are also the export's warnings
+   * (`report.warnings`), so `strict` refuses them until `indexFiles` is given explicitly.
+   */
   readonly warnings: readonly OctxIssue[];
 }
 
@@ -384,9 +388,14 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const converted: ConvertedFrontmatter[] = [];
   const warnings: OctxIssue[] = [];
   const refusals: OctxIssue[] = [];
+  // An adjustment the caller asked for (`indexFiles` given) is reported as it happens; one made by
+  // the plain-folder default is a warning of the export too, so `strict` refuses it (the export
+  // emits it then, once) until the caller accepts it with an explicit `indexFiles`.
+  const defaulted = options.indexFiles === undefined;
   const warn = (w: OctxIssue): void => {
     warnings.push(w);
-    onProgress?.({ phase: 'warning', issue: w });
+    if (defaulted) builder.reportWarning(w);
+    else onProgress?.({ phase: 'warning', issue: w });
   };
   /** Original path under knowledge/ → the path it was added at (differs for renamed index files). */
   const addedAt = new Map<string, string>();

@@ -4,7 +4,7 @@
  * summary, in full in --json), and a tree that needs a decision fails once, naming every file and
  * the flag.
  */
-import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validatePackage } from '../../src/index.js';
@@ -32,6 +32,20 @@ describe('build <plain docs folder>', () => {
     expect(r.stdout).toContain('documents     6 concept(s), 1 reserved');
     // Each rename is also a warning, in CLI terms.
     expect(r.stderr).toContain('kept as the concept document knowledge/guide/_index.md (--index-files as-documents)');
+    expect((await validatePackage(out)).valid).toBe(true);
+  });
+
+  it('--strict refuses the default mode’s renames (each named) until --index-files accepts them', async () => {
+    const out = join(tempDir(), 'strict.octx');
+    const refused = await runCli(['build', 'fixtures/docs-trees/vitepress', '-o', out, '--name', 'Docs', '--strict', ...ASSET]);
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toMatch(/^error\[OCTX_STRICT_VIOLATION\]/);
+    expect(refused.stderr).toContain('OCTX_INDEX_FILE_RENAMED');
+    for (const page of ['knowledge/guide/index.md', 'knowledge/index.md']) expect(refused.stderr).toContain(page);
+    expect(existsSync(out)).toBe(false);
+    const accepted = await runCli(['build', 'fixtures/docs-trees/vitepress', '-o', out, '--name', 'Docs', '--strict', '--index-files', 'as-documents', ...ASSET]);
+    expect(accepted.code, accepted.stderr).toBe(0);
+    expect(accepted.stdout).toContain('  renamed       knowledge/guide/index.md → knowledge/guide/_index.md (not an OKF index.md)');
     expect((await validatePackage(out)).valid).toBe(true);
   });
 
