@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
-import { INPUT_SHA256_COLUMN, INPUT_SHA256_PATTERN } from './input-digest.js';
+import { INPUT_SHA256_HEX_LENGTH, INPUT_SHA256_PATTERN, VECTOR_COLUMNS } from '../model/vector-format.js';
 import type { VectorTarget } from './targets.js';
 
 /** Options of {@link VectorSpill}. */
@@ -64,7 +64,8 @@ const WRITE_BUFFER_BYTES = 1 << 20;
 /** Slot indexes are int32; keep recordIndex below that too. */
 const MAX_RECORD_INDEX = 0x7fff_fffe;
 /** Bytes of one stored digest: the 64 ASCII hex digits, exactly as the Arrow column holds them. */
-export const DIGEST_BYTES = 64;
+export const DIGEST_BYTES = INPUT_SHA256_HEX_LENGTH;
+const INPUT_SHA256_COLUMN = VECTOR_COLUMNS.inputSha256.name;
 
 /**
  * A target's vectors as an export reads them: a {@link VectorSpill}, or a frozen view of one
