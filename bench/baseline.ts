@@ -7,7 +7,7 @@
  * `--mode baseline` (default) pays exactly what both sides must pay — generating every record
  * (bench/corpus.ts) and serialising it to its final bytes (JSON.stringify of the same objects in
  * the SDK's field order, the same Markdown, Arrow IPC batches of 8,192 rows built like
- * src/vectors/arrow-file.ts) — plus the floor work of the issue: SHA-256 of every payload file,
+ * src/vectors/arrow-writer.ts) — plus the floor work of the issue: SHA-256 of every payload file,
  * raw deflate (the exporter's level) of every text file and a plain write of the Arrow bytes.
  * Everything streams: JSONL goes through a 1 MiB line buffer into one hash + one deflate stream
  * per file; each document is hashed and deflated on its own (as a ZIP entry is); Arrow batches are
@@ -32,7 +32,7 @@ import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink,
 
 /** Same constant as src/structure/record-spill.ts: lines are flushed in ~1 MiB pieces. */
 export const FLUSH_AT = 1 << 20;
-/** Same as src/vectors/arrow-file.ts. */
+/** Same as src/vectors/arrow-writer.ts. */
 const BATCH_ROWS = 8192;
 /** Documents being deflated on the libuv pool at once (the pool has 4 threads). */
 const DOC_INFLIGHT = 4;
@@ -127,7 +127,7 @@ class DocumentSink {
 }
 
 /**
- * An Arrow vector target built like src/vectors/arrow-file.ts (schema message right after the
+ * An Arrow vector target built like src/vectors/arrow-writer.ts (schema message right after the
  * magic, batches of 8,192 rows from one contiguous Float32Array and UTF-8 offsets), hashed as
  * the writer emits each piece and written with plain positional writes.
  */

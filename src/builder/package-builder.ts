@@ -22,7 +22,7 @@ import { StructureStore } from '../structure/structure-store.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
 import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
 import { embedAll, type Embedder } from '../vectors/embedder.js';
-import { TARGET_ID_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
+import { TARGET_ID_KIND, TARGET_RECORD_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
 import { compileInputTemplate, templateForTarget } from '../vectors/template.js';
 import {
   INPUT_HASH_DECLARATION,
@@ -33,7 +33,7 @@ import {
   sha256OfNormalized,
   withInputHash,
 } from '../vectors/input-digest.js';
-import { VectorSpill, type FrozenVectorRows } from '../vectors/vector-spill.js';
+import { VectorSpill, type FrozenVectorRows, type VectorSpillAddOptions } from '../vectors/vector-spill.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, isStdoutStaging, removeSpillDir } from '../package/spill-dir.js';
@@ -104,8 +104,9 @@ const EMBED_OPTION_KEYS = keysOf<EmbedOptions>({ batchSize: true, concurrency: t
 
 /** Every key of {@link AddVectorOptions}; another one (`inputSHA256`) is a misspelling, refused. */
 const ADD_VECTOR_OPTION_KEYS = keysOf<AddVectorOptions>({ input: true, inputSha256: true });
-
-const TARGET_RECORD = { chunks: 'chunk', events: 'event', entities: 'entity' } as const;
+/** Spill options of a vector without a digest (see `#addVector`). */
+const ADD_VECTOR: VectorSpillAddOptions = Object.freeze({ replace: false });
+const REPLACE_VECTOR: VectorSpillAddOptions = Object.freeze({ replace: true });
 
 /**
  * Collects documents, structure records and vectors, then exports one `.octx` package.
@@ -527,8 +528,15 @@ export class PackageBuilder {
       spill = new VectorSpill({ file: join(this.#dir, `${target}.f32`), target, dimensions: config.dimensions, normalized: config.normalized });
       this.#vectorSpills.set(target, spill);
     }
-    const vectors = spill;
-    this.#collect(() => vectors.add(dense, recordId, vector, { ...(inputSha256 !== undefined ? { inputSha256 } : {}), replace }));
+    // The common call (no digest, no replace) shares one options object, and the try/catch of
+    // #collect is inlined: no closure either, so nothing is allocated per vector.
+    const addOptions = inputSha256 === undefined ? (replace ? REPLACE_VECTOR : ADD_VECTOR) : { inputSha256, replace };
+    try {
+      spill.add(dense, recordId, vector, addOptions);
+    } catch (e) {
+      if (e instanceof OctxError && e.code === 'OCTX_IO_ERROR') this.#poisoned = e;
+      throw e;
+    }
     return this;
   }
 
@@ -577,7 +585,7 @@ export class PackageBuilder {
       });
     }
     const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
-    const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD[target]));
+    const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD_KIND[target]));
     const ids = this.#ids;
     const spills = this.#vectorSpills;
     // Digests (and whether a vector is replaced) of the records in flight: bounded by embedAll's window.

@@ -4,7 +4,7 @@ import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { verifyArchive, type VerifyMode } from './verify-archive.js';
-import { writeArrowTarget } from '../vectors/arrow-file.js';
+import { writeArrowTarget } from '../vectors/arrow-writer.js';
 import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';

@@ -9,12 +9,10 @@
  * that got caller digests, so the common path costs nothing.
  */
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
-import { RECORD_KINDS } from '../model/record-kinds.js';
+import { VECTOR_CONFIG_PATH } from '../model/paths.js';
+import { INPUT_SHA256_HEX_LENGTH, TARGET_RECORD_KIND, VECTOR_TARGET_FORMATS } from '../model/vector-format.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
-import { DIGEST_BYTES } from '../vectors/vector-spill.js';
 import { inputDigestRecipe, normalizeEmbeddingInput, sha256OfNormalized } from '../vectors/input-digest.js';
-import { TARGET_RECORD_KIND } from '../vectors/targets.js';
 import type { Collected } from './collected.js';
 import type { PlannedArrowTarget } from './planner.js';
 
@@ -85,18 +83,17 @@ export async function checkCallerDigests(collected: Collected, arrowTargets: rea
     if (recipe === undefined || !('render' in recipe)) continue;
     const render = recipe.render;
     const kind = TARGET_RECORD_KIND[planned.target];
-    const path = VECTOR_TARGET_PATHS[planned.target];
-    const jsonlPath = RECORD_KINDS[kind].path;
+    const { path, jsonlPath } = VECTOR_TARGET_FORMATS[planned.target];
     const snapshot = collected.structure.files[kind];
     // One batch: the records' dense ids, ids, lines and recomputed digests (or why none renders).
     const dense: number[] = [];
     const pending: { id: string; line: number; expected: string | Error }[] = [];
-    const digests = Buffer.allocUnsafe(BATCH * DIGEST_BYTES);
+    const digests = Buffer.allocUnsafe(BATCH * INPUT_SHA256_HEX_LENGTH);
     const compare = (): void => {
       planned.spill.readInputSha256(dense, digests);
       for (let i = 0; i < pending.length; i++) {
         const { id, line, expected } = pending[i]!;
-        const stored = digests.toString('latin1', i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES);
+        const stored = digests.toString('latin1', i * INPUT_SHA256_HEX_LENGTH, (i + 1) * INPUT_SHA256_HEX_LENGTH);
         if (expected === stored) continue;
         found(
           issue({

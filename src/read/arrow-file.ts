@@ -19,7 +19,11 @@ import { Footer } from 'apache-arrow/ipc/metadata/file';
 import type { OctxCode } from '../model/codes.js';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { INPUT_SHA256_COLUMN } from '../vectors/input-digest.js';
+import { VECTOR_COLUMNS } from '../model/vector-format.js';
+
+const RECORD_ID = VECTOR_COLUMNS.recordId.name;
+const VECTOR = VECTOR_COLUMNS.vector.name;
+const INPUT_SHA256 = VECTOR_COLUMNS.inputSha256.name;
 
 /** The file magic at the start: `ARROW1` and two padding bytes. */
 const MAGIC_HEAD = Buffer.from('ARROW1\0\0', 'latin1');
@@ -417,8 +421,8 @@ function sameBlocks(a: readonly Block[], b: readonly Block[]): boolean {
  */
 export function checkVectorSchema(schema: Schema, path: string, maxDimension: number, expectedDimension?: number): ArrowVectorSchema {
   const fields: readonly ArrowField[] = schema.fields;
-  const ids = fields.flatMap((f, i) => (f.name === 'record_id' ? [i] : []));
-  const vecs = fields.flatMap((f, i) => (f.name === 'vector' ? [i] : []));
+  const ids = fields.flatMap((f, i) => (f.name === RECORD_ID ? [i] : []));
+  const vecs = fields.flatMap((f, i) => (f.name === VECTOR ? [i] : []));
   if (ids.length !== 1 || vecs.length !== 1) {
     throw problem('OCTX_VECTOR_COLUMNS_REQUIRED', path, `a vector target needs exactly one record_id and one vector column (found ${ids.length} and ${vecs.length})`);
   }
@@ -443,7 +447,7 @@ export function checkVectorSchema(schema: Schema, path: string, maxDimension: nu
   if (expectedDimension !== undefined && dimension !== expectedDimension) {
     throw problem('OCTX_VECTOR_DIMENSION_INVALID', path, `vector dimension ${dimension} differs from config.dimensions ${expectedDimension}`);
   }
-  const digests = fields.flatMap((f, i) => (f.name === INPUT_SHA256_COLUMN ? [i] : []));
+  const digests = fields.flatMap((f, i) => (f.name === INPUT_SHA256 ? [i] : []));
   let inputSha256Problem: string | undefined;
   if (digests.length > 1) inputSha256Problem = `there are ${digests.length} input_sha256 columns`;
   else if (digests.length === 1) {
@@ -478,7 +482,7 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const n = data.length;
   const dim = layout.dimension;
   if (vecData.length !== n) throw bad('column lengths differ');
-  const ids = utf8Column(idData, n, 'record_id', bad);
+  const ids = utf8Column(idData, n, RECORD_ID, bad);
 
   const floats = elemData.values as Float32Array;
   const base = elemData.offset + vecData.offset * dim;
@@ -486,7 +490,7 @@ function toBatch(data: DataLike, layout: ArrowVectorSchema, path: string): Arrow
   const values = floats.subarray(base, base + n * dim);
   const vecNulls = Math.max(0, vecData.nullCount);
   const elemNulls = Math.max(0, elemData.nullCount);
-  const inputSha256 = layout.inputSha256Index >= 0 ? utf8Column(data.children[layout.inputSha256Index]!, n, 'input_sha256', bad) : undefined;
+  const inputSha256 = layout.inputSha256Index >= 0 ? utf8Column(data.children[layout.inputSha256Index]!, n, INPUT_SHA256, bad) : undefined;
   return {
     ...(inputSha256 === undefined ? {} : { inputSha256 }),
     length: n,

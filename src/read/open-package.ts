@@ -13,6 +13,7 @@ import { OctxError } from '../model/errors.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
+import type { VectorRow } from '../model/vector-format.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { openDirectorySource } from './dir-source.js';
@@ -62,14 +63,8 @@ export interface JsonlRecord<T> {
   readonly record: T;
 }
 
-/** One row of a vector target. */
-export interface VectorRow {
-  readonly recordId: string;
-  /** `dimension` floats; a view into the current Arrow batch (copy it to keep it long). */
-  readonly vector: Float32Array;
-  /** The row's `input_sha256`, when the target carries that column (as stored; not checked here). */
-  readonly inputSha256?: string;
-}
+/** One row of a vector target: the one `VectorRow` of the format floor (`model/vector-format.ts`). */
+export type { VectorRow };
 
 /** An open package. Call {@link OctxPackage.close} when done. */
 export interface OctxPackage {

@@ -12,15 +12,16 @@
 import { hash } from 'node:crypto';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
+import { INPUT_SHA256_PATTERN, VECTOR_COLUMNS } from '../model/vector-format.js';
 import type { VectorConfigInput } from './config.js';
 import type { VectorTarget } from './targets.js';
 import { compileInputTemplate, templateForTarget, type InputTemplateRenderer } from './template.js';
 
-/** Name of the optional Arrow column (utf8, non-null, 64 lower-case hex digits). */
-export const INPUT_SHA256_COLUMN = 'input_sha256';
+/** Name of the optional Arrow column (utf8, non-null, 64 lower-case hex digits; `VECTOR_COLUMNS` in `model/vector-format.ts`). */
+export const INPUT_SHA256_COLUMN = VECTOR_COLUMNS.inputSha256.name;
 
-/** Shape of one `input_sha256` value. */
-export const INPUT_SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** Shape of one `input_sha256` value (from `model/vector-format.ts`). */
+export { INPUT_SHA256_PATTERN };
 
 /**
  * The `input_hash` config value this library writes and understands. Its keys avoid every

@@ -1,5 +1,6 @@
-import { IdKind } from '../model/id-kind.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type VectorTarget } from '../model/record-kinds.js';
+import type { IdKind } from '../model/id-kind.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type VectorTarget } from '../model/record-kinds.js';
+import { TARGET_RECORD_KIND, VECTOR_TARGET_FORMATS } from '../model/vector-format.js';
 
 /**
  * The record kinds that `vectors/0.1` can carry vectors for (SEED §7): one Arrow file per
@@ -15,15 +16,15 @@ export const VECTOR_TARGETS: readonly VectorTarget[] = Object.freeze(
   }),
 );
 
-/** The record kind whose records a vector target covers. */
-export const TARGET_RECORD_KIND = { chunks: 'chunk', events: 'event', entities: 'entity' } as const satisfies Readonly<Record<VectorTarget, RecordKind>>;
+/** The record kind whose records a vector target covers (from `VECTOR_TARGET_FORMATS`). */
+export { TARGET_RECORD_KIND };
 
-/** The id kind of the records a vector target covers (the kind that record kind defines). */
-export const TARGET_ID_KIND: Readonly<Record<VectorTarget, IdKind>> = {
-  chunks: IdKind[RECORD_KINDS[TARGET_RECORD_KIND.chunks].defines],
-  events: IdKind[RECORD_KINDS[TARGET_RECORD_KIND.events].defines],
-  entities: IdKind[RECORD_KINDS[TARGET_RECORD_KIND.entities].defines],
-};
+/** The id kind of the records a vector target covers (from `VECTOR_TARGET_FORMATS`). */
+export const TARGET_ID_KIND: Readonly<Record<VectorTarget, IdKind>> = Object.freeze({
+  chunks: VECTOR_TARGET_FORMATS.chunks.idKind,
+  events: VECTOR_TARGET_FORMATS.events.idKind,
+  entities: VECTOR_TARGET_FORMATS.entities.idKind,
+});
 
 /** True when `value` names a vector target (`chunks`, `events` or `entities`). */
 export function isVectorTarget(value: unknown): value is VectorTarget {

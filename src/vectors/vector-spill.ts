@@ -7,7 +7,7 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
-import { INPUT_SHA256_COLUMN, INPUT_SHA256_PATTERN } from './input-digest.js';
+import { INPUT_SHA256_HEX_LENGTH, INPUT_SHA256_PATTERN, VECTOR_COLUMNS } from '../model/vector-format.js';
 import type { VectorTarget } from './targets.js';
 
 /** Options of {@link VectorSpill}. */
@@ -60,11 +60,14 @@ export interface NormWarnings {
 /** Allowed deviation of a vector's L2 norm from 1 when the config says `normalized: true`. */
 export const NORM_TOLERANCE = 1e-3;
 const NORM_SAMPLE = 10;
+/** Shared default of {@link VectorSpill.add}: a `= {}` default would allocate one per vector. */
+const NO_ADD_OPTIONS: VectorSpillAddOptions = Object.freeze({});
 const WRITE_BUFFER_BYTES = 1 << 20;
 /** Slot indexes are int32; keep recordIndex below that too. */
 const MAX_RECORD_INDEX = 0x7fff_fffe;
 /** Bytes of one stored digest: the 64 ASCII hex digits, exactly as the Arrow column holds them. */
-export const DIGEST_BYTES = 64;
+export const DIGEST_BYTES = INPUT_SHA256_HEX_LENGTH;
+const INPUT_SHA256_COLUMN = VECTOR_COLUMNS.inputSha256.name;
 
 /**
  * A target's vectors as an export reads them: a {@link VectorSpill}, or a frozen view of one
@@ -220,7 +223,7 @@ export class VectorSpill implements VectorRows {
    *   `OCTX_OPTIONS_INVALID` for a bad recordIndex; `OCTX_IO_ERROR` when flushing fails.
    *   Nothing is stored when it throws.
    */
-  add(recordIndex: number, recordId: string, vector: Float32Array | Float64Array | readonly number[], options: VectorSpillAddOptions = {}): void {
+  add(recordIndex: number, recordId: string, vector: Float32Array | Float64Array | readonly number[], options: VectorSpillAddOptions = NO_ADD_OPTIONS): void {
     this.#ensureOpen();
     const digest = options.inputSha256;
     if (digest !== undefined && (typeof digest !== 'string' || !INPUT_SHA256_PATTERN.test(digest))) {
@@ -276,36 +279,10 @@ export class VectorSpill implements VectorRows {
     }
     if (this.#bufBytes + this.#rowBytes > this.#buf.byteLength) this.flush();
 
-    // Copy and validate in one pass. A failure leaves #bufBytes unchanged, so the partial row
-    // is simply overwritten by the next add.
-    const floats = this.#bufFloats;
+    // Straight into the write buffer, no copy in between. A failure leaves #bufBytes unchanged,
+    // so the partial row is simply overwritten by the next add.
     const base = this.#bufBytes >>> 2;
-    let sumSq = 0;
-    for (let i = 0; i < dims; i++) {
-      const x = vector[i] as number;
-      if (typeof x !== 'number' || !Number.isFinite(x)) {
-        throw OctxError.of({
-          code: 'OCTX_VECTOR_VALUE_INVALID',
-          path: this.#path,
-          recordId,
-          field: 'vector',
-          message: `vector element ${i} is ${typeof x === 'number' ? String(x) : describeValue(x)}; elements must be finite numbers`,
-        });
-      }
-      floats[base + i] = x;
-      // Stored float32 value: what a consumer will see, and an overflow to Infinity shows here.
-      const f = floats[base + i] as number;
-      if (!Number.isFinite(f)) {
-        throw OctxError.of({
-          code: 'OCTX_VECTOR_VALUE_INVALID',
-          path: this.#path,
-          recordId,
-          field: 'vector',
-          message: `vector element ${i} (${x}) overflows float32`,
-        });
-      }
-      sumSq += f * f;
-    }
+    const sumSq = Array.isArray(vector) ? this.#copyArray(vector, base, recordId) : this.#copyTyped(vector as Float32Array | Float64Array, base, recordId);
     const replacing = this.has(recordIndex);
     if (replacing && options.replace !== true) {
       throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_DUPLICATE', path: this.#path, recordId, message: 'this record already has a vector' });
@@ -321,6 +298,69 @@ export class VectorSpill implements VectorRows {
       this.#normCount++;
       if (this.#normSample.length < NORM_SAMPLE) this.#normSample.push(recordId);
     }
+  }
+
+  /**
+   * Copies a plain array into the write buffer at float `base`, checking each element (and its
+   * stored float32 value) while writing it — a typed-array `set` would coerce strings and call
+   * `valueOf`; returns the sum of squares of the stored values.
+   */
+  #copyArray(vector: readonly number[], base: number, recordId: string): number {
+    const floats = this.#bufFloats;
+    const dims = this.dimensions;
+    let sumSq = 0;
+    for (let i = 0; i < dims; i++) {
+      const x = vector[i];
+      if (typeof x !== 'number' || !Number.isFinite(x)) throw this.#elementError(recordId, i, x, false);
+      floats[base + i] = x;
+      // Stored float32 value: what a consumer will see, and an overflow to Infinity shows here.
+      const f = floats[base + i] as number;
+      if (!Number.isFinite(f)) throw this.#elementError(recordId, i, x, true);
+      sumSq += f * f;
+    }
+    return sumSq;
+  }
+
+  /**
+   * Copies a Float32Array or Float64Array into the write buffer at float `base` with one native
+   * `set` (a plain copy for float32, float64 → float32 rounding otherwise), then checks the stored
+   * values in one pass: a NaN or ±Infinity among them (given, or a float64 beyond the float32
+   * range) makes the sum of squares non-finite. Returns that sum.
+   */
+  #copyTyped(vector: Float32Array | Float64Array, base: number, recordId: string): number {
+    const floats = this.#bufFloats;
+    const dims = this.dimensions;
+    floats.set(vector, base);
+    let sumSq = 0;
+    for (let i = base, end = base + dims; i < end; i++) {
+      const f = floats[i] as number;
+      sumSq += f * f;
+    }
+    // float32 squares are below 2^256 and rows hold at most 2^16 of them: finite unless an element is not.
+    if (!Number.isFinite(sumSq)) this.#throwNonFinite(vector, base, recordId);
+    return sumSq;
+  }
+
+  /** Finds the first stored element that is not finite and throws its error (the slow path). */
+  #throwNonFinite(vector: Float32Array | Float64Array, base: number, recordId: string): never {
+    const floats = this.#bufFloats;
+    for (let i = 0; i < this.dimensions; i++) {
+      if (!Number.isFinite(floats[base + i])) throw this.#elementError(recordId, i, vector[i], Number.isFinite(vector[i]));
+    }
+    throw new Error('unreachable: a non-finite sum of squares without a non-finite element');
+  }
+
+  /** `OCTX_VECTOR_VALUE_INVALID` for element `i`: not a finite number, or (`overflow`) beyond float32. */
+  #elementError(recordId: string, i: number, x: unknown, overflow: boolean): OctxError {
+    return OctxError.of({
+      code: 'OCTX_VECTOR_VALUE_INVALID',
+      path: this.#path,
+      recordId,
+      field: 'vector',
+      message: overflow
+        ? `vector element ${i} (${String(x)}) overflows float32`
+        : `vector element ${i} is ${typeof x === 'number' ? String(x) : describeValue(x)}; elements must be finite numbers`,
+    });
   }
 
   /** Copies a digest into the digest buffer at the position of the row being added (not yet counted). */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { tableFromIPC } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeArrowTarget } from '../../src/vectors/arrow-file.js';
+import { writeArrowTarget } from '../../src/vectors/arrow-writer.js';
 import { HashingTextEmbedder, VECTOR_TARGETS, embedAll, prepareVectorConfig, templateForTarget, vectorConfigIssues } from '../../src/vectors/index.js';
 import { compileInputTemplate } from '../../src/vectors/template.js';
 import { VectorSpill } from '../../src/vectors/vector-spill.js';

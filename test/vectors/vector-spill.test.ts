@@ -116,6 +116,59 @@ describe('VectorSpill', () => {
     expect(e.message).toContain('overflows float32');
   });
 
+  it.each([
+    ['Float32Array', (v: number[]) => new Float32Array(v)],
+    ['Float64Array', (v: number[]) => new Float64Array(v)],
+  ])('refuses a non-finite element of a %s, naming the first one, and stores nothing', (_name, make) => {
+    const s = spill(4, true);
+    for (const [bad, at] of [
+      [[0.5, Number.NaN, 0.5, Number.POSITIVE_INFINITY], 1],
+      [[0.5, 0.5, 0.5, Number.NEGATIVE_INFINITY], 3],
+    ] as const) {
+      const e = caught(() => s.add(0, 'rec-t', make([...bad])));
+      expect(e.code).toBe('OCTX_VECTOR_VALUE_INVALID');
+      expect(e.issues[0]).toMatchObject({ recordId: 'rec-t', field: 'vector' });
+      expect(e.message).toContain(`element ${at} is`);
+      expect(e.message).toContain('must be finite');
+    }
+    expect(s.size).toBe(0);
+    expect(s.normWarnings.count).toBe(0);
+    s.add(0, 'rec-t', make([0.5, 0.5, 0.5, 0.5]));
+    const out = new Float32Array(4);
+    s.readRows([0], out);
+    expect(Array.from(out)).toEqual([0.5, 0.5, 0.5, 0.5]);
+    expect(s.normWarnings.count).toBe(0);
+  });
+
+  it('tells a float64 beyond float32 (overflow) from a non-finite one, in element order', () => {
+    const s = spill(3);
+    const over = caught(() => s.add(0, 'o', new Float64Array([1, 1e39, Number.NaN])));
+    expect(over.message).toContain('element 1 (1e+39) overflows float32');
+    const nan = caught(() => s.add(0, 'n', new Float64Array([1, Number.NaN, 1e39])));
+    expect(nan.message).toContain('element 1 is NaN');
+    // A plain array is checked element by element while it is written: a string after an
+    // overflow is not reached, and a string is never coerced.
+    expect(caught(() => s.add(0, 'a', [1, 1e39, '2' as unknown as number])).message).toContain('element 1 (1e+39) overflows float32');
+    expect(caught(() => s.add(0, 'a', [1, '2' as unknown as number, 3])).message).toContain('element 1 is string "2"');
+    expect(s.size).toBe(0);
+  });
+
+  it('stores float64 and number[] input rounded to float32 exactly as element assignment does, and counts non-unit norms', () => {
+    const s = spill(3, true);
+    const v = [0.1, 1 / 3, Math.SQRT1_2];
+    s.add(0, 'f64', new Float64Array(v));
+    s.add(1, 'arr', v);
+    s.add(2, 'f32', new Float32Array(v));
+    s.add(3, 'long', [3, 4, 0]);
+    const out = new Float32Array(12);
+    s.readRows([0, 1, 2, 3], out);
+    const want = new Float32Array(v);
+    for (const row of [0, 1, 2]) expect(new Uint32Array(out.slice(row * 3, row * 3 + 3).buffer)).toEqual(new Uint32Array(want.buffer));
+    expect(Array.from(out.subarray(9))).toEqual([3, 4, 0]);
+    // 0.1² + (1/3)² + ½ ≈ 0.62 and 25 are both off unit length.
+    expect(s.normWarnings).toEqual({ count: 4, sample: ['f64', 'arr', 'f32', 'long'] });
+  });
+
   it('refuses a second vector for the same record', () => {
     const s = spill(2);
     s.add(7, 'rec-7', [1, 2]);

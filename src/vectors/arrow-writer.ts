@@ -12,12 +12,16 @@ import { crc32 } from 'node:zlib';
 import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData } from 'apache-arrow';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
+import { INPUT_SHA256_HEX_LENGTH, VECTOR_COLUMNS } from '../model/vector-format.js';
 import { throwIfAborted } from './abort.js';
-import { INPUT_SHA256_COLUMN } from './input-digest.js';
-import { DIGEST_BYTES, type VectorRows } from './vector-spill.js';
+import type { VectorRows } from './vector-spill.js';
 
-/** One row to write: the caller's dense record index (as given to the spill) and the record id. */
-export interface VectorRow {
+/**
+ * Where one row of the file comes from: the caller's dense record index (as given to the spill)
+ * and the record id. The row itself (a `VectorRow` of `model/vector-format.ts`) is assembled
+ * batch by batch from the spill; the caller never materialises it.
+ */
+export interface VectorRowRef {
   readonly recordIndex: number;
   readonly id: string;
 }
@@ -27,7 +31,7 @@ export interface WriteArrowTargetOptions {
   /** Where the vectors are; its `dimensions` become the fixed list size. */
   readonly spill: VectorRows;
   /** Rows in the order to write them (normally the JSONL record order). Read lazily. */
-  readonly rows: Iterable<VectorRow> | AsyncIterable<VectorRow>;
+  readonly rows: Iterable<VectorRowRef> | AsyncIterable<VectorRowRef>;
   /** Output file; created or truncated, and removed again when the write fails. */
   readonly outPath: string;
   /** Rows per record batch (default 8192): bounds memory to about batchRows × dimensions × 4 bytes. */
@@ -58,9 +62,9 @@ export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float
  */
 function schemaParts(dimensions: number, digests: boolean): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
   const floatType = new Float32();
-  const vecType = new FixedSizeList(dimensions, new Field('item', floatType, false));
-  const fields = [new Field('record_id', new Utf8(), false), new Field('vector', vecType, false)];
-  if (digests) fields.push(new Field(INPUT_SHA256_COLUMN, new Utf8(), false));
+  const vecType = new FixedSizeList(dimensions, new Field(VECTOR_COLUMNS.vector.item, floatType, false));
+  const fields = [new Field(VECTOR_COLUMNS.recordId.name, new Utf8(), false), new Field(VECTOR_COLUMNS.vector.name, vecType, false)];
+  if (digests) fields.push(new Field(VECTOR_COLUMNS.inputSha256.name, new Utf8(), false));
   const schema = new Schema<VectorTargetColumns>(fields);
   return { schema, floatType, vecType };
 }
@@ -186,8 +190,8 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   let idBytes = Buffer.allocUnsafe(cap * 40);
   let seen = new Uint8Array(1024);
   // input_sha256: fixed-width values, so the offsets never change.
-  const digestBytes = digests ? new Uint8Array(cap * DIGEST_BYTES) : undefined;
-  const digestOffsets = digests ? Int32Array.from({ length: cap + 1 }, (_, i) => i * DIGEST_BYTES) : undefined;
+  const digestBytes = digests ? new Uint8Array(cap * INPUT_SHA256_HEX_LENGTH) : undefined;
+  const digestOffsets = digests ? Int32Array.from({ length: cap + 1 }, (_, i) => i * INPUT_SHA256_HEX_LENGTH) : undefined;
 
   const sink = new HashingSink();
   const writer = new SchemaFirstFileWriter();
@@ -208,7 +212,9 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     const children = [ids, vec];
     if (digestBytes !== undefined && digestOffsets !== undefined) {
       spill.readInputSha256(indexes.subarray(0, n), digestBytes);
-      children.push(makeData({ type: utf8Type, length: n, nullCount: 0, valueOffsets: digestOffsets.subarray(0, n + 1), data: digestBytes.subarray(0, n * DIGEST_BYTES) }));
+      children.push(
+        makeData({ type: utf8Type, length: n, nullCount: 0, valueOffsets: digestOffsets.subarray(0, n + 1), data: digestBytes.subarray(0, n * INPUT_SHA256_HEX_LENGTH) }),
+      );
     }
     const data = makeData({ type: structType, length: n, nullCount: 0, children });
     writer.write(new RecordBatch(schema, data));
@@ -220,7 +226,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     if (fh === undefined) throw new Error('unreachable: output not open');
     return fh;
   };
-  const iterator: Iterator<VectorRow> | AsyncIterator<VectorRow> = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
+  const iterator: Iterator<VectorRowRef> | AsyncIterator<VectorRowRef> = Symbol.asyncIterator in rows ? rows[Symbol.asyncIterator]() : rows[Symbol.iterator]();
   let exhausted = false;
 
   try {

@@ -19,8 +19,8 @@ import {
 } from 'apache-arrow';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';
-import type { VectorRow } from '../../src/vectors/arrow-file.js';
-import { writeArrowTarget } from '../../src/vectors/arrow-file.js';
+import type { VectorRowRef } from '../../src/vectors/arrow-writer.js';
+import { writeArrowTarget } from '../../src/vectors/arrow-writer.js';
 import { VectorSpill } from '../../src/vectors/vector-spill.js';
 import { HEADER, walkArrowFile } from './arrow-walk.js';
 
@@ -71,7 +71,7 @@ describe('writeArrowTarget', () => {
     // Added in a different order than written: the spill maps record index → slot.
     for (const i of [3, 0, 4, 2, 1]) spill.add(i, ids[i] as string, vectorFor(i, dims));
     const order = [4, 1, 0, 3, 2];
-    const rows: VectorRow[] = order.map((i) => ({ recordIndex: i, id: ids[i] as string }));
+    const rows: VectorRowRef[] = order.map((i) => ({ recordIndex: i, id: ids[i] as string }));
     const outPath = path.join(dir, 'chunks.arrow');
     const result = await writeArrowTarget({ spill, rows, outPath, batchRows: 2 });
 
@@ -217,10 +217,10 @@ describe('writeArrowTarget', () => {
     const dims = 2;
     const spill = newSpill(dims);
     for (let i = 0; i < 20; i++) spill.add(i, `r${i}`, [i, -i]);
-    function* syncRows(): Generator<VectorRow> {
+    function* syncRows(): Generator<VectorRowRef> {
       for (let i = 19; i >= 0; i--) yield { recordIndex: i, id: `r${i}` };
     }
-    async function* asyncRows(): AsyncGenerator<VectorRow> {
+    async function* asyncRows(): AsyncGenerator<VectorRowRef> {
       for (let i = 19; i >= 0; i--) yield { recordIndex: i, id: `r${i}` };
     }
     const a = await writeArrowTarget({ spill, rows: syncRows(), outPath: path.join(dir, 'a.arrow'), batchRows: 6 });
@@ -285,7 +285,7 @@ describe('writeArrowTarget', () => {
     const spill = newSpill(1);
     for (let i = 0; i < 5; i++) spill.add(i, `r${i}`, [i]);
     const boom = new Error('source failed');
-    function* rows(): Generator<VectorRow> {
+    function* rows(): Generator<VectorRowRef> {
       for (let i = 0; i < 5; i++) {
         if (i === 3) throw boom;
         yield { recordIndex: i, id: `r${i}` };
@@ -317,7 +317,7 @@ describe('writeArrowTarget', () => {
     expect(existsSync(outPath)).toBe(false);
 
     const mid = new AbortController();
-    async function* slowRows(): AsyncGenerator<VectorRow> {
+    async function* slowRows(): AsyncGenerator<VectorRowRef> {
       for (const r of rows) {
         if (r.recordIndex === 5) mid.abort(new Error('user cancelled'));
         yield r;
