@@ -91,7 +91,7 @@ export class StructureStore {
 
   readonly #plans: Readonly<Record<RecordKind, KindPlan>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, this.#plan(kind)])) as Record<RecordKind, KindPlan>;
   /** Dense ids of the record being added, by field position (one reused array: add is synchronous). */
-  readonly #dense = new Int32Array(16);
+  readonly #dense = new Int32Array(Math.max(...RECORD_KIND_ORDER.map((kind) => Object.keys(RECORD_KINDS[kind].fields).length)));
 
   readonly #background: BackgroundDeflate | undefined;
   readonly #strictFields: boolean;
