@@ -1,16 +1,7 @@
 import { z } from 'zod';
 import { findJsonProblem } from '../model/json.js';
 import { UUID_V7_PATTERN } from '../model/ids.js';
-import {
-  FORBIDDEN_RECORD_FIELDS,
-  RECORD_FIELDS,
-  type ChunkEventLink,
-  type ChunkRecord,
-  type EntityRecord,
-  type EventEntityLink,
-  type EventRecord,
-  type RecordKind,
-} from '../model/records.js';
+import { FORBIDDEN_RECORD_FIELDS, RECORD_FIELDS, type RecordKind } from '../model/records.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type FieldSpec, type RecordKindSpec } from '../model/record-kinds.js';
 
 const uuidV7 = z.string({ error: 'must be a string' }).regex(UUID_V7_PATTERN, { error: 'must be a canonical lowercase UUIDv7' });
@@ -93,18 +84,33 @@ function recordSchema(kind: RecordKind): z.ZodType {
   return z.looseObject(shape).superRefine(rowRules(kind)).superRefine(extras(kind));
 }
 
+/** The zod type of one field spec: strings for ids and text, numbers otherwise; optional unless required. */
+type FieldZod<F> = F extends { readonly type: 'uuidv7' | 'text' }
+  ? F extends { readonly required: true }
+    ? z.ZodString
+    : z.ZodOptional<z.ZodString>
+  : F extends { readonly required: true }
+    ? z.ZodNumber
+    : z.ZodOptional<z.ZodNumber>;
+
+/** The zod object type of a record kind, from its row's field specs (the type callers see). */
+export type RecordSchema<K extends RecordKind> = z.ZodObject<
+  { -readonly [F in keyof (typeof RECORD_KINDS)[K]['fields']]: FieldZod<(typeof RECORD_KINDS)[K]['fields'][F]> },
+  z.core.$loose
+>;
+
 /** The zod schema for each record kind (used to explain a failure and offered to callers). */
-export const RECORD_SCHEMAS: Readonly<Record<RecordKind, z.ZodType>> = Object.freeze(
-  Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, recordSchema(kind)])) as Record<RecordKind, z.ZodType>,
+export const RECORD_SCHEMAS: { readonly [K in RecordKind]: RecordSchema<K> } = Object.freeze(
+  Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, recordSchema(kind)])) as unknown as { [K in RecordKind]: RecordSchema<K> },
 );
 
 /** zod schema of a chunk record (used to explain a failure and offered to callers). */
-export const ChunkRecordSchema = RECORD_SCHEMAS.chunk as z.ZodType<ChunkRecord>;
+export const ChunkRecordSchema = RECORD_SCHEMAS.chunk;
 /** zod schema of an event record. */
-export const EventRecordSchema = RECORD_SCHEMAS.event as z.ZodType<EventRecord>;
+export const EventRecordSchema = RECORD_SCHEMAS.event;
 /** zod schema of an entity record. */
-export const EntityRecordSchema = RECORD_SCHEMAS.entity as z.ZodType<EntityRecord>;
+export const EntityRecordSchema = RECORD_SCHEMAS.entity;
 /** zod schema of a chunk → event link. */
-export const ChunkEventLinkSchema = RECORD_SCHEMAS['chunk-event'] as z.ZodType<ChunkEventLink>;
+export const ChunkEventLinkSchema = RECORD_SCHEMAS['chunk-event'];
 /** zod schema of an event → entity link. */
-export const EventEntityLinkSchema = RECORD_SCHEMAS['event-entity'] as z.ZodType<EventEntityLink>;
+export const EventEntityLinkSchema = RECORD_SCHEMAS['event-entity'];
