@@ -8,8 +8,7 @@ import type { PackageBuilder } from './package-builder.js';
 import { parseStrictJson } from '../read/strict-json.js';
 import { parseJsonlLine, readJsonlLines } from '../read/jsonl.js';
 import { STRUCTURE_PATHS, compareUtf8 } from '../model/paths.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
-import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER } from '../model/record-kinds.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
@@ -133,14 +132,6 @@ export interface WorkdirLoadReport {
   readonly warnings: readonly OctxIssue[];
 }
 
-/** The builder call that takes a record of each kind (typed: a new kind must be added here). */
-const ADD_RECORD: Readonly<Record<RecordKind, (builder: PackageBuilder, record: Record<string, unknown>) => unknown>> = {
-  chunk: (b, r) => b.addChunk(r as unknown as ChunkRecord),
-  event: (b, r) => b.addEvent(r as unknown as EventRecord),
-  entity: (b, r) => b.addEntity(r as unknown as EntityRecord),
-  'chunk-event': (b, r) => b.linkChunkEvent(r as unknown as ChunkEventLink),
-  'event-entity': (b, r) => b.linkEventEntity(r as unknown as EventEntityLink),
-};
 const RECORD_PATHS: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
 
 async function exists(path: string): Promise<boolean> {
@@ -545,7 +536,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     for await (const { line, value, size } of jsonlRecords(join(dir, path), path)) {
       try {
         builder.recordSource({ path, line });
-        ADD_RECORD[kind](builder, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skippedSet, path, line) : value);
+        builder.addRecord(kind, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skippedSet, path, line) : value);
       } catch (e) {
         throw atLine(e, path, line);
       } finally {

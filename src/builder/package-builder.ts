@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
-import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord, RecordKind } from '../model/records.js';
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
 import { AtomicOutput } from '../package/atomic-output.js';
 import { BackgroundDeflate } from '../package/background-deflate.js';
@@ -336,9 +336,7 @@ export class PackageBuilder {
    * @throws OctxError
    */
   addChunk<R extends ChunkRecord = ChunkRecord>(record: NoInfer<R>): this {
-    this.#assertOpen();
-    this.#collect(() => this.#structure.addChunk(record));
-    return this;
+    return this.addRecord('chunk', record);
   }
 
   /**
@@ -347,9 +345,7 @@ export class PackageBuilder {
    * @throws OctxError
    */
   addEvent<R extends EventRecord = EventRecord>(record: NoInfer<R>): this {
-    this.#assertOpen();
-    this.#collect(() => this.#structure.addEvent(record));
-    return this;
+    return this.addRecord('event', record);
   }
 
   /**
@@ -358,22 +354,29 @@ export class PackageBuilder {
    * @throws OctxError
    */
   addEntity<R extends EntityRecord = EntityRecord>(record: NoInfer<R>): this {
-    this.#assertOpen();
-    this.#collect(() => this.#structure.addEntity(record));
-    return this;
+    return this.addRecord('entity', record);
   }
 
   /** Links a chunk to an event it supports (`{ chunk_id, event_id }`; see {@link PackageBuilder.addChunk} for extra fields). @throws OctxError */
   linkChunkEvent<R extends ChunkEventLink = ChunkEventLink>(link: NoInfer<R>): this {
-    this.#assertOpen();
-    this.#collect(() => this.#structure.linkChunkEvent(link));
-    return this;
+    return this.addRecord('chunk-event', link);
   }
 
   /** Links an event to an entity taking part in it (`{ event_id, entity_id, weight?, description? }`; see {@link PackageBuilder.addChunk} for extra fields). @throws OctxError */
   linkEventEntity<R extends EventEntityLink = EventEntityLink>(link: NoInfer<R>): this {
+    return this.addRecord('event-entity', link);
+  }
+
+  /**
+   * Adds one record of `kind` (the call the typed `addChunk`/`addEvent`/`addEntity`/
+   * `linkChunkEvent`/`linkEventEntity` make): for callers that hold records by kind, such as a
+   * working-folder loader. The record is read once, checked against its `RECORD_KINDS` row and
+   * written; the caller may change the object afterwards.
+   * @throws OctxError
+   */
+  addRecord(kind: RecordKind, record: object): this {
     this.#assertOpen();
-    this.#collect(() => this.#structure.linkEventEntity(link));
+    this.#collect(() => this.#structure.add(kind, record));
     return this;
   }
 

@@ -18,7 +18,7 @@ function show(value: unknown): string {
 
 /** The id that names a record in issues: its `id`, or for a relation its first end. */
 function recordIdOf(subject: ConsumerSubject, record: Readonly<Record<string, unknown>>): string | undefined {
-  const field = subject === 'document' ? 'id' : RECORD_KINDS[subject].idFields[0];
+  const field = subject === 'document' ? 'id' : RECORD_KINDS[subject].recordIdField;
   const v = record[field];
   return typeof v === 'string' ? v : undefined;
 }

@@ -8,6 +8,7 @@
  * (`Record<RecordKind, …>`), so a kind added here and missed elsewhere is a type error. See
  * `docs/architecture.md`, "To add a record kind".
  */
+import type { OctxCode } from './codes.js';
 import type { IdKindName } from './id-kind.js';
 
 /** The five record kinds, named by their JSONL file. */
@@ -23,35 +24,82 @@ export type VectorTarget = 'chunks' | 'events' | 'entities';
  */
 export type CoverageRule = 1 | 2 | 3 | 4 | 5;
 
-/** The definition of one record kind. */
-export interface RecordKindSpec {
+/**
+ * One field of a record kind: what its value must be. The builder's fast check, the zod schemas and
+ * the validator's record rules are all generated from these specs (`structure/record-check.ts`,
+ * `structure/record-schemas.ts`, `read/record-rules.ts`).
+ */
+export interface FieldSpec {
+  /**
+   * `uuidv7`: a canonical lowercase UUIDv7 string; `text`: a string without lone surrogates;
+   * `int`: a safe integer; `number`: a finite number.
+   */
+  readonly type: 'uuidv7' | 'text' | 'int' | 'number';
+  /** The field must be present (otherwise it may be omitted, never `null`). */
+  readonly required?: boolean;
+  /** `uuidv7`: the kind of id a reference must name (absent for the record's own `id`). */
+  readonly ref?: IdKindName;
+  /** `ref`: the issue code of a reference that names no record of that kind (graph checks). */
+  readonly missingCode?: OctxCode;
+  /**
+   * `text`: the schema's `minLength: 1`; the producer is stricter and also refuses text that is
+   * only white space (a deliberate difference, see `test/structure/record-rules-agree.test.ts`).
+   */
+  readonly nonEmpty?: boolean;
+  /** `int`: the least value allowed. */
+  readonly min?: number;
+  /** `int`: why the least value is what it is, added to the message of a smaller one. */
+  readonly minHint?: string;
+  /** `number`: the validator's code for a non-finite value (the schema's `OCTX_SCHEMA_VALIDATION` otherwise). */
+  readonly nonFiniteCode?: OctxCode;
+}
+
+/** A record kind as written in {@link RECORD_KINDS}; the field lists are derived from `fields`. */
+export interface RecordKindRow {
   /** The package file holding the records, one JSON object a line. */
   readonly path: string;
   /** The builder's spill file of this kind; the spill is the final payload, byte for byte. */
   readonly spillName: string;
   /** `record`: defines an id of its own; `relation`: links two records, identified by the pair. */
   readonly role: 'record' | 'relation';
-  /** Required known fields, in the order they are written. */
-  readonly required: readonly string[];
-  /** Optional known fields, written after the required ones in this order. */
-  readonly optional: readonly string[];
+  /**
+   * The known fields, in the order they are written (required ones first). The first field is
+   * required: a written line always starts with it.
+   */
+  readonly fields: Readonly<Record<string, FieldSpec>>;
+  /**
+   * The builder's in-memory column of each id field (and each integer field the graph checks
+   * need), named as in `StructureColumns` (`structure/structure-snapshot.ts`): the identity and
+   * the references as dense ids, `level` as its value. The first is the kind's record count.
+   */
+  readonly columns: Readonly<Record<string, string>>;
+  /**
+   * Fields that are given together or not at all (a child event's `parent_id` and `level`); a
+   * record with only one of them is reported on the missing one.
+   */
+  readonly together?: readonly (readonly [string, string])[];
+  /**
+   * A reference that must not name the record itself. Only the builder refuses it at the call;
+   * the validator reports it with the hierarchy, after every record is read.
+   */
+  readonly notSelf?: string;
   /**
    * Fields the spec's schema forbids (`false`): the builder refuses them and the validator reports
    * them, both as errors.
    */
   readonly forbidden: readonly string[];
+  /** Why the forbidden fields are forbidden (said in the issue). */
+  readonly forbiddenReason?: string;
   /**
    * Fields only the producer refuses: a consumer must accept them (the schema allows unknown
    * fields), but the seed's prose keeps them out of a package, so our builder never writes them.
    * Listed in the differential record-rule test as deliberate differences.
    */
   readonly refusedByProducer: readonly string[];
-  /** The UUIDv7 fields, in order: the first is the record's identity (see {@link recordIdField}). */
-  readonly idFields: readonly string[];
   /** The kind of id the `id` field defines (records only). */
   readonly defines?: IdKindName;
-  /** Reference fields and the kind of id each must name. */
-  readonly references: Readonly<Record<string, IdKindName>>;
+  /** Relations: the issue code of a pair linked twice (the pair of its two references). */
+  readonly duplicateCode?: OctxCode;
   /** The field that names the record in issues (`recordId`). */
   readonly recordIdField: string;
   /** The key of this kind in the export report's counts (`StructureCounts`). */
@@ -62,89 +110,141 @@ export interface RecordKindSpec {
   readonly orphanRules: readonly CoverageRule[];
 }
 
+/** The definition of one record kind: its row and the field lists derived from its `fields`. */
+export interface RecordKindSpec extends RecordKindRow {
+  /** Required known fields, in the order they are written. */
+  readonly required: readonly string[];
+  /** Optional known fields, written after the required ones in this order. */
+  readonly optional: readonly string[];
+  /** The UUIDv7 fields, in order: the first is the record's identity (see {@link RecordKindRow.recordIdField}). */
+  readonly idFields: readonly string[];
+  /** Reference fields and the kind of id each must name. */
+  readonly references: Readonly<Record<string, IdKindName>>;
+}
+
+/** Derives a row's field lists from its field specs (once, at module load). */
+function kind<const T extends RecordKindRow>(row: T): T & Omit<RecordKindSpec, keyof RecordKindRow> {
+  const names = Object.keys(row.fields);
+  const spec = (name: string): FieldSpec => row.fields[name]!;
+  const required = names.filter((f) => spec(f).required === true);
+  const optional = names.filter((f) => spec(f).required !== true);
+  if (names.join() !== [...required, ...optional].join() || required.length === 0) throw new Error(`${row.path}: required fields come first`);
+  const references: Record<string, IdKindName> = {};
+  for (const f of names) {
+    const ref = spec(f).ref;
+    if (ref === undefined) continue;
+    if (spec(f).missingCode === undefined) throw new Error(`${row.path}: reference ${f} needs its missingCode`);
+    references[f] = ref;
+  }
+  const idFields = names.filter((f) => spec(f).type === 'uuidv7');
+  return Object.freeze({ ...row, required, optional, idFields, references: Object.freeze(references) });
+}
+
 /** The record kinds, in the order the spec lists their files (and the validator reads them). */
 export const RECORD_KINDS = {
-  chunk: {
+  chunk: kind({
     path: 'data/chunks.jsonl',
     spillName: 'chunks.jsonl',
     role: 'record',
-    required: ['id', 'document_id', 'ordinal', 'text'],
-    optional: [],
+    fields: {
+      id: { type: 'uuidv7', required: true },
+      document_id: { type: 'uuidv7', required: true, ref: 'document', missingCode: 'OCTX_CHUNK_DOCUMENT_MISSING' },
+      ordinal: { type: 'int', required: true, min: 0 },
+      text: { type: 'text', required: true, nonEmpty: true },
+    },
+    columns: { id: 'chunkId', document_id: 'chunkDocument' },
     forbidden: [],
     refusedByProducer: [],
-    idFields: ['id', 'document_id'],
     defines: 'chunk',
-    references: { document_id: 'document' },
     recordIdField: 'id',
     countKey: 'chunks',
     vectorTarget: 'chunks',
     orphanRules: [2],
-  },
-  event: {
+  }),
+  event: kind({
     path: 'data/events.jsonl',
     spillName: 'events.jsonl',
     role: 'record',
-    required: ['id', 'title', 'content'],
-    optional: ['summary', 'category', 'parent_id', 'level'],
+    fields: {
+      id: { type: 'uuidv7', required: true },
+      title: { type: 'text', required: true, nonEmpty: true },
+      content: { type: 'text', required: true, nonEmpty: true },
+      summary: { type: 'text' },
+      category: { type: 'text' },
+      parent_id: { type: 'uuidv7', ref: 'event', missingCode: 'OCTX_EVENT_PARENT_MISSING' },
+      level: { type: 'int', min: 1, minHint: 'a top-level event omits level' },
+    },
+    together: [['parent_id', 'level']],
+    notSelf: 'parent_id',
     // Seed 001 §4: "An Event does not embed chunk_id, references, or a local rank."
+    columns: { id: 'eventId', parent_id: 'eventParent', level: 'eventLevel' },
     forbidden: ['chunk_id', 'references', 'rank'],
+    forbiddenReason: 'provenance lives only in relations/chunk-events.jsonl',
     // Seed 001 §4: "All provenance is expressed exclusively by chunk-events.jsonl": a chunk_ids
     // list is that provenance under another name. The schema does not forbid it, so a consumer
     // accepts it; our producer never writes it.
     refusedByProducer: ['chunk_ids'],
-    idFields: ['id', 'parent_id'],
     defines: 'event',
-    references: { parent_id: 'event' },
     recordIdField: 'id',
     countKey: 'events',
     vectorTarget: 'events',
     orphanRules: [3, 4],
-  },
-  entity: {
+  }),
+  entity: kind({
     path: 'data/entities.jsonl',
     spillName: 'entities.jsonl',
     role: 'record',
-    required: ['id', 'name', 'type'],
-    optional: ['description'],
+    fields: {
+      id: { type: 'uuidv7', required: true },
+      name: { type: 'text', required: true, nonEmpty: true },
+      type: { type: 'text', required: true, nonEmpty: true },
+      description: { type: 'text' },
+    },
     // Seed 001 §5: local index and database fields never enter OCTX.
+    columns: { id: 'entityId' },
     forbidden: ['normalized_name', 'entity_type_id', 'index_id', 'index_status', 'embedding', 'vector'],
+    forbiddenReason: 'local index and database fields never enter an OCTX package',
     refusedByProducer: [],
-    idFields: ['id'],
     defines: 'entity',
-    references: {},
     recordIdField: 'id',
     countKey: 'entities',
     vectorTarget: 'entities',
     orphanRules: [5],
-  },
-  'chunk-event': {
+  }),
+  'chunk-event': kind({
     path: 'relations/chunk-events.jsonl',
     spillName: 'chunk-events.jsonl',
     role: 'relation',
-    required: ['chunk_id', 'event_id'],
-    optional: [],
+    fields: {
+      chunk_id: { type: 'uuidv7', required: true, ref: 'chunk', missingCode: 'OCTX_CHUNK_EVENT_CHUNK_MISSING' },
+      event_id: { type: 'uuidv7', required: true, ref: 'event', missingCode: 'OCTX_CHUNK_EVENT_EVENT_MISSING' },
+    },
+    columns: { chunk_id: 'linkChunk', event_id: 'linkEvent' },
     forbidden: [],
     refusedByProducer: [],
-    idFields: ['chunk_id', 'event_id'],
-    references: { chunk_id: 'chunk', event_id: 'event' },
+    duplicateCode: 'OCTX_CHUNK_EVENT_DUPLICATE',
     recordIdField: 'chunk_id',
     countKey: 'chunkEvents',
     orphanRules: [],
-  },
-  'event-entity': {
+  }),
+  'event-entity': kind({
     path: 'relations/event-entities.jsonl',
     spillName: 'event-entities.jsonl',
     role: 'relation',
-    required: ['event_id', 'entity_id'],
-    optional: ['weight', 'description'],
+    fields: {
+      event_id: { type: 'uuidv7', required: true, ref: 'event', missingCode: 'OCTX_EVENT_ENTITY_EVENT_MISSING' },
+      entity_id: { type: 'uuidv7', required: true, ref: 'entity', missingCode: 'OCTX_EVENT_ENTITY_ENTITY_MISSING' },
+      weight: { type: 'number', nonFiniteCode: 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' },
+      description: { type: 'text' },
+    },
+    columns: { event_id: 'mentionEvent', entity_id: 'mentionEntity' },
     forbidden: [],
     refusedByProducer: [],
-    idFields: ['event_id', 'entity_id'],
-    references: { event_id: 'event', entity_id: 'entity' },
+    duplicateCode: 'OCTX_EVENT_ENTITY_DUPLICATE',
     recordIdField: 'event_id',
     countKey: 'eventEntities',
     orphanRules: [],
-  },
+  }),
 } as const satisfies Readonly<Record<RecordKind, RecordKindSpec>>;
 
 /** The keys of the export report's record counts, one per kind. */

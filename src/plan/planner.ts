@@ -7,6 +7,7 @@ import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { computeCoverage, coverageIssues, type CoverageReport, type OrphanList } from '../structure/coverage.js';
 import type { OctxCode } from '../model/codes.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
+import { recordCount } from '../structure/structure-snapshot.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorRows } from '../vectors/vector-spill.js';
@@ -136,13 +137,7 @@ function decide(collected: Collected, options: PlanOptions): ExportPlan {
   const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { spilled: d.entry }, size: d.size, sha256: d.sha256 }));
   for (const x of collected.extensions) files.push({ path: x.path, source: { spilled: x.entry }, size: x.size, sha256: x.sha256 });
 
-  const counts: StructureCounts = {
-    chunks: structure.chunkId.length,
-    events: structure.eventId.length,
-    entities: structure.entityId.length,
-    chunkEvents: structure.linkChunk.length,
-    eventEntities: structure.mentionEvent.length,
-  };
+  const counts = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [RECORD_KINDS[kind].countKey, recordCount(structure, kind)])) as StructureCounts;
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
   // Suspect record fields first: they often explain what follows (a parentId that left a hierarchy out).
   const warnings: OctxIssue[] = [...(options.warnings ?? []), ...structure.fieldWarnings, ...(collected.warnings ?? [])];

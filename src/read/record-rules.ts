@@ -3,11 +3,13 @@
  * `schemas/octx-0.1/*.schema.json` state them (a consumer accepts what the schema accepts, so
  * e.g. a whitespace-only `title` passes `minLength: 1` here even though our producer refuses it).
  *
- * Hand-written guards instead of a schema library: they cost tens of nanoseconds per valid
- * record and allocate nothing unless a record is wrong, which matters at millions of records.
+ * The rules are generated from the field specs of `RECORD_KINDS` (the same specs as the builder's
+ * check and the zod schemas), once per kind at module load: a list of small guards instead of a
+ * schema library, costing tens of nanoseconds per valid record and allocating nothing unless a
+ * record is wrong, which matters at millions of records.
  */
 import type { OctxCode } from '../model/codes.js';
-import { RECORD_KINDS, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type FieldSpec, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { uuidToWords } from '../model/uuid-words.js';
 
 /** One schema problem of one record. */
@@ -15,11 +17,6 @@ export interface RecordProblem {
   readonly code: OctxCode;
   readonly field?: string;
   readonly message: string;
-}
-
-/** A compile-time check that every record kind has its case. */
-function unreachable(kind: never): never {
-  throw new Error(`no record rules for kind ${String(kind)}`);
 }
 
 const has = (r: object, k: string): boolean => Object.prototype.hasOwnProperty.call(r, k);
@@ -57,15 +54,79 @@ function text(p: Problems, r: Record<string, unknown>, field: string, required: 
   else if (v.length < minLength) p.add(field, `${field} must not be empty`);
 }
 
-function forbidden(p: Problems, r: Record<string, unknown>, kind: RecordKind): void {
-  for (const f of (RECORD_KINDS[kind] as RecordKindSpec).forbidden) {
-    if (has(r, f))
-      p.add(
-        f,
-        `${f} is not allowed in a ${kind} record${kind === 'event' ? ' (provenance lives only in relations/chunk-events.jsonl)' : ' (local index fields never enter OCTX)'}`,
-      );
+function integer(p: Problems, r: Record<string, unknown>, field: string, spec: FieldSpec): void {
+  if (!has(r, field)) {
+    if (spec.required === true) p.add(field, `${field} is required`);
+    return;
   }
+  const v = r[field];
+  if (typeof v !== 'number' || !Number.isInteger(v)) p.add(field, `${field} must be an integer`);
+  // JSON.parse rounds a literal above 2^53 − 1 (2^53 + 1 reads as 2^53): the value read is
+  // not the one written, and the builder never writes one.
+  else if (!Number.isSafeInteger(v)) p.add(field, UNSAFE_INTEGER(field));
+  else if (spec.min !== undefined && v < spec.min) p.add(field, `${field} must be ≥ ${spec.min}${spec.minHint === undefined ? '' : ` (${spec.minHint})`}`);
 }
+
+function finite(p: Problems, r: Record<string, unknown>, field: string, spec: FieldSpec): void {
+  if (!has(r, field)) {
+    if (spec.required === true) p.add(field, `${field} is required`);
+    return;
+  }
+  const v = r[field];
+  if (typeof v !== 'number') p.add(field, `${field} must be a number${spec.required === true ? '' : ` when present (omit it instead of ${v === null ? 'null' : typeof v})`}`);
+  else if (!Number.isFinite(v)) p.add(field, `${field} must be a finite number`, spec.nonFiniteCode ?? 'OCTX_SCHEMA_VALIDATION');
+}
+
+/** One rule of a kind, run on a parsed record. */
+type Rule = (p: Problems, r: Record<string, unknown>) => void;
+
+/**
+ * A kind's rules, generated once from its `RECORD_KINDS` row: each field's schema rule in the
+ * row's order, the fields given together, the forbidden fields. Only what the schema states: the
+ * producer's extra strictness (white-space text, a record naming itself, producer-only refusals,
+ * lone surrogates, which the JSONL reader reports) is not here.
+ */
+function compileRules(kind: RecordKind): readonly Rule[] {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  const rules: Rule[] = [];
+  for (const [field, spec] of Object.entries(row.fields)) {
+    const required = spec.required === true;
+    switch (spec.type) {
+      case 'uuidv7': {
+        // The words slot: the position among the row's UUIDv7 fields (see recordProblems).
+        const slot = row.idFields.indexOf(field);
+        rules.push((p, r) => uuid(p, r, field, required, slot));
+        break;
+      }
+      case 'text': {
+        const minLength = spec.nonEmpty === true ? 1 : 0;
+        rules.push((p, r) => text(p, r, field, required, minLength));
+        break;
+      }
+      case 'int':
+        rules.push((p, r) => integer(p, r, field, spec));
+        break;
+      case 'number':
+        rules.push((p, r) => finite(p, r, field, spec));
+        break;
+    }
+  }
+  for (const [a, b] of row.together ?? []) {
+    rules.push((p, r) => {
+      const hasA = has(r, a);
+      if (hasA !== has(r, b)) p.add(hasA ? b : a, `${a} and ${b} must be given together or both omitted`);
+    });
+  }
+  if (row.forbidden.length > 0) {
+    const reason = row.forbiddenReason === undefined ? '' : ` (${row.forbiddenReason})`;
+    rules.push((p, r) => {
+      for (const f of row.forbidden) if (has(r, f)) p.add(f, `${f} is not allowed in a ${kind} record${reason}`);
+    });
+  }
+  return rules;
+}
+
+const RULES: Readonly<Record<RecordKind, readonly Rule[]>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, compileRules(kind)])) as Record<RecordKind, readonly Rule[]>;
 
 /**
  * Schema problems of one parsed record (an object), or `undefined` when it matches its schema.
@@ -81,69 +142,8 @@ export function recordProblems(kind: RecordKind, r: Record<string, unknown>, wor
   const p = shared;
   p.list = undefined;
   p.words = words ?? p.words;
-  switch (kind) {
-    case 'chunk': {
-      uuid(p, r, 'id', true, 0);
-      uuid(p, r, 'document_id', true, 1);
-      if (!has(r, 'ordinal')) p.add('ordinal', 'ordinal is required');
-      else {
-        const o = r.ordinal;
-        if (typeof o !== 'number' || !Number.isInteger(o)) p.add('ordinal', 'ordinal must be an integer');
-        // JSON.parse rounds a literal above 2^53 − 1 (2^53 + 1 reads as 2^53): the value read is
-        // not the one written, and the builder never writes one.
-        else if (!Number.isSafeInteger(o)) p.add('ordinal', UNSAFE_INTEGER('ordinal'));
-        else if (o < 0) p.add('ordinal', 'ordinal must be ≥ 0');
-      }
-      text(p, r, 'text', true, 1);
-      break;
-    }
-    case 'event': {
-      uuid(p, r, 'id', true, 0);
-      text(p, r, 'title', true, 1);
-      text(p, r, 'content', true, 1);
-      text(p, r, 'summary', false, 0);
-      text(p, r, 'category', false, 0);
-      uuid(p, r, 'parent_id', false, 1);
-      if (has(r, 'level')) {
-        const l = r.level;
-        if (typeof l !== 'number' || !Number.isInteger(l)) p.add('level', 'level must be an integer');
-        else if (!Number.isSafeInteger(l)) p.add('level', UNSAFE_INTEGER('level'));
-        else if (l < 1) p.add('level', 'level must be ≥ 1 (a top-level event omits level)');
-      }
-      const hasParent = has(r, 'parent_id');
-      if (hasParent !== has(r, 'level')) {
-        p.add(hasParent ? 'level' : 'parent_id', 'parent_id and level must be given together (child event) or both omitted (top-level event)');
-      }
-      forbidden(p, r, kind);
-      break;
-    }
-    case 'entity': {
-      uuid(p, r, 'id', true, 0);
-      text(p, r, 'name', true, 1);
-      text(p, r, 'type', true, 1);
-      text(p, r, 'description', false, 0);
-      forbidden(p, r, kind);
-      break;
-    }
-    case 'chunk-event': {
-      uuid(p, r, 'chunk_id', true, 0);
-      uuid(p, r, 'event_id', true, 1);
-      break;
-    }
-    case 'event-entity': {
-      uuid(p, r, 'event_id', true, 0);
-      uuid(p, r, 'entity_id', true, 1);
-      if (has(r, 'weight')) {
-        const w = r.weight;
-        if (typeof w !== 'number') p.add('weight', `weight must be a number when present (omit it instead of ${w === null ? 'null' : typeof w})`);
-        else if (!Number.isFinite(w)) p.add('weight', 'weight must be a finite number', 'OCTX_EVENT_ENTITY_WEIGHT_INVALID');
-      }
-      text(p, r, 'description', false, 0);
-      break;
-    }
-    default:
-      return unreachable(kind);
-  }
+  const rules = RULES[kind];
+  for (let i = 0; i < rules.length; i++) rules[i]!(p, r);
   const out = p.list;
   p.list = undefined;
   return out;

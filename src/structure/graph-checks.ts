@@ -1,9 +1,9 @@
 import { issue, type OctxIssue } from '../model/errors.js';
-import { IdKind, idKindName } from '../model/id-kind.js';
+import { IdKind, idKindName, type IdKindName } from '../model/id-kind.js';
 import { REFERENCED } from './id-registry.js';
 import type { IdView } from './frozen-ids.js';
-import type { StructureColumns } from './structure-snapshot.js';
-import { RECORD_KINDS } from '../model/record-kinds.js';
+import { RECORD_COLUMNS, type ColumnName, type StructureColumns } from './structure-snapshot.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKindSpec } from '../model/record-kinds.js';
 
 /**
  * Cross-record checks that need every record (OCTX-REFERENCE §10.2–§10.4): references resolve to
@@ -17,97 +17,41 @@ export function checkStructureGraph(ids: IdView, s: StructureColumns): OctxIssue
     const k = ids.kindOf(dense);
     return k === REFERENCED ? 'no record has this id' : `this id is a ${idKindName(k)}`;
   };
-
-  for (let c = 0; c < s.chunkId.length; c++) {
-    const doc = s.chunkDocument[c]!;
-    if (ids.kindOf(doc) !== IdKind.document) {
-      issues.push(
-        issue({
-          code: 'OCTX_CHUNK_DOCUMENT_MISSING',
-          path: RECORD_KINDS.chunk.path,
-          recordId: ids.idOf(s.chunkId[c]!),
-          field: 'document_id',
-          message: `document_id ${ids.idOf(doc)} is not a Concept Document of this package (${wrongKind(doc)})`,
-        }),
-      );
-    }
-  }
-
-  const eventCount = s.eventId.length;
-  for (let e = 0; e < eventCount; e++) {
-    const p = s.eventParent[e]!;
-    if (p >= 0 && ids.kindOf(p) !== IdKind.event) {
-      issues.push(
-        issue({
-          code: 'OCTX_EVENT_PARENT_MISSING',
-          path: RECORD_KINDS.event.path,
-          recordId: ids.idOf(s.eventId[e]!),
-          field: 'parent_id',
-          message: `parent_id ${ids.idOf(p)} is not an event (${wrongKind(p)})`,
-        }),
-      );
+  // Each reference of each row of RECORD_KINDS, read from its column (RECORD_COLUMNS).
+  for (const kind of RECORD_KIND_ORDER) {
+    const row: RecordKindSpec = RECORD_KINDS[kind];
+    const columns: Readonly<Record<string, ColumnName>> = RECORD_COLUMNS[kind];
+    const own = row.role === 'record' ? s[columns[row.recordIdField]!] : undefined;
+    for (const [field, refKind] of Object.entries(row.references)) {
+      const refs = s[columns[field]!];
+      const want = IdKind[refKind];
+      for (let i = 0; i < refs.length; i++) {
+        const d = refs[i]!;
+        if (d < 0 || ids.kindOf(d) === want) continue;
+        const named = ids.idOf(d);
+        issues.push(
+          issue({
+            code: row.fields[field]!.missingCode!,
+            path: row.path,
+            // A relation is named by its line and the end that dangles; a record by its own id.
+            ...(own === undefined ? { line: i + 1 } : {}),
+            recordId: own === undefined ? named : ids.idOf(own[i]!),
+            field,
+            message:
+              own === undefined
+                ? `${kind} link names ${refKind} ${named} (${wrongKind(d)})`
+                : `${field} ${named} is not ${REFERENCE_NOUN[refKind]} of this package (${wrongKind(d)})`,
+          }),
+        );
+      }
     }
   }
   issues.push(...checkHierarchy(ids, s));
-
-  for (let i = 0; i < s.linkChunk.length; i++) {
-    const c = s.linkChunk[i]!;
-    const e = s.linkEvent[i]!;
-    if (ids.kindOf(c) !== IdKind.chunk) {
-      issues.push(
-        issue({
-          code: 'OCTX_CHUNK_EVENT_CHUNK_MISSING',
-          path: RECORD_KINDS['chunk-event'].path,
-          line: i + 1,
-          recordId: ids.idOf(c),
-          field: 'chunk_id',
-          message: `chunk-event link names chunk ${ids.idOf(c)} (${wrongKind(c)})`,
-        }),
-      );
-    }
-    if (ids.kindOf(e) !== IdKind.event) {
-      issues.push(
-        issue({
-          code: 'OCTX_CHUNK_EVENT_EVENT_MISSING',
-          path: RECORD_KINDS['chunk-event'].path,
-          line: i + 1,
-          recordId: ids.idOf(e),
-          field: 'event_id',
-          message: `chunk-event link names event ${ids.idOf(e)} (${wrongKind(e)})`,
-        }),
-      );
-    }
-  }
-  for (let i = 0; i < s.mentionEvent.length; i++) {
-    const e = s.mentionEvent[i]!;
-    const n = s.mentionEntity[i]!;
-    if (ids.kindOf(e) !== IdKind.event) {
-      issues.push(
-        issue({
-          code: 'OCTX_EVENT_ENTITY_EVENT_MISSING',
-          path: RECORD_KINDS['event-entity'].path,
-          line: i + 1,
-          recordId: ids.idOf(e),
-          field: 'event_id',
-          message: `event-entity link names event ${ids.idOf(e)} (${wrongKind(e)})`,
-        }),
-      );
-    }
-    if (ids.kindOf(n) !== IdKind.entity) {
-      issues.push(
-        issue({
-          code: 'OCTX_EVENT_ENTITY_ENTITY_MISSING',
-          path: RECORD_KINDS['event-entity'].path,
-          line: i + 1,
-          recordId: ids.idOf(n),
-          field: 'entity_id',
-          message: `event-entity link names entity ${ids.idOf(n)} (${wrongKind(n)})`,
-        }),
-      );
-    }
-  }
   return issues;
 }
+
+/** What a record's reference must name, in a message. */
+const REFERENCE_NOUN: Readonly<Record<IdKindName, string>> = { asset: 'an asset', document: 'a Concept Document', chunk: 'a chunk', event: 'an event', entity: 'an entity' };
 
 /** Cycle detection (iterative, three colours) and the level rule, over event table positions. */
 function checkHierarchy(ids: IdView, s: StructureColumns): OctxIssue[] {

@@ -2,68 +2,202 @@ import type { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7 } from '../model/ids.js';
 import { findJsonProblem } from '../model/json.js';
-import { FORBIDDEN_RECORD_FIELDS, RECORD_FIELDS } from '../model/records.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import { FORBIDDEN_RECORD_FIELDS } from '../model/records.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type FieldSpec, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { RECORD_SCHEMAS } from './record-schemas.js';
-
-const KNOWN: Readonly<Record<RecordKind, ReadonlySet<string>>> = Object.fromEntries(Object.entries(RECORD_FIELDS).map(([k, v]) => [k, new Set(v)])) as unknown as Record<
-  RecordKind,
-  ReadonlySet<string>
->;
 
 /** Every UUIDv7 field of any kind: a bad value there is `OCTX_ID_INVALID`. */
 const UUID_FIELDS: ReadonlySet<string> = new Set(RECORD_KIND_ORDER.flatMap((kind) => RECORD_KINDS[kind].idFields));
 
-/** A compile-time check that every record kind has its case. */
-function unreachable(kind: never): never {
-  throw new Error(`no fast check for kind ${String(kind)}`);
+/** One known field's check of a value read from the caller's record (`undefined`: absent). */
+type FieldCheck = (v: unknown) => boolean;
+/** One known field's JSON text, for a value its check accepted. */
+type FieldWriter = (v: unknown) => string;
+
+/**
+ * A record kind's checker and writer, generated once from its `RECORD_KINDS` row: per known field
+ * (in the order they are written) the value check, the JSON writer and the `"name":` prefix.
+ */
+interface CompiledKind {
+  readonly names: readonly string[];
+  readonly checks: readonly FieldCheck[];
+  readonly writers: readonly FieldWriter[];
+  readonly prefixes: readonly string[];
+  readonly known: ReadonlySet<string>;
+  readonly forbidden: ReadonlySet<string>;
+  /** Positions of fields given together or not at all. */
+  readonly together: readonly (readonly [number, number])[];
+  /** Position of a reference that must not name the record itself, and of the record's id. */
+  readonly notSelf: readonly [number, number] | undefined;
 }
 
 function isText(v: unknown): boolean {
+  return typeof v === 'string' && v.isWellFormed();
+}
+function isNonBlankText(v: unknown): boolean {
   return typeof v === 'string' && v.trim().length > 0 && v.isWellFormed();
 }
-function isOptionalText(v: unknown): boolean {
-  return v === undefined || (typeof v === 'string' && v.isWellFormed());
+
+/** The producer's check of one field (stricter than the schema where the row says so). */
+function fieldCheck(spec: FieldSpec): FieldCheck {
+  let check: FieldCheck;
+  switch (spec.type) {
+    case 'uuidv7':
+      check = isUuidV7;
+      break;
+    case 'text':
+      check = spec.nonEmpty === true ? isNonBlankText : isText;
+      break;
+    case 'int': {
+      const min = spec.min ?? Number.MIN_SAFE_INTEGER;
+      check = (v) => Number.isSafeInteger(v) && (v as number) >= min;
+      break;
+    }
+    case 'number':
+      check = (v) => typeof v === 'number' && Number.isFinite(v);
+      break;
+  }
+  if (spec.required === true) return check;
+  const present = check;
+  return (v) => v === undefined || present(v);
+}
+
+/** U+0085, U+2028 and U+2029 can only occur in strings: only text and extra fields are scanned. */
+const writeText: FieldWriter = (v) => escapeLineSeparators(JSON.stringify(v));
+// A checked UUIDv7 has nothing to escape; a checked number writes as JSON.stringify does.
+const writeId: FieldWriter = (v) => `"${v as string}"`;
+const writeNumber: FieldWriter = (v) => String(v);
+
+function compile(kind: RecordKind): CompiledKind {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  const names = Object.keys(row.fields);
+  const at = (name: string): number => names.indexOf(name);
+  return {
+    names,
+    checks: names.map((f) => fieldCheck(row.fields[f]!)),
+    writers: names.map((f) => {
+      const type = row.fields[f]!.type;
+      return type === 'uuidv7' ? writeId : type === 'text' ? writeText : writeNumber;
+    }),
+    // The first field is required (checked when the table is built), so a line starts with it.
+    prefixes: names.map((f, i) => `${i === 0 ? '{' : ','}${JSON.stringify(f)}:`),
+    known: new Set(names),
+    forbidden: FORBIDDEN_RECORD_FIELDS[kind],
+    together: (row.together ?? []).map(([a, b]) => [at(a), at(b)] as const),
+    notSelf: row.notSelf === undefined ? undefined : [at(row.notSelf), at(row.recordIdField)],
+  };
+}
+
+const COMPILED: Readonly<Record<RecordKind, CompiledKind>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, compile(kind)])) as Record<RecordKind, CompiledKind>;
+
+/**
+ * A record as read from the caller's object, once: the known fields' values by position (in the
+ * order of the row's `fields`), the unknown fields with a value (sorted by code unit, their values
+ * deeply copied), whether the producer accepts it, and, when it does, its JSONL line.
+ */
+export interface RecordRead {
+  /** The known fields' values, by position in the row's `fields` (`undefined`: absent). */
+  readonly values: readonly unknown[];
+  /** Unknown fields with a value, sorted (`undefined` when there are none, the usual record). */
+  readonly extraKeys: readonly string[] | undefined;
+  /** Their copied values, in the same order. */
+  readonly extraValues: readonly unknown[] | undefined;
+  /** True when every field passed the producer's check. */
+  readonly valid: boolean;
+  /** The canonical JSONL line (no newline) of a valid record; `''` otherwise. */
+  readonly line: string;
 }
 
 /**
- * The cheap hand-written check (≈15 ns a record): true when the record is certainly valid.
- * Kept in step with the zod schemas, which only run to explain a failure.
+ * Snapshots, checks and serialises one record in one pass (issue 23): each known field is read
+ * once (inherited or non-enumerable ones included), checked and written from the value read, in
+ * the row's order; then the other own enumerable keys, sorted, their values copied deeply (plain
+ * objects and arrays only; anything else is kept as is and refused). What is checked is exactly
+ * what is written (issue 16: a getter returning a different value on a second read published an
+ * unchecked, empty chunk text), and the caller may change the object afterwards.
+ * @throws OctxError `OCTX_RECORD_INVALID` when the value is not an object.
  */
-function quickCheck(kind: RecordKind, r: Record<string, unknown>): boolean {
-  switch (kind) {
-    case 'chunk':
-      if (!isUuidV7(r.id) || !isUuidV7(r.document_id) || !Number.isSafeInteger(r.ordinal) || (r.ordinal as number) < 0 || !isText(r.text)) return false;
-      break;
-    case 'event': {
-      if (!isUuidV7(r.id) || !isText(r.title) || !isText(r.content) || !isOptionalText(r.summary) || !isOptionalText(r.category)) return false;
-      const hasParent = r.parent_id !== undefined;
-      if (hasParent !== (r.level !== undefined)) return false;
-      if (hasParent && (!isUuidV7(r.parent_id) || r.parent_id === r.id || !Number.isSafeInteger(r.level) || (r.level as number) < 1)) return false;
-      break;
+export function readRecord(kind: RecordKind, value: unknown): RecordRead {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw OctxError.of({ code: 'OCTX_RECORD_INVALID', message: `a ${kind} record must be an object` });
+  }
+  const r = value as Record<string, unknown>;
+  const c = COMPILED[kind];
+  const { names, checks, writers, prefixes } = c;
+  const n = names.length;
+  const values = new Array<unknown>(n);
+  let valid = true;
+  let line = '';
+  for (let i = 0; i < n; i++) {
+    const v = r[names[i]!];
+    values[i] = v;
+    if (!checks[i]!(v)) valid = false;
+    else if (valid && v !== undefined) line += prefixes[i]! + writers[i]!(v);
+  }
+  for (let t = 0; t < c.together.length; t++) {
+    const [a, b] = c.together[t]!;
+    if ((values[a] === undefined) !== (values[b] === undefined)) valid = false;
+  }
+  if (c.notSelf !== undefined && values[c.notSelf[0]] !== undefined && values[c.notSelf[0]] === values[c.notSelf[1]]) valid = false;
+
+  // The usual record's own keys are known fields in the row's order: one comparison each.
+  const keys = Object.keys(r);
+  let k = 0;
+  for (let i = 0; i < n && k < keys.length; i++) if (keys[k] === names[i]) k++;
+  let extraKeys: string[] | undefined;
+  let extraValues: unknown[] | undefined;
+  if (k !== keys.length) {
+    for (let j = 0; j < keys.length; j++) if (!c.known.has(keys[j]!)) (extraKeys ??= []).push(keys[j]!);
+    if (extraKeys !== undefined) {
+      extraKeys.sort();
+      const kept: string[] = [];
+      extraValues = [];
+      for (const key of extraKeys) {
+        const v = r[key];
+        if (v === undefined) continue;
+        const copy = copyJson(v, 0);
+        kept.push(key);
+        extraValues.push(copy);
+        if (c.forbidden.has(key) || !key.isWellFormed() || findJsonProblem(copy) !== undefined) valid = false;
+        else if (valid) line += `,${escapeLineSeparators(JSON.stringify(key))}:${escapeLineSeparators(JSON.stringify(copy))}`;
+      }
+      extraKeys = kept.length > 0 ? kept : undefined;
+      if (extraKeys === undefined) extraValues = undefined;
+      // JSON.stringify writes integer-like keys first, in numeric order, and the lines have
+      // always been what it writes for the ordered copy: keep those bytes.
+      else if (valid && extraKeys.some(isArrayIndex)) return { values, extraKeys, extraValues, valid, line: orderedLine(names, values, extraKeys, extraValues) };
     }
-    case 'entity':
-      if (!isUuidV7(r.id) || !isText(r.name) || !isText(r.type) || !isOptionalText(r.description)) return false;
-      break;
-    case 'chunk-event':
-      if (!isUuidV7(r.chunk_id) || !isUuidV7(r.event_id)) return false;
-      break;
-    case 'event-entity':
-      if (!isUuidV7(r.event_id) || !isUuidV7(r.entity_id) || !isOptionalText(r.description)) return false;
-      if (r.weight !== undefined && (typeof r.weight !== 'number' || !Number.isFinite(r.weight))) return false;
-      break;
-    default:
-      return unreachable(kind);
   }
-  const known = KNOWN[kind];
-  const forbidden = FORBIDDEN_RECORD_FIELDS[kind];
-  for (const key of Object.keys(r)) {
-    if (known.has(key)) continue;
-    const v = r[key];
-    if (v === undefined) continue;
-    if (forbidden.has(key) || !key.isWellFormed() || findJsonProblem(v) !== undefined) return false;
-  }
-  return true;
+  return { values, extraKeys, extraValues, valid, line: valid ? `${line}}` : '' };
+}
+
+/** A key that JSON.stringify (like every object) orders first: a canonical array index. */
+function isArrayIndex(key: string): boolean {
+  return /^(?:0|[1-9][0-9]*)$/.test(key) && Number(key) < 4294967295;
+}
+
+/** The line JSON.stringify writes for the ordered null-prototype copy (closing brace included). */
+function orderedLine(names: readonly string[], values: readonly unknown[], extraKeys: readonly string[], extraValues: readonly unknown[]): string {
+  const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (let i = 0; i < names.length; i++) if (values[i] !== undefined) out[names[i]!] = values[i];
+  for (let j = 0; j < extraKeys.length; j++) out[extraKeys[j]!] = extraValues[j];
+  return escapeLineSeparators(JSON.stringify(out));
+}
+
+/** The record a {@link RecordRead} holds, as an ordinary object: known fields first, then the extras. */
+export function recordObject(kind: RecordKind, read: RecordRead): Record<string, unknown> {
+  const names = COMPILED[kind].names;
+  const out: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) if (read.values[i] !== undefined) out[names[i]!] = read.values[i];
+  if (read.extraKeys !== undefined) for (let j = 0; j < read.extraKeys.length; j++) put(out, read.extraKeys[j]!, read.extraValues![j]);
+  return out;
+}
+
+/** The position of `field` among the values of a {@link RecordRead} of `kind`. */
+export function fieldPosition(kind: RecordKind, field: string): number {
+  const i = COMPILED[kind].names.indexOf(field);
+  if (i < 0) throw new Error(`${kind} has no field ${field}`);
+  return i;
 }
 
 function recordIdOf(kind: RecordKind, r: Record<string, unknown>): string | undefined {
@@ -87,9 +221,8 @@ function toIssues(kind: RecordKind, r: Record<string, unknown>, error: z.ZodErro
 }
 
 function forbiddenReason(kind: RecordKind): string {
-  return kind === 'event'
-    ? 'provenance lives only in relations/chunk-events.jsonl (link the event with linkChunkEvent)'
-    : 'local index and database fields never enter an OCTX package';
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  return row.forbiddenReason ?? 'the spec keeps it out of a package';
 }
 
 function preview(v: unknown): string {
@@ -97,48 +230,6 @@ function preview(v: unknown): string {
   if (typeof v === 'number') return String(v);
   if (v === null) return 'null';
   return typeof v;
-}
-
-/**
- * The record as the caller gave it, read once: what is checked is exactly what is written
- * (issue 16: a getter returning a different value on a second read published an unchecked,
- * empty chunk text). Known fields are read as `r[key]` (inherited or non-enumerable ones
- * included, as {@link serializeRecord} always read them), in spec order; then the other own
- * enumerable keys, sorted, their values copied deeply (plain objects and arrays only; anything
- * else is kept as is and refused by the check). The copy is an ordinary object whose keys are
- * in the order {@link serializeRecord} writes, so it takes the no-copy path there. Values that
- * are not objects are returned unchanged for {@link assertRecord} to refuse. The unknown fields
- * with a value are pushed onto `unknownFields`, sorted (the usual record has none and takes the
- * fast path, which pushes nothing).
- */
-export function snapshotRecord(kind: RecordKind, value: unknown, unknownFields?: string[]): unknown {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
-  const r = value as Record<string, unknown>;
-  // The usual record (an object literal of known fields in spec order): V8's object spread
-  // copies it fastest, each own enumerable property read once; inherited or non-enumerable
-  // known fields make isInSpecOrder false (they are not among its own keys).
-  if (isInSpecOrder(kind, r)) return { ...r };
-  const out: Record<string, unknown> = {};
-  const fields = RECORD_FIELDS[kind];
-  for (let f = 0; f < fields.length; f++) {
-    const key = fields[f]!;
-    const v = r[key];
-    if (v !== undefined) out[key] = v;
-  }
-  const known = KNOWN[kind];
-  const keys = Object.keys(r);
-  let extra: string[] | undefined;
-  for (let k = 0; k < keys.length; k++) if (!known.has(keys[k]!)) (extra ??= []).push(keys[k]!);
-  if (extra !== undefined) {
-    extra.sort();
-    for (const key of extra) {
-      const v = r[key];
-      if (v === undefined) continue;
-      put(out, key, copyJson(v, 0));
-      unknownFields?.push(key);
-    }
-  }
-  return out;
 }
 
 /** Sets an own data property, also for the key "__proto__" (which `=` would treat as the prototype). */
@@ -169,11 +260,15 @@ function copyJson(v: unknown, depth: number): unknown {
  * @throws OctxError
  */
 export function assertRecord(kind: RecordKind, value: unknown): asserts value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw OctxError.of({ code: 'OCTX_RECORD_INVALID', message: `a ${kind} record must be an object` });
-  }
-  const r = value as Record<string, unknown>;
-  if (quickCheck(kind, r)) return;
+  const read = readRecord(kind, value);
+  if (!read.valid) explainInvalid(kind, recordObject(kind, read));
+}
+
+/**
+ * Throws the issues of a record the fast check refused, explained by its zod schema.
+ * @throws OctxError always
+ */
+export function explainInvalid(kind: RecordKind, r: Record<string, unknown>): never {
   const parsed = RECORD_SCHEMAS[kind].safeParse(r);
   const issues = parsed.success ? [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })] : toIssues(kind, r, parsed.error);
   if (issues.length === 1) throw new OctxError(issues[0]!.code, formatOne(issues[0]!), { issues });
@@ -185,47 +280,23 @@ function formatOne(i: OctxIssue): string {
 }
 
 /**
- * True when `JSON.stringify(r)` writes exactly what the ordered copy in {@link serializeRecord}
- * would: `r` is a plain object (prototype `Object.prototype` or `null`, so not an array, a boxed
- * primitive or a class instance, which `JSON.stringify` treats differently), has no `toJSON` of
- * its own or inherited (the copy has a null prototype), its own enumerable keys are known fields
- * in spec order with no others, and every known field with a defined value (read as `r[key]`,
- * inherited or non-enumerable ones included, as the copy reads them) is among those keys. Own
- * keys whose value is `undefined` may appear: `JSON.stringify` leaves them out as the copy does.
- */
-function isInSpecOrder(kind: RecordKind, r: Record<string, unknown>): boolean {
-  const proto: unknown = Object.getPrototypeOf(r);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if ((r as { toJSON?: unknown }).toJSON !== undefined) return false;
-  const keys = Object.keys(r);
-  const fields = RECORD_FIELDS[kind];
-  let k = 0;
-  for (let f = 0; f < fields.length; f++) {
-    const field = fields[f]!;
-    if (keys[k] === field) k++;
-    else if (r[field] !== undefined) return false;
-  }
-  return k === keys.length;
-}
-
-/**
- * The JSONL line of a valid record: known fields in spec order, then unknown fields sorted by
- * code unit, compact, no trailing newline. Undefined values are left out.
+ * The JSONL line of a record: known fields in the row's order, then unknown fields sorted by code
+ * unit, compact, no trailing newline. Undefined values are left out. A valid record is written by
+ * {@link readRecord}; anything else through a null-prototype ordered copy (the same bytes).
  */
 export function serializeRecord(kind: RecordKind, r: Record<string, unknown>): string {
-  // The usual record (an object literal with only known fields, in spec order) already
-  // serialises in the right order; skip the copy (2.75 s self time at M in BENCHMARKS.md).
-  if (isInSpecOrder(kind, r)) return escapeLineSeparators(JSON.stringify(r));
+  if (r !== null && typeof r === 'object' && !Array.isArray(r)) {
+    const read = readRecord(kind, r);
+    if (read.valid) return read.line;
+  }
   // A null-prototype object: a "__proto__" field from JSON.parse stays a plain field.
   const out: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
-  for (const key of RECORD_FIELDS[kind]) if (r[key] !== undefined) out[key] = r[key];
-  const known = KNOWN[kind];
+  const known = COMPILED[kind].known;
+  for (const key of COMPILED[kind].names) if (r[key] !== undefined) out[key] = r[key];
   const extraKeys: string[] = [];
   for (const key of Object.keys(r)) if (!known.has(key) && r[key] !== undefined) extraKeys.push(key);
-  if (extraKeys.length > 0) {
-    extraKeys.sort();
-    for (const key of extraKeys) out[key] = r[key];
-  }
+  extraKeys.sort();
+  for (const key of extraKeys) out[key] = r[key];
   return escapeLineSeparators(JSON.stringify(out));
 }
 

@@ -1,5 +1,5 @@
 import type { OctxIssue } from '../model/errors.js';
-import type { RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import type { SpilledEntry } from '../package/payload-spill.js';
 
 /** A structure JSONL file as it stood at a snapshot: where it is and what a consumer's limits will see. */
@@ -14,25 +14,35 @@ export interface SpillSnapshot {
 }
 
 /**
- * The reference graph the export's checks read, as dense ids in typed arrays (row `i` of a
- * kind is its `i`-th record, in JSONL order).
+ * The column of {@link StructureColumns} that holds each id field (and each integer field the
+ * graph checks need) of each record kind, from the `columns` of its `RECORD_KINDS` row. Row `i`
+ * of a column is the kind's `i`-th record: the identity and the references as dense ids (-1 for
+ * an absent reference), `level` as its value (0 when absent). `StructureStore.add` fills them from
+ * a record's fields and the graph checks read each reference from its column.
  */
-export interface StructureColumns {
-  /** Dense id of each chunk, and of the document it names. */
-  readonly chunkId: Int32Array;
-  readonly chunkDocument: Int32Array;
-  /** Dense id of each event, of its parent (-1 for none) and its declared level (0 for top). */
-  readonly eventId: Int32Array;
-  readonly eventParent: Int32Array;
-  readonly eventLevel: Int32Array;
-  /** Dense id of each entity. */
-  readonly entityId: Int32Array;
-  /** Chunk → event links (dense ids of both ends). */
-  readonly linkChunk: Int32Array;
-  readonly linkEvent: Int32Array;
-  /** Event → entity links (dense ids of both ends). */
-  readonly mentionEvent: Int32Array;
-  readonly mentionEntity: Int32Array;
+export const RECORD_COLUMNS: { readonly [K in RecordKind]: (typeof RECORD_KINDS)[K]['columns'] } = Object.freeze(
+  Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, RECORD_KINDS[kind].columns])) as { [K in RecordKind]: (typeof RECORD_KINDS)[K]['columns'] },
+);
+
+/** The name of one column of the reference graph. */
+export type ColumnName = { [K in RecordKind]: (typeof RECORD_COLUMNS)[K][keyof (typeof RECORD_COLUMNS)[K]] }[RecordKind];
+
+/** Every column name, in the table's order. */
+export const COLUMN_NAMES: readonly ColumnName[] = Object.freeze(Object.values(RECORD_COLUMNS).flatMap((c) => Object.values(c) as ColumnName[]));
+
+/**
+ * The reference graph the export's checks read, as dense ids in typed arrays (row `i` of a
+ * kind is its `i`-th record, in JSONL order), one column per entry of {@link RECORD_COLUMNS}:
+ * `chunkId`/`chunkDocument`; `eventId`/`eventParent` (-1 for none)/`eventLevel` (0 for top);
+ * `entityId`; `linkChunk`/`linkEvent` (chunk → event links); `mentionEvent`/`mentionEntity`
+ * (event → entity links).
+ */
+export type StructureColumns = { readonly [C in ColumnName]: Int32Array };
+
+/** Number of records of `kind` in `s` (the length of the kind's first column). */
+export function recordCount(s: StructureColumns, kind: RecordKind): number {
+  const first = Object.values(RECORD_COLUMNS[kind])[0] as ColumnName;
+  return s[first].length;
 }
 
 /**

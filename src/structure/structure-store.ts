@@ -1,15 +1,15 @@
 import { join } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { Int32Column } from '../model/columns.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
-import { assertRecord, serializeRecord, snapshotRecord } from './record-check.js';
+import { explainInvalid, fieldPosition, readRecord, recordObject, type RecordRead } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
 import { suspectFieldIssues } from './field-suspects.js';
 import type { BackgroundDeflate } from '../package/background-deflate.js';
-import type { SpillSnapshot, StructureSnapshot } from './structure-snapshot.js';
+import { COLUMN_NAMES, RECORD_COLUMNS, type ColumnName, type StructureColumns, type SpillSnapshot, type StructureSnapshot } from './structure-snapshot.js';
 
 /**
  * Most links of one kind (16M). The pair tables would still work beyond it, but 16 million links
@@ -40,6 +40,28 @@ export interface StructureStoreOptions {
   readonly strictFields?: boolean;
 }
 
+/** How one field of a kind is stored: its position in a {@link RecordRead} and its column. */
+interface StoredField {
+  readonly at: number;
+  readonly column: Int32Column;
+  /** `id`: the record's identity; `ref`: a reference (-1 when absent); `int`: the value (0 when absent). */
+  readonly as: 'id' | 'ref' | 'int';
+}
+
+/** How {@link StructureStore.add} stores a kind, derived from its `RECORD_KINDS` row and `RECORD_COLUMNS`. */
+interface KindPlan {
+  readonly row: RecordKindSpec;
+  readonly fields: readonly StoredField[];
+  /** The column whose length is the kind's record count (its first). */
+  readonly first: Int32Column;
+  /** Relations: the set of linked pairs, over the columns of the two references. */
+  readonly pairs: PairIndex | undefined;
+  /** Relations: positions of the two references. */
+  readonly ends: readonly [number, number] | undefined;
+  /** Relations: names of the two references. */
+  readonly endNames: readonly [string, string] | undefined;
+}
+
 /**
  * The structure layer as it is collected: record payloads go straight to their JSONL spill files
  * (written once, hashed while written), and only the reference graph stays in memory, as dense
@@ -54,38 +76,28 @@ export class StructureStore {
   readonly #dir: string;
   readonly #spills = new Map<RecordKind, RecordSpill>();
 
-  /** Dense id of each chunk, and of the document it names. */
-  readonly chunkId = new Int32Column();
-  readonly chunkDocument = new Int32Column();
+  /**
+   * The reference graph: one column per entry of `RECORD_COLUMNS` (see {@link StructureColumns}).
+   * Rows below a column's length are never rewritten, so {@link StructureStore.freeze} views them.
+   */
+  readonly columns: Readonly<Record<ColumnName, Int32Column>> = Object.fromEntries(COLUMN_NAMES.map((name) => [name, new Int32Column()])) as Record<ColumnName, Int32Column>;
+
   /** Ordinal of each chunk (-1 when above {@link MAX_COLUMN_ORDINAL}, then in `#wideOrdinals`). */
   readonly #chunkOrdinal = new Int32Column();
-  readonly #ordinals = new PairIndex(this.chunkDocument, this.#chunkOrdinal);
+  readonly #ordinals = new PairIndex(this.columns.chunkDocument, this.#chunkOrdinal);
   readonly #wideOrdinals = new Set<string>();
+  readonly #ordinalAt = fieldPosition('chunk', 'ordinal');
+  readonly #documentAt = fieldPosition('chunk', 'document_id');
 
-  /** Dense id of each event, of its parent (-1 for none) and its declared level (0 for top). */
-  readonly eventId = new Int32Column();
-  readonly eventParent = new Int32Column();
-  readonly eventLevel = new Int32Column();
-
-  /** Dense id of each entity. */
-  readonly entityId = new Int32Column();
-
-  /** Chunk → event links (dense ids of both ends). */
-  readonly linkChunk = new Int32Column();
-  readonly linkEvent = new Int32Column();
-  readonly #chunkEventPairs = new PairIndex(this.linkChunk, this.linkEvent);
-
-  /** Event → entity links (dense ids of both ends). */
-  readonly mentionEvent = new Int32Column();
-  readonly mentionEntity = new Int32Column();
-  readonly #eventEntityPairs = new PairIndex(this.mentionEvent, this.mentionEntity);
+  readonly #plans: Readonly<Record<RecordKind, KindPlan>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, this.#plan(kind)])) as Record<RecordKind, KindPlan>;
+  /** Dense ids of the record being added, by field position (one reused array: add is synchronous). */
+  readonly #dense = new Int32Array(Math.max(...RECORD_KIND_ORDER.map((kind) => Object.keys(RECORD_KINDS[kind].fields).length)));
 
   readonly #background: BackgroundDeflate | undefined;
   readonly #strictFields: boolean;
   readonly #suspects: OctxIssue[] = [];
   #suspectCount = 0;
   #pending: readonly OctxIssue[] = NO_ISSUES;
-  readonly #unknownFields: string[] = [];
   #source: { readonly path: string; readonly line: number } | undefined;
 
   constructor(ids: IdRegistry, dir: string, options: StructureStoreOptions = {}) {
@@ -116,23 +128,45 @@ export class StructureStore {
     ];
   }
 
+  #plan(kind: RecordKind): KindPlan {
+    const row: RecordKindSpec = RECORD_KINDS[kind];
+    const columns: Readonly<Record<string, ColumnName>> = RECORD_COLUMNS[kind];
+    const fields = Object.entries(columns).map(([field, name]): StoredField => {
+      const spec = row.fields[field]!;
+      return { at: fieldPosition(kind, field), column: this.columns[name], as: spec.type !== 'uuidv7' ? 'int' : spec.ref === undefined ? 'id' : 'ref' };
+    });
+    const refs = fields.filter((f) => f.as === 'ref');
+    const names = Object.keys(row.fields);
+    const relation = row.role === 'relation';
+    return {
+      row,
+      fields,
+      first: fields[0]!.column,
+      pairs: relation ? new PairIndex(refs[0]!.column, refs[1]!.column) : undefined,
+      ends: relation ? [refs[0]!.at, refs[1]!.at] : undefined,
+      endNames: relation ? [names[refs[0]!.at]!, names[refs[1]!.at]!] : undefined,
+    };
+  }
+
   /**
-   * Reads the caller's record once and checks its own fields; unknown fields that look like a
-   * misspelt known one are reported (or refused under `strictFields`).
+   * Reads the caller's record once, checks its own fields and writes its line (one pass,
+   * `readRecord`); unknown fields that look like a misspelt known one are reported (or refused
+   * under `strictFields`).
    * @throws OctxError
    */
-  #take(kind: RecordKind, input: unknown): Record<string, unknown> {
-    // One reused array: the usual record has no unknown field, and costs no allocation here.
-    const unknownFields = this.#unknownFields;
-    unknownFields.length = 0;
-    const record = snapshotRecord(kind, input, unknownFields);
-    const suspects = unknownFields.length > 0 ? suspectFieldIssues(kind, record as Record<string, unknown>, unknownFields) : NO_ISSUES;
-    try {
-      assertRecord(kind, record);
-    } catch (e) {
-      // `level` without `parent_id` because it was spelt `parentId`: say so beside the error.
-      if (suspects.length === 0 || !(e instanceof OctxError)) throw e;
-      throw new OctxError(e.code, `${e.message}\n${suspects.map((i) => `  - ${i.message}`).join('\n')}`, { issues: [...e.issues, ...suspects] });
+  #take(kind: RecordKind, input: unknown): RecordRead {
+    const read = readRecord(kind, input);
+    // The usual record has no unknown field and is valid: no object is built for it.
+    const record = read.extraKeys !== undefined || !read.valid ? recordObject(kind, read) : undefined;
+    const suspects = read.extraKeys !== undefined ? suspectFieldIssues(kind, record!, read.extraKeys) : NO_ISSUES;
+    if (!read.valid) {
+      try {
+        explainInvalid(kind, record!);
+      } catch (e) {
+        // `level` without `parent_id` because it was spelt `parentId`: say so beside the error.
+        if (suspects.length === 0 || !(e instanceof OctxError)) throw e;
+        throw new OctxError(e.code, `${e.message}\n${suspects.map((i) => `  - ${i.message}`).join('\n')}`, { issues: [...e.issues, ...suspects] });
+      }
     }
     if (suspects.length > 0) {
       if (this.#strictFields) {
@@ -142,7 +176,7 @@ export class StructureStore {
       }
     }
     this.#pending = suspects;
-    return record;
+    return read;
   }
 
   /** Keeps the warnings of the record just stored (a refused record leaves none behind). */
@@ -158,7 +192,7 @@ export class StructureStore {
 
   /** True when no structure record or link was added. */
   get isEmpty(): boolean {
-    return this.chunkId.length + this.eventId.length + this.entityId.length + this.linkChunk.length + this.mentionEvent.length === 0;
+    return RECORD_KIND_ORDER.every((kind) => this.count(kind) === 0);
   }
 
   #spill(kind: RecordKind): RecordSpill {
@@ -170,102 +204,81 @@ export class StructureStore {
     return s;
   }
 
-  /** Validates and stores a chunk. @throws OctxError */
-  addChunk(input: unknown): void {
-    const record = this.#take('chunk', input);
-    const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.chunk);
-    const doc = this.#ids.ref(record.document_id as string);
-    const ordinal = record.ordinal as number;
+  /** Number of records of `kind` added so far. */
+  count(kind: RecordKind): number {
+    return this.#plans[kind].first.length;
+  }
+
+  /**
+   * Validates and stores one record of `kind`: reads, checks and serialises it in one pass, then
+   * resolves its identity and references to dense ids in its columns and appends its line to the
+   * kind's spill. A record's id must be free; a relation's pair must be new; a chunk's
+   * `(document_id, ordinal)` must be new. Nothing is stored when anything is refused.
+   * @throws OctxError
+   */
+  add(kind: RecordKind, input: unknown): void {
+    const read = this.#take(kind, input);
+    const plan = this.#plans[kind];
+    const { row, fields } = plan;
+    const values = read.values;
+    const dense = this.#dense;
+    const defines = row.defines === undefined ? undefined : IdKind[row.defines];
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      if (field.as === 'id') this.#ids.assertFree(values[field.at] as string, defines!);
+      else if (field.as === 'ref') dense[field.at] = values[field.at] === undefined ? -1 : this.#ids.ref(values[field.at] as string);
+    }
+    if (plan.ends !== undefined) {
+      const [a, b] = plan.ends;
+      if (plan.pairs!.has(dense[a]!, dense[b]!)) {
+        const [firstName, secondName] = plan.endNames!;
+        throw OctxError.of({
+          code: row.duplicateCode!,
+          recordId: values[a] as string,
+          field: secondName,
+          message: `${row.references[firstName]!} ${values[a] as string} is already linked to ${row.references[secondName]!} ${values[b] as string}`,
+        });
+      }
+      assertRoom(plan.first, kind);
+    }
+    const wide = kind === 'chunk' ? this.#chunkOrdinalCheck(values, dense[this.#documentAt]!) : undefined;
+    const row0 = plan.first.length;
+    for (let f = 0; f < fields.length; f++) {
+      const field = fields[f]!;
+      const v = values[field.at];
+      if (field.as === 'id') field.column.push(this.#ids.define(v as string, defines!, row0));
+      else if (field.as === 'ref') field.column.push(dense[field.at]!);
+      else field.column.push(v === undefined ? 0 : (v as number));
+    }
+    if (plan.pairs !== undefined) plan.pairs.add(row0);
+    if (kind === 'chunk') this.#storeChunkOrdinal(values[this.#ordinalAt] as number, row0, wide);
+    this.#spill(kind).append(read.line);
+    this.#stored();
+  }
+
+  /**
+   * Refuses a chunk whose document already has its ordinal; returns the side-set key of an
+   * ordinal too large for the column.
+   * @throws OctxError `OCTX_CHUNK_ORDINAL_DUPLICATE`
+   */
+  #chunkOrdinalCheck(values: readonly unknown[], doc: number): string | undefined {
+    const ordinal = values[this.#ordinalAt] as number;
     const wide = ordinal > MAX_COLUMN_ORDINAL ? `${doc}:${ordinal}` : undefined;
     if (wide === undefined ? this.#ordinals.has(doc, ordinal) : this.#wideOrdinals.has(wide)) {
       throw OctxError.of({
         code: 'OCTX_CHUNK_ORDINAL_DUPLICATE',
-        recordId: id,
+        recordId: values[fieldPosition('chunk', 'id')] as string,
         field: 'ordinal',
-        message: `document ${record.document_id as string} already has a chunk with ordinal ${ordinal}`,
+        message: `document ${values[this.#documentAt] as string} already has a chunk with ordinal ${ordinal}`,
       });
     }
-    const line = serializeRecord('chunk', record);
-    const dense = this.#ids.define(id, IdKind.chunk, this.chunkId.length);
-    const row = this.chunkId.push(dense);
-    this.chunkDocument.push(doc);
+    return wide;
+  }
+
+  #storeChunkOrdinal(ordinal: number, row: number, wide: string | undefined): void {
     this.#chunkOrdinal.push(wide === undefined ? ordinal : -1);
     if (wide === undefined) this.#ordinals.add(row);
     else this.#wideOrdinals.add(wide);
-    this.#spill('chunk').append(line);
-    this.#stored();
-  }
-
-  /** Validates and stores an event. @throws OctxError */
-  addEvent(input: unknown): void {
-    const record = this.#take('event', input);
-    const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.event);
-    const line = serializeRecord('event', record);
-    const parent = record.parent_id === undefined ? -1 : this.#ids.ref(record.parent_id as string);
-    const dense = this.#ids.define(id, IdKind.event, this.eventId.length);
-    this.eventId.push(dense);
-    this.eventParent.push(parent);
-    this.eventLevel.push(record.level === undefined ? 0 : (record.level as number));
-    this.#spill('event').append(line);
-    this.#stored();
-  }
-
-  /** Validates and stores an entity. @throws OctxError */
-  addEntity(input: unknown): void {
-    const record = this.#take('entity', input);
-    const id = record.id as string;
-    this.#ids.assertFree(id, IdKind.entity);
-    const line = serializeRecord('entity', record);
-    const dense = this.#ids.define(id, IdKind.entity, this.entityId.length);
-    this.entityId.push(dense);
-    this.#spill('entity').append(line);
-    this.#stored();
-  }
-
-  /** Validates and stores a chunk → event link. @throws OctxError */
-  linkChunkEvent(input: unknown): void {
-    const link = this.#take('chunk-event', input);
-    const chunk = this.#ids.ref(link.chunk_id as string);
-    const event = this.#ids.ref(link.event_id as string);
-    if (this.#chunkEventPairs.has(chunk, event)) {
-      throw OctxError.of({
-        code: 'OCTX_CHUNK_EVENT_DUPLICATE',
-        recordId: link.chunk_id as string,
-        field: 'event_id',
-        message: `chunk ${link.chunk_id as string} is already linked to event ${link.event_id as string}`,
-      });
-    }
-    const line = serializeRecord('chunk-event', link);
-    assertRoom(this.linkChunk, 'chunk-event');
-    const row = this.linkChunk.push(chunk);
-    this.linkEvent.push(event);
-    this.#chunkEventPairs.add(row);
-    this.#spill('chunk-event').append(line);
-    this.#stored();
-  }
-
-  /** Validates and stores an event → entity link. @throws OctxError */
-  linkEventEntity(input: unknown): void {
-    const link = this.#take('event-entity', input);
-    const event = this.#ids.ref(link.event_id as string);
-    const entity = this.#ids.ref(link.entity_id as string);
-    if (this.#eventEntityPairs.has(event, entity)) {
-      throw OctxError.of({
-        code: 'OCTX_EVENT_ENTITY_DUPLICATE',
-        recordId: link.event_id as string,
-        field: 'entity_id',
-        message: `event ${link.event_id as string} is already linked to entity ${link.entity_id as string}`,
-      });
-    }
-    const line = serializeRecord('event-entity', link);
-    assertRoom(this.mentionEvent, 'event-entity');
-    const row = this.mentionEvent.push(event);
-    this.mentionEntity.push(entity);
-    this.#eventEntityPairs.add(row);
-    this.#spill('event-entity').append(line);
-    this.#stored();
   }
 
   /**
@@ -286,17 +299,9 @@ export class StructureStore {
     }
     // view(): rows below a column's length are never rewritten, and a later push that grows the
     // column moves it to a new array, so these subarrays stay exactly as they are now.
+    const columns = Object.fromEntries(COLUMN_NAMES.map((name) => [name, this.columns[name].view()])) as unknown as StructureColumns;
     return Object.freeze({
-      chunkId: this.chunkId.view(),
-      chunkDocument: this.chunkDocument.view(),
-      eventId: this.eventId.view(),
-      eventParent: this.eventParent.view(),
-      eventLevel: this.eventLevel.view(),
-      entityId: this.entityId.view(),
-      linkChunk: this.linkChunk.view(),
-      linkEvent: this.linkEvent.view(),
-      mentionEvent: this.mentionEvent.view(),
-      mentionEntity: this.mentionEntity.view(),
+      ...columns,
       files: Object.freeze(files),
       fieldWarnings: Object.freeze([...this.fieldWarnings]),
       isEmpty: this.isEmpty,

@@ -158,21 +158,21 @@ describe('StructureStore duplicate detection at the call', () => {
     const doc = newId();
     const other = newId();
     const big = 2 ** 40 + 3;
-    for (let o = 0; o < 5000; o++) s.addChunk({ id: newId(), document_id: doc, ordinal: o, text: 't' });
-    s.addChunk({ id: newId(), document_id: doc, ordinal: big, text: 't' });
-    s.addChunk({ id: newId(), document_id: other, ordinal: 4999, text: 't' });
-    s.addChunk({ id: newId(), document_id: other, ordinal: big, text: 't' });
+    for (let o = 0; o < 5000; o++) s.add('chunk', { id: newId(), document_id: doc, ordinal: o, text: 't' });
+    s.add('chunk', { id: newId(), document_id: doc, ordinal: big, text: 't' });
+    s.add('chunk', { id: newId(), document_id: other, ordinal: 4999, text: 't' });
+    s.add('chunk', { id: newId(), document_id: other, ordinal: big, text: 't' });
     for (const [d, o] of [
       [doc, 0],
       [doc, 4999],
       [doc, big],
       [other, big],
     ] as const) {
-      const e = failure(() => s.addChunk({ id: newId(), document_id: d, ordinal: o, text: 't' }));
+      const e = failure(() => s.add('chunk', { id: newId(), document_id: d, ordinal: o, text: 't' }));
       expect(e.code).toBe('OCTX_CHUNK_ORDINAL_DUPLICATE');
       expect(e.message).toContain(`document ${d} already has a chunk with ordinal ${o}`);
     }
-    expect(s.chunkId.length).toBe(5003);
+    expect(s.count('chunk')).toBe(5003);
     s.close();
   });
 
@@ -180,16 +180,16 @@ describe('StructureStore duplicate detection at the call', () => {
     const s = store();
     const chunks = Array.from({ length: 300 }, () => newId());
     const events = Array.from({ length: 30 }, () => newId());
-    for (const c of chunks) for (let k = 0; k < 3; k++) s.linkChunkEvent({ chunk_id: c, event_id: events[(chunks.indexOf(c) + k) % 30]! });
-    for (const e of events) for (const c of chunks.slice(0, 40)) s.linkEventEntity({ event_id: e, entity_id: c });
-    const ce = failure(() => s.linkChunkEvent({ chunk_id: chunks[123]!, event_id: events[(123 + 2) % 30]! }));
+    for (const c of chunks) for (let k = 0; k < 3; k++) s.add('chunk-event', { chunk_id: c, event_id: events[(chunks.indexOf(c) + k) % 30]! });
+    for (const e of events) for (const c of chunks.slice(0, 40)) s.add('event-entity', { event_id: e, entity_id: c });
+    const ce = failure(() => s.add('chunk-event', { chunk_id: chunks[123]!, event_id: events[(123 + 2) % 30]! }));
     expect(ce.code).toBe('OCTX_CHUNK_EVENT_DUPLICATE');
     expect(ce.issues[0]).toMatchObject({ recordId: chunks[123], field: 'event_id', message: `chunk ${chunks[123]!} is already linked to event ${events[(123 + 2) % 30]!}` });
-    const ee = failure(() => s.linkEventEntity({ event_id: events[29]!, entity_id: chunks[39]!, weight: 2 }));
+    const ee = failure(() => s.add('event-entity', { event_id: events[29]!, entity_id: chunks[39]!, weight: 2 }));
     expect(ee.code).toBe('OCTX_EVENT_ENTITY_DUPLICATE');
-    expect(s.linkChunk.length).toBe(900);
-    expect(s.mentionEvent.length).toBe(1200);
-    s.linkChunkEvent({ chunk_id: chunks[123]!, event_id: events[(123 + 3) % 30]! });
+    expect(s.count('chunk-event')).toBe(900);
+    expect(s.count('event-entity')).toBe(1200);
+    s.add('chunk-event', { chunk_id: chunks[123]!, event_id: events[(123 + 3) % 30]! });
     s.close();
   });
 });

@@ -42,12 +42,12 @@ function store(): { ids: IdRegistry; s: StructureStore; doc: CollectedDocument }
   const dense = ids.define(DOC, IdKind.document, 0);
   const s = new StructureStore(ids, dir());
   closers.push(() => s.close());
-  s.addChunk({ id: id(0x11), document_id: DOC, ordinal: 0, text: 'One.' });
-  s.addChunk({ id: id(0x12), document_id: DOC, ordinal: 1, text: 'Two.' });
-  s.addEvent({ id: id(0x21), title: 'Counting', content: 'Counted.' });
-  s.addEntity({ id: id(0x31), name: 'Counter', type: 'person' });
-  s.linkChunkEvent({ chunk_id: id(0x11), event_id: id(0x21) });
-  s.linkEventEntity({ event_id: id(0x21), entity_id: id(0x31) });
+  s.add('chunk', { id: id(0x11), document_id: DOC, ordinal: 0, text: 'One.' });
+  s.add('chunk', { id: id(0x12), document_id: DOC, ordinal: 1, text: 'Two.' });
+  s.add('event', { id: id(0x21), title: 'Counting', content: 'Counted.' });
+  s.add('entity', { id: id(0x31), name: 'Counter', type: 'person' });
+  s.add('chunk-event', { chunk_id: id(0x11), event_id: id(0x21) });
+  s.add('event-entity', { event_id: id(0x21), entity_id: id(0x31) });
   // The document's bytes are not read by the planner: only its path, kind and dense id matter here.
   const doc = { path: 'knowledge/a.md', kind: 'concept', documentId: DOC, dense, size: 0, sha256: '' } as unknown as CollectedDocument;
   return { ids, s, doc };
@@ -89,8 +89,8 @@ describe('the export snapshot, below the builder', () => {
   it('StructureStore.freeze: columns, files and warnings stay as they were while records are added', () => {
     const { s } = store();
     const before = s.freeze();
-    s.linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x21) });
-    for (let i = 0; i < 2000; i++) s.addEntity({ id: id(0x10000 + i), name: `E${i}`, type: 'thing', descripton: 'x' }); // grows the columns, adds suspects
+    s.add('chunk-event', { chunk_id: id(0x12), event_id: id(0x21) });
+    for (let i = 0; i < 2000; i++) s.add('entity', { id: id(0x10000 + i), name: `E${i}`, type: 'thing', descripton: 'x' }); // grows the columns, adds suspects
     const after = s.freeze();
     expect([before.chunkId.length, before.linkChunk.length, before.entityId.length]).toEqual([2, 1, 1]);
     expect([after.linkChunk.length, after.entityId.length]).toEqual([2, 2001]);
@@ -104,7 +104,7 @@ describe('the export snapshot, below the builder', () => {
   it('planExport decides from the snapshot: a link added after it neither completes its coverage nor enters its counts', () => {
     const { ids, s, doc } = store();
     const snapshot = collected(ids, s, doc);
-    s.linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x21) }); // live coverage is complete now
+    s.add('chunk-event', { chunk_id: id(0x12), event_id: id(0x21) }); // live coverage is complete now
     const plan = planExport(snapshot, PLAN);
     expect(plan.structure.status).toBe('omitted');
     expect(plan.structure.counts).toEqual({ chunks: 2, events: 1, entities: 1, chunkEvents: 1, eventEntities: 1 });
@@ -118,10 +118,10 @@ describe('the export snapshot, below the builder', () => {
 
   it('planExport decides from the snapshot: a reference resolved by a record added after it is still dangling', () => {
     const { ids, s, doc } = store();
-    s.linkChunkEvent({ chunk_id: id(0x12), event_id: id(0x22) }); // event 0x22 is added only later
+    s.add('chunk-event', { chunk_id: id(0x12), event_id: id(0x22) }); // event 0x22 is added only later
     const snapshot = collected(ids, s, doc);
-    s.addEvent({ id: id(0x22), title: 'Late', content: 'Late.' });
-    s.linkEventEntity({ event_id: id(0x22), entity_id: id(0x31) });
+    s.add('event', { id: id(0x22), title: 'Late', content: 'Late.' });
+    s.add('event-entity', { event_id: id(0x22), entity_id: id(0x31) });
     const e = failure(() => planExport(snapshot, PLAN));
     expect(e.code).toBe('OCTX_STRUCTURE_INVALID');
     expect(e.issues.map((i) => [i.code, i.recordId])).toEqual([['OCTX_CHUNK_EVENT_EVENT_MISSING', id(0x22)]]);
