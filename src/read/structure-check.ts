@@ -20,6 +20,7 @@ import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';
 import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
 import { recordProblems } from './record-rules.js';
+import type { InputDigests } from './input-digests.js';
 
 /** A Concept Document known to the format layer (by its document index in the id space). */
 export interface ConceptDocumentRef {
@@ -95,6 +96,11 @@ export class StructureChecker {
   private entityHasEvent = new Uint8Array(0);
   /** Set when a file could not be read to its end: "missing" and coverage would only repeat that. */
   incomplete = false;
+  /**
+   * Input digests to recompute in this pass, per record kind with a vector target (see
+   * {@link InputDigests}): each registered record of that kind is rendered and hashed.
+   */
+  inputs: { chunk?: InputDigests; event?: InputDigests; entity?: InputDigests } = {};
   /** Id words of the current record, filled by `recordProblems` (slot 0 at 0, slot 1 at 4). */
   private readonly w = new Uint32Array(8);
 
@@ -155,7 +161,9 @@ export class StructureChecker {
 
   private chunk(r: Record<string, unknown>, path: string, line: number): void {
     const id = r.id as string;
-    if (this.register(this.chunks, id, path, line) < 0) return;
+    const index = this.register(this.chunks, id, path, line);
+    if (index < 0) return;
+    this.inputs.chunk?.add(index, r, id, line);
     const documentId = r.document_id as string;
     const doc = this.ids.indexOfWords(this.w, 4, IdKind.document);
     if (doc < 0) {
@@ -171,6 +179,7 @@ export class StructureChecker {
   private event(r: Record<string, unknown>, path: string, line: number): void {
     const index = this.register(this.events, r.id as string, path, line);
     if (index < 0) return;
+    this.inputs.event?.add(index, r, r.id as string, line);
     const level = typeof r.level === 'number' ? r.level : 0;
     this.eventLevels.push(level);
     if ((index + 1) * 4 > this.parentWords.length) {
@@ -183,7 +192,8 @@ export class StructureChecker {
   }
 
   private entity(r: Record<string, unknown>, path: string, line: number): void {
-    this.register(this.entities, r.id as string, path, line);
+    const index = this.register(this.entities, r.id as string, path, line);
+    if (index >= 0) this.inputs.entity?.add(index, r, r.id as string, line);
   }
 
   /**

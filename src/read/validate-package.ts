@@ -46,6 +46,7 @@ import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
 import { VectorTargetChecker } from './vectors-check.js';
+import { InputDigests } from './input-digests.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
@@ -242,6 +243,9 @@ async function* inOrder<T, R>(
 export const DOCUMENT_READ_BUDGET = 64 * 1024 * 1024;
 /** What one streamed document holds besides its kept head: the verify and inflate buffers. */
 const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
+
+/** Largest vectors/config.json read before the structure pass (to recompute input digests there). */
+const CONFIG_READ_AHEAD_BYTES = 1024 * 1024;
 
 type FileState = 'ok' | 'missing' | 'mismatch' | 'unverifiable';
 
@@ -545,6 +549,7 @@ class Validator {
       return;
     }
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
+    await this.planInputDigests(checker);
     // Records before relations (a relation names records), and the event hierarchy is resolved
     // once every event is read.
     let relations = false;
@@ -561,6 +566,42 @@ class Validator {
     }
     checker.finish();
     this.structure = checker;
+  }
+
+  /** vectors/config.json, when it was read before the structure pass (it is read once). */
+  private configBytes: Buffer | undefined;
+  /** Input digests recomputed during the structure pass, by vector target. */
+  private readonly inputDigests = new Map<VectorTarget, InputDigests>();
+
+  /**
+   * When the vector config declares input digests this library recomputes, hashes each target
+   * record's rendered input in the structure pass ({@link InputDigests}), so the vectors check
+   * does not stream and parse the JSONL again. Only a config that is listed, small, and matches
+   * its listed digest is used; anything else leaves the later checks to find (and report) the
+   * problem, and the digests are then recomputed the old way if still needed.
+   */
+  private async planInputDigests(checker: StructureChecker): Promise<void> {
+    if (!this.supported(VECTORS) || !this.present(VECTOR_CONFIG_PATH) || !this.source.has(VECTOR_CONFIG_PATH)) return;
+    if (this.source.size(VECTOR_CONFIG_PATH) > CONFIG_READ_AHEAD_BYTES) return;
+    const targets = TARGETS.filter((t) => this.listed.has(t.path));
+    if (targets.length === 0) return;
+    const bytes = await this.readAll(VECTOR_CONFIG_PATH);
+    this.configBytes = bytes;
+    if (createHash('sha256').update(bytes).digest('hex') !== this.listed.get(VECTOR_CONFIG_PATH)) return;
+    let config: Record<string, unknown>;
+    try {
+      config = parseVectorConfigBytes(bytes, this.limits.maxJsonDepth);
+    } catch (e) {
+      if (e instanceof OctxError) return;
+      throw e;
+    }
+    for (const t of targets) {
+      const recipe = inputDigestRecipe(config, t.target, this.limits.maxRenderedInputBytes);
+      if (recipe === undefined || !('render' in recipe)) continue;
+      const digests = new InputDigests(recipe.render);
+      this.inputDigests.set(t.target, digests);
+      checker.inputs[TARGET_RECORD_KIND[t.target]] = digests;
+    }
   }
 
   /** Streams one JSONL file once: SHA-256 and record checks together. */
@@ -665,7 +706,8 @@ class Validator {
 
     let dimensions: number | undefined;
     let config: Record<string, unknown> | undefined;
-    const configBytes = await this.readAll(VECTOR_CONFIG_PATH);
+    const configBytes = this.configBytes ?? (await this.readAll(VECTOR_CONFIG_PATH));
+    this.configBytes = undefined;
     if (this.settle(VECTOR_CONFIG_PATH, createHash('sha256').update(configBytes).digest('hex'))) {
       try {
         config = parseVectorConfigBytes(configBytes, this.limits.maxJsonDepth);
@@ -713,8 +755,8 @@ class Validator {
 
   /**
    * Streams one Arrow target once: SHA-256 and all vector checks together; then, when it
-   * carries `input_sha256` and the config allows recomputing it, streams the target's JSONL once
-   * more to compare each digest with the record's rendered text.
+   * carries `input_sha256` and the config allows recomputing it, compares each digest with the
+   * one recomputed from the record's rendered text in the structure pass.
    */
   private async scanArrow(t: (typeof TARGETS)[number], dimensions: number | undefined, config: Record<string, unknown> | undefined): Promise<void> {
     const { path, kind, jsonl } = t;
@@ -753,7 +795,12 @@ class Validator {
       for await (const b of batches) checker.batch(b);
       checker.finish();
       const render = checker.hasInputSha256 ? this.inputRenderer(config, t.target) : undefined;
-      if (render !== undefined) await this.verifyInputs(checker, t.target, render);
+      if (render !== undefined) {
+        // Recomputed in the structure pass; streamed again only if that did not happen.
+        const computed = this.inputDigests.get(t.target);
+        if (computed === undefined || !checker.compareInputs(computed)) await this.verifyInputs(checker, t.target, render);
+      }
+      this.inputDigests.delete(t.target);
     } catch (e) {
       if (failure) throw new ContainerFailure(failure);
       if (!(e instanceof OctxError)) throw e;
