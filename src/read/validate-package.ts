@@ -12,7 +12,10 @@
  *    is only parsed when the format layer is valid so far; a file whose digest turns out wrong
  *    afterwards makes the format invalid, and then every recognised capability's results are
  *    replaced by `OCTX_CAPABILITY_FILE_UNTRUSTED` / `OCTX_CAPABILITY_DEPENDENCY_INVALID` —
- *    the same outcome as hashing everything first, without reading the big files twice;
+ *    the same outcome as hashing everything first, without reading the big files twice. Large
+ *    structure files are parsed and schema-checked on worker threads while this thread streams
+ *    and hashes them (record-scan-pool.ts), and replayed here in file order, so the report is the
+ *    in-thread one; vector input digests are recomputed in the structure pass (input-digests.ts);
  * 5. the report: `valid` = format valid and no recognised capability invalid, `fullyValidated`
  *    = valid and every declared capability understood and checked.
  *
@@ -46,6 +49,8 @@ import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
 import { VectorTargetChecker } from './vectors-check.js';
 import { InputDigests } from './input-digests.js';
+import { fileToWorker, RecordScanPool, structureWorkersFor } from './record-scan-pool.js';
+import type { RecordScan } from './record-scan.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
@@ -553,18 +558,68 @@ class Validator {
     // once every event is read.
     let relations = false;
     const step = this.stepper('structure', STRUCTURE_PATHS);
-    for (const kind of RECORD_KIND_ORDER) {
-      const spec: RecordKindSpec = RECORD_KINDS[kind];
-      if (spec.role === 'relation' && !relations) {
-        relations = true;
-        checker.beginRelations();
+    // Large files are parsed and schema-checked on workers while this thread streams and hashes
+    // them; the results are replayed here in file order (the same issues in the same order).
+    const size = (p: string): number => (this.source.has(p) ? this.source.size(p) : 0);
+    const total = STRUCTURE_PATHS.reduce((n, p) => n + size(p), 0);
+    const pool = structureWorkersFor(total) ? RecordScanPool.create(STRUCTURE_PATHS.length) : undefined;
+    const jobs = new Map<RecordKind, Promise<{ sha: string; scan: RecordScan } | undefined>>();
+    try {
+      if (pool) {
+        for (const kind of RECORD_KIND_ORDER) {
+          const path = RECORD_KINDS[kind].path;
+          // A record whose input digest is recomputed needs its text: checked in-thread.
+          const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && checker.inputs[kind] !== undefined;
+          if (needsText || !fileToWorker(size(path))) continue;
+          const job = this.scanJsonlOnWorker(pool, path, kind);
+          job.catch(() => undefined); // awaited in order below
+          jobs.set(kind, job);
+        }
       }
-      await this.scanJsonl(spec.path, kind, checker);
-      step(spec.path);
-      if (kind === 'event') checker.finishEvents();
+      for (const kind of RECORD_KIND_ORDER) {
+        const spec: RecordKindSpec = RECORD_KINDS[kind];
+        if (spec.role === 'relation' && !relations) {
+          relations = true;
+          checker.beginRelations();
+        }
+        const done = await jobs.get(kind);
+        if (done) {
+          if (spec.role === 'record') this.ids.reserve(Math.min(this.limits.maxJsonlRecords, done.scan.count));
+          checker.replay(kind, spec.path, done.scan);
+          this.settle(spec.path, done.sha);
+        } else await this.scanJsonl(spec.path, kind, checker);
+        step(spec.path);
+        if (kind === 'event') checker.finishEvents();
+      }
+    } finally {
+      await pool?.close();
     }
     checker.finish();
     this.structure = checker;
+  }
+
+  /**
+   * Streams one JSONL file to a worker while hashing it here; `undefined` when the worker did not
+   * start (the file is then checked in-thread, nothing of it having been read).
+   */
+  private async scanJsonlOnWorker(pool: RecordScanPool, path: string, kind: RecordKind): Promise<{ sha: string; scan: RecordScan } | undefined> {
+    const job = pool.start({ kind, path, maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, maxDepth: this.limits.maxJsonDepth });
+    if (!(await job.started)) return undefined;
+    const hash = createHash('sha256');
+    const it = this.source.open(path)[Symbol.asyncIterator]();
+    for (;;) {
+      let r: IteratorResult<Buffer>;
+      try {
+        r = (await it.next()) as IteratorResult<Buffer>;
+      } catch (e) {
+        throw new ContainerFailure(toOctxError(e));
+      }
+      if (r.done) break;
+      hash.update(r.value);
+      await job.send(r.value);
+    }
+    const sha = hash.digest('hex');
+    return { sha, scan: await job.end() };
   }
 
   /** vectors/config.json, when it was read before the structure pass (it is read once). */
