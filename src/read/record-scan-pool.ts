@@ -19,14 +19,19 @@ import type { RecordScan, RecordScanOptions } from './record-scan.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { RECORD_SCAN_MARK } from './record-scan-worker.js';
 
-/** When validatePackage uses workers: by size (`auto`), or always/never (tests, diagnostics). */
+/**
+ * When validatePackage uses workers: by size (`auto`), always, or never. The default is `never`:
+ * measured on the 2-core bench machine, workers made validation slower and larger (a 6,000-document
+ * package, 45 MiB of JSONL: 2.9 s and 225–250 MiB against 2.6 s and 157–160 MiB in-thread),
+ * because the structure pass only starts after the documents and the workers' start-up and the
+ * replay cost more than the parsing they take over. `auto` is for measuring larger packages.
+ */
 export type StructureWorkerMode = 'auto' | 'always' | 'never';
 
 /**
- * Structure bytes (stored size) below which no worker is started. Workers cost 30–40 MiB of RSS
- * (their isolates and module graphs): on the 2,000-document folder (15 MiB of JSONL) they took
- * validate from 118 to ~155 MiB for ~0.5 s, above issue 23's memory target, so such packages stay
- * in-thread; from a few tens of MiB of JSONL the parse time dominates and the threads pay off.
+ * In `auto` mode, structure bytes (stored size) below which no worker is started. Workers cost
+ * 30–40 MiB of RSS (their isolates and module graphs): on the 2,000-document folder (15 MiB of
+ * JSONL) they took validate from 118 to ~155 MiB, above issue 23's memory target.
  */
 export const WORKER_MIN_TOTAL_BYTES = 32 * 1024 * 1024;
 /** A file below this is checked in-thread even when others go to workers. */
@@ -34,7 +39,7 @@ export const WORKER_MIN_FILE_BYTES = 512 * 1024;
 /** Bytes sent to one worker and not yet scanned, before the sender waits. */
 const MAX_OUTSTANDING_BYTES = 4 * 1024 * 1024;
 
-let mode: StructureWorkerMode = 'auto';
+let mode: StructureWorkerMode = 'never';
 let started = 0;
 
 /** Workers that have started scanning since the process began (for tests and diagnostics). */
@@ -42,7 +47,7 @@ export function structureWorkersStarted(): number {
   return started;
 }
 
-/** Sets the worker mode (module-wide; for tests and diagnostics); returns the previous one. */
+/** Sets the worker mode (module-wide; tests, diagnostics, measurements); returns the previous one. */
 export function setStructureWorkers(next: StructureWorkerMode): StructureWorkerMode {
   const previous = mode;
   mode = next;

@@ -12,10 +12,11 @@
  *    is only parsed when the format layer is valid so far; a file whose digest turns out wrong
  *    afterwards makes the format invalid, and then every recognised capability's results are
  *    replaced by `OCTX_CAPABILITY_FILE_UNTRUSTED` / `OCTX_CAPABILITY_DEPENDENCY_INVALID` —
- *    the same outcome as hashing everything first, without reading the big files twice. Large
- *    structure files are parsed and schema-checked on worker threads while this thread streams
- *    and hashes them (record-scan-pool.ts), and replayed here in file order, so the report is the
- *    in-thread one; vector input digests are recomputed in the structure pass (input-digests.ts);
+ *    the same outcome as hashing everything first, without reading the big files twice.
+ *    Structure files can be parsed and schema-checked on worker threads while this thread streams
+ *    and hashes them (record-scan-pool.ts; off by default, see there), replayed here in file
+ *    order so the report is the in-thread one; vector input digests are recomputed in the
+ *    structure pass (input-digests.ts);
  * 5. the report: `valid` = format valid and no recognised capability invalid, `fullyValidated`
  *    = valid and every declared capability understood and checked.
  *
