@@ -22,9 +22,11 @@ import { RECORD_SCAN_MARK } from './record-scan-worker.js';
 /**
  * When validatePackage uses workers: by size (`auto`), always, or never. The default is `never`:
  * measured on the 2-core bench machine, workers made validation slower and larger (a 6,000-document
- * package, 45 MiB of JSONL: 2.9 s and 225–250 MiB against 2.6 s and 157–160 MiB in-thread),
- * because the structure pass only starts after the documents and the workers' start-up and the
- * replay cost more than the parsing they take over. `auto` is for measuring larger packages.
+ * package, 45 MiB of JSONL: 2.9 s and 225–250 MiB against 2.6 s and 157–160 MiB in-thread when
+ * the structure pass started after the documents; level in time, still larger, since the jobs
+ * start before the documents): the workers' start-up, chunk copies and the replay cost about
+ * what the parsing they take over saves on two shared cores. `auto` is for measuring larger
+ * packages (BENCHMARKS.md).
  */
 export type StructureWorkerMode = 'auto' | 'always' | 'never';
 

@@ -252,6 +252,11 @@ const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
 /** Largest vectors/config.json read before the structure pass (to recompute input digests there). */
 const CONFIG_READ_AHEAD_BYTES = 1024 * 1024;
 
+/** A structure file being scanned on a worker: its digest and scan, or `undefined` (check in-thread). */
+type StructureJob = Promise<{ sha: string; scan: RecordScan } | undefined>;
+/** Input digests to recompute in the structure pass, by record kind. */
+type StructureInputs = StructureChecker['inputs'];
+
 type FileState = 'ok' | 'missing' | 'mismatch' | 'unverifiable';
 
 class Validator {
@@ -314,10 +319,15 @@ class Validator {
     }
     this.checkDigest(m);
     this.checkInventory(m);
-    await this.readDocuments(m);
-    await this.hashFormatOnlyFiles();
-    await this.checkStructure();
-    await this.checkVectors();
+    try {
+      await this.startStructureEarly();
+      await this.readDocuments(m);
+      await this.hashFormatOnlyFiles();
+      await this.checkStructure();
+      await this.checkVectors();
+    } finally {
+      await this.early?.pool.close();
+    }
     this.settleCapabilities();
     return this.report();
   }
@@ -549,34 +559,30 @@ class Validator {
       }
     }
     const formatValid = this.issues.errors(FORMAT) === 0;
+    const early = this.early;
     if (!sag || !formatValid || this.issues.errors(SAG) > 0) {
-      await this.hashOnly(STRUCTURE_PATHS);
+      for (const kind of RECORD_KIND_ORDER) {
+        const p = RECORD_KINDS[kind].path;
+        if (!this.present(p)) continue;
+        // Files already streamed to workers were hashed then: only the parse is thrown away.
+        const done = await early?.jobs.get(kind);
+        this.settle(p, done ? done.sha : await this.hashFile(p));
+      }
       return;
     }
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
-    await this.planInputDigests(checker);
+    if (early?.failure) throw early.failure;
+    if (early) checker.inputs = early.inputs;
+    else await this.planInputDigests(checker.inputs);
     // Records before relations (a relation names records), and the event hierarchy is resolved
     // once every event is read.
     let relations = false;
     const step = this.stepper('structure', STRUCTURE_PATHS);
     // Large files are parsed and schema-checked on workers while this thread streams and hashes
     // them; the results are replayed here in file order (the same issues in the same order).
-    const size = (p: string): number => (this.source.has(p) ? this.source.size(p) : 0);
-    const total = STRUCTURE_PATHS.reduce((n, p) => n + size(p), 0);
-    const pool = structureWorkersFor(total) ? RecordScanPool.create(STRUCTURE_PATHS.length) : undefined;
-    const jobs = new Map<RecordKind, Promise<{ sha: string; scan: RecordScan } | undefined>>();
+    const pool = early ? early.pool : this.structurePool();
+    const jobs = early ? early.jobs : pool ? this.startJobs(pool, checker.inputs) : new Map<RecordKind, StructureJob>();
     try {
-      if (pool) {
-        for (const kind of RECORD_KIND_ORDER) {
-          const path = RECORD_KINDS[kind].path;
-          // A record whose input digest is recomputed needs its text: checked in-thread.
-          const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && checker.inputs[kind] !== undefined;
-          if (needsText || !fileToWorker(size(path))) continue;
-          const job = this.scanJsonlOnWorker(pool, path, kind);
-          job.catch(() => undefined); // awaited in order below
-          jobs.set(kind, job);
-        }
-      }
       for (const kind of RECORD_KIND_ORDER) {
         const spec: RecordKindSpec = RECORD_KINDS[kind];
         if (spec.role === 'relation' && !relations) {
@@ -597,6 +603,56 @@ class Validator {
     }
     checker.finish();
     this.structure = checker;
+  }
+
+  /** Structure work started on workers before the documents phase (see startStructureEarly). */
+  private early: { pool: RecordScanPool; jobs: Map<RecordKind, StructureJob>; inputs: StructureInputs; failure?: ContainerFailure } | undefined;
+
+  private structureSize(p: string): number {
+    return this.source.has(p) ? this.source.size(p) : 0;
+  }
+
+  /** A worker pool when the structure files are large enough for workers (see record-scan-pool.ts). */
+  private structurePool(): RecordScanPool | undefined {
+    const total = STRUCTURE_PATHS.reduce((n, p) => n + this.structureSize(p), 0);
+    return structureWorkersFor(total) ? RecordScanPool.create(STRUCTURE_PATHS.length) : undefined;
+  }
+
+  /** Starts a worker job for each structure file that goes to a worker. */
+  private startJobs(pool: RecordScanPool, inputs: StructureInputs): Map<RecordKind, StructureJob> {
+    const jobs = new Map<RecordKind, StructureJob>();
+    for (const kind of RECORD_KIND_ORDER) {
+      const path = RECORD_KINDS[kind].path;
+      // A record whose input digest is recomputed needs its text: checked in-thread.
+      const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && inputs[kind] !== undefined;
+      if (needsText || !fileToWorker(this.structureSize(path))) continue;
+      const job = this.scanJsonlOnWorker(pool, path, kind);
+      job.catch(() => undefined); // awaited in file order
+      jobs.set(kind, job);
+    }
+    return jobs;
+  }
+
+  /**
+   * With workers, starts streaming the structure files to them before the documents are read,
+   * so that their parsing overlaps the documents' work. Results are only used if the structure
+   * is then checked; otherwise only the digests computed while streaming are. Failures of the
+   * container are met in file order when the results are awaited, as without workers.
+   */
+  private async startStructureEarly(): Promise<void> {
+    if (!this.supported(SAG) || !STRUCTURE_PATHS.every((p) => this.present(p) && this.source.has(p))) return;
+    const pool = this.structurePool();
+    if (!pool) return;
+    const inputs: StructureInputs = {};
+    try {
+      await this.planInputDigests(inputs);
+    } catch (e) {
+      if (!(e instanceof ContainerFailure)) throw e;
+      // Reported where the config is read without workers (after the documents).
+      this.early = { pool, jobs: new Map(), inputs, failure: e };
+      return;
+    }
+    this.early = { pool, jobs: this.startJobs(pool, inputs), inputs };
   }
 
   /**
@@ -635,7 +691,7 @@ class Validator {
    * its listed digest is used; anything else leaves the later checks to find (and report) the
    * problem, and the digests are then recomputed the old way if still needed.
    */
-  private async planInputDigests(checker: StructureChecker): Promise<void> {
+  private async planInputDigests(inputs: StructureInputs): Promise<void> {
     if (!this.supported(VECTORS) || !this.present(VECTOR_CONFIG_PATH) || !this.source.has(VECTOR_CONFIG_PATH)) return;
     if (this.source.size(VECTOR_CONFIG_PATH) > CONFIG_READ_AHEAD_BYTES) return;
     const targets = TARGETS.filter((t) => this.listed.has(t.path));
@@ -655,7 +711,7 @@ class Validator {
       if (recipe === undefined || !('render' in recipe)) continue;
       const digests = new InputDigests(recipe.render);
       this.inputDigests.set(t.target, digests);
-      checker.inputs[TARGET_RECORD_KIND[t.target]] = digests;
+      inputs[TARGET_RECORD_KIND[t.target]] = digests;
     }
   }
 

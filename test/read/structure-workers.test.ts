@@ -70,6 +70,19 @@ describe('structure files checked on workers: the report is identical', () => {
     expect(new Set(r.issues.map((i) => i.code)).size).toBeGreaterThan(6);
   });
 
+  it('an invalid format layer: the files streamed early to workers are only hashed', async () => {
+    // An unsupported payload path makes the format invalid once the inventory is checked, after
+    // the structure files were already sent to workers.
+    const target = await edited(
+      (s) => void (s.chunks[1]!.id = s.chunks[0]!.id),
+      (files) => void (files['relations/unknown.jsonl'] = '{}\n'),
+    );
+    const r = (await both(target)) as { format: { valid: boolean }; issues: { code: string }[] };
+    expect(r.format.valid).toBe(false);
+    expect(r.issues.map((i) => i.code)).toContain('OCTX_PAYLOAD_PATH_UNSUPPORTED');
+    expect(r.issues.map((i) => i.code)).not.toContain('OCTX_ID_DUPLICATE');
+  });
+
   it('a record limit that stops parsing part-way', async () => {
     const r = (await both(await edited(() => undefined), { maxJsonlRecords: 4 })) as { issues: { code: string }[] };
     expect(r.issues.map((i) => i.code)).toContain('OCTX_RESOURCE_LIMIT');
