@@ -101,6 +101,7 @@ export class RecordScanJob {
   private worker: Worker | undefined;
   private outstanding = 0;
   private drained: (() => void) | undefined;
+  private aborted = false;
   private resolveScan!: (scan: RecordScan) => void;
   private rejectScan!: (e: Error) => void;
   /** The worker's result. */
@@ -114,53 +115,64 @@ export class RecordScanJob {
       this.rejectScan = reject;
     });
     this.result.catch(() => undefined);
-    this.started = pool.acquire().then(
-      () =>
-        new Promise<boolean>((resolve) => {
-          let ready = false;
-          let w: Worker;
-          try {
-            w = new Worker(entry.file, { workerData: { [RECORD_SCAN_MARK]: options }, ...(entry.eval ? { eval: true } : {}) });
-          } catch {
-            pool.release();
-            resolve(false);
-            return;
-          }
-          this.worker = w;
-          pool.track(w);
-          const fail = (e: Error): void => {
-            if (!ready) resolve(false);
-            this.rejectScan(e);
-            this.drained?.();
-          };
-          w.on('message', (m: { ready?: true; ack?: number; scan?: RecordScan; error?: string }) => {
-            if (m.ready) {
-              ready = true;
-              started++;
-              resolve(true);
-            } else if (m.ack !== undefined) {
-              this.outstanding -= m.ack;
-              if (this.outstanding <= MAX_OUTSTANDING_BYTES && this.drained) {
-                const d = this.drained;
-                this.drained = undefined;
-                d();
-              }
-            } else if (m.scan) {
-              this.resolveScan(m.scan);
-              void pool.retire(w);
-            } else if (m.error !== undefined) fail(new Error(`structure worker: ${m.error}`));
-          });
-          w.on('error', fail);
-          w.on('exit', (code) => {
-            pool.untrack(w);
-            fail(new Error(`structure worker exited (${code})`));
-          });
-        }),
+    this.started = pool.acquire().then((slot) =>
+      !slot
+        ? false
+        : new Promise<boolean>((resolve) => {
+            let ready = false;
+            let w: Worker;
+            try {
+              w = new Worker(entry.file, { workerData: { [RECORD_SCAN_MARK]: options }, ...(entry.eval ? { eval: true } : {}) });
+            } catch {
+              pool.release();
+              resolve(false);
+              return;
+            }
+            this.worker = w;
+            pool.track(w);
+            const fail = (e: Error): void => {
+              if (!ready) resolve(false);
+              this.rejectScan(e);
+              this.drained?.();
+            };
+            w.on('message', (m: { ready?: true; ack?: number; scan?: RecordScan; error?: string }) => {
+              if (m.ready) {
+                ready = true;
+                started++;
+                resolve(true);
+              } else if (m.ack !== undefined) {
+                this.outstanding -= m.ack;
+                if (this.outstanding <= MAX_OUTSTANDING_BYTES && this.drained) {
+                  const d = this.drained;
+                  this.drained = undefined;
+                  d();
+                }
+              } else if (m.scan) {
+                this.resolveScan(m.scan);
+                void pool.retire(w);
+              } else if (m.error !== undefined) fail(new Error(`structure worker: ${m.error}`));
+            });
+            w.on('error', fail);
+            w.on('exit', (code) => {
+              pool.untrack(w);
+              fail(new Error(`structure worker exited (${code})`));
+            });
+          }),
     );
+  }
+
+  /** Stops the job (the pool is closing): the sender stops waiting and its next send throws. */
+  abort(): void {
+    this.aborted = true;
+    this.rejectScan(new Error('structure worker pool closed'));
+    const d = this.drained;
+    this.drained = undefined;
+    d?.();
   }
 
   /** Sends one chunk (a copy: the caller's buffer may be pooled); waits while the worker is behind. */
   async send(chunk: Buffer): Promise<void> {
+    if (this.aborted) throw new Error('structure worker pool closed');
     const copy = new Uint8Array(chunk.byteLength);
     copy.set(chunk);
     this.outstanding += copy.byteLength;
@@ -188,6 +200,9 @@ export class RecordScanPool {
     private readonly entry: WorkerEntry,
   ) {}
 
+  private readonly jobs = new Set<RecordScanJob>();
+  private closed = false;
+
   /** A pool, or `undefined` when the worker file cannot be located (check in-thread). */
   static create(files: number): RecordScanPool | undefined {
     const entry = entryOverride !== undefined ? { file: entryOverride } : workerEntry();
@@ -197,16 +212,20 @@ export class RecordScanPool {
 
   /** Starts scanning one file (its worker starts once a slot is free). */
   start(options: RecordScanOptions): RecordScanJob {
-    return new RecordScanJob(this, this.entry, options);
+    const job = new RecordScanJob(this, this.entry, options);
+    this.jobs.add(job);
+    return job;
   }
 
-  /** Waits for a free slot. */
-  async acquire(): Promise<void> {
+  /** Waits for a free slot: `true`, or `false` once the pool is closed (start nothing then). */
+  async acquire(): Promise<boolean> {
+    if (this.closed) return false;
     if (this.active < this.size) {
       this.active++;
-      return;
+      return true;
     }
     await new Promise<void>((resolve) => this.queue.push(resolve));
+    return !this.closed;
   }
 
   /** Frees a slot (handing it to the next waiter). */
@@ -235,6 +254,11 @@ export class RecordScanPool {
 
   /** Ends every worker still running (after a failure, or at the end). */
   async close(): Promise<void> {
+    // A sender still streaming (the validation ended early) must not wait on a worker forever.
+    this.closed = true;
+    for (const job of this.jobs) job.abort();
+    this.jobs.clear();
+    for (const waiting of this.queue.splice(0)) waiting();
     const all = [...this.workers];
     this.workers.clear();
     for (const w of all) {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { validatePackage } from '../../src/read/index.js';
 import { overrideStructureWorkerFile, setStructureWorkers, structureWorkersStarted } from '../../src/read/record-scan-pool.js';
-import { SAG_DECL, entriesOf, genStructure, structureFiles, tid, writeDir, writeZip, type FileMap, type Structure } from './helpers.js';
+import { SAG_DECL, entriesOf, genStructure, rawZip, structureFiles, tid, writeBytes, writeDir, writeZip, type FileMap, type Structure } from './helpers.js';
 
 // Every structure file goes to a worker in this file, whatever its size (issue 23 item 4); the
 // whole structure suite runs again below under that mode.
@@ -81,6 +81,21 @@ describe('structure files checked on workers: the report is identical', () => {
     expect(r.format.valid).toBe(false);
     expect(r.issues.map((i) => i.code)).toContain('OCTX_PAYLOAD_PATH_UNSUPPORTED');
     expect(r.issues.map((i) => i.code)).not.toContain('OCTX_ID_DUPLICATE');
+  });
+
+  it('a container failure in a document ends the validation and the workers (nothing left running)', async () => {
+    const s = genStructure({ docs: 3, chunksPerDoc: 3 });
+    const files = entriesOf({ files: structureFiles(s), capabilities: SAG_DECL });
+    const doc = Object.keys(files).find((p) => p.startsWith('knowledge/') && p !== 'knowledge/index.md' && p !== 'knowledge/log.md')!;
+    const target = await writeBytes(rawZip(Object.entries(files).map(([name, data]) => ({ name, data, ...(name === doc ? { crc: 0x12345678 } : {}) }))));
+    // The failure can come before any worker is ready: only the reports are compared here.
+    setStructureWorkers('never');
+    const off = await validatePackage(target);
+    setStructureWorkers('always');
+    const on = await validatePackage(target);
+    expect(on).toEqual(off);
+    expect(on.valid).toBe(false);
+    expect(on.issues.map((i) => i.code)).toEqual(['OCTX_ARCHIVE_CORRUPT']);
   });
 
   it('a record limit that stops parsing part-way', async () => {
