@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
-import { RecordBatchReader } from 'apache-arrow';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { PackageBuilder } from './package-builder.js';
@@ -664,6 +663,8 @@ async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, f
   const path = `vectors/${target}.arrow`;
   let n = 0;
   try {
+    // apache-arrow (~20 MiB of RSS once loaded) only for a folder with Arrow vectors.
+    const { RecordBatchReader } = await import('apache-arrow');
     const reader = await RecordBatchReader.from(createReadStream(file));
     for await (const batch of reader) {
       const ids = batch.getChild('record_id');

@@ -6,7 +6,8 @@ import { toOctxTime } from '../model/time.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
 import { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
-import { DEFAULT_COMPRESSION_LEVEL, compressionLevelSchema } from '../package/compression-level.js';
+import { DEFAULT_COMPRESSION_LEVEL } from '../package/compression-level.js';
+import { compressionLevelSchema } from '../package/compression-level-schema.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 import { unknownKeyIssues } from '../model/option-keys.js';
 

@@ -5,7 +5,6 @@
  */
 import { existsSync } from 'node:fs';
 import type { ExportResult } from '../builder/package-builder.js';
-import { ProducerState } from '../release/producer-state.js';
 import { changeLine } from '../read/diff/change-line.js';
 import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { str } from './args.js';
@@ -35,6 +34,8 @@ export async function previousPackage(values: OptionValues): Promise<string | un
   const state = str(values, 'state');
   if (state === undefined) return undefined;
   let latest: string | undefined;
+  // Loaded here, not at start-up: its schema pulls in zod, which every CLI command would pay for.
+  const { ProducerState } = await import('../release/producer-state.js');
   try {
     latest = ProducerState.load(state).latestOutput;
   } catch {

@@ -4,7 +4,6 @@ import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { verifyArchive, type VerifyMode } from './verify-archive.js';
-import { writeArrowTarget } from '../vectors/arrow-writer.js';
 import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -131,6 +130,8 @@ async function materialiseArrow(target: PlannedArrowTarget, options: WritePackag
   function* rows(): Generator<{ recordIndex: number; id: string }> {
     for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
   }
+  // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
+  const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
   const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, signal: options.signal });
   return { path: target.path, source: { file: outPath, crc32 }, size, sha256 };
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { OctxError } from '../model/errors.js';
 
 /**
@@ -14,12 +13,12 @@ export const DEFAULT_COMPRESSION_LEVEL = 6;
 export const MIN_COMPRESSION_LEVEL = 0;
 export const MAX_COMPRESSION_LEVEL = 9;
 
-/** zod schema of a compression level, for option schemas. */
-export const compressionLevelSchema = z.number().int().min(MIN_COMPRESSION_LEVEL).max(MAX_COMPRESSION_LEVEL);
-
-/** True when `value` is an integer from 0 to 9. */
+/**
+ * True when `value` is an integer from 0 to 9. Checked by hand, not with zod: the CLI loads this
+ * file for every command, and zod costs ~10 MiB of RSS (its schema: compression-level-schema.ts).
+ */
 export function isCompressionLevel(value: unknown): value is number {
-  return compressionLevelSchema.safeParse(value).success;
+  return typeof value === 'number' && Number.isInteger(value) && value >= MIN_COMPRESSION_LEVEL && value <= MAX_COMPRESSION_LEVEL;
 }
 
 /**

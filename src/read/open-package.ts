@@ -15,7 +15,6 @@ import { RECORD_KINDS } from '../model/record-kinds.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
 import type { VectorRow } from '../model/vector-format.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
@@ -402,6 +401,8 @@ class Package implements OctxPackage {
     const path = VECTOR_TARGET_PATHS[target];
     if (path === undefined) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `unknown vector target ${String(target)}` });
     if (!this.listed.has(path)) return;
+    // apache-arrow (~20 MiB of RSS once loaded) only when vectors are read.
+    const { ByteReader, readArrowVectorBatches, tailOf } = await import('./arrow-file.js');
     const stream = this.openFile(path);
     const reader = new ByteReader(stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, path);
     try {

@@ -20,6 +20,8 @@ import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';
 import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
 import { recordProblems } from './record-rules.js';
+import type { InputDigests } from './input-digests.js';
+import { ENTRY_LIMIT, ENTRY_RECORD, type RecordScan } from './record-scan.js';
 
 /** A Concept Document known to the format layer (by its document index in the id space). */
 export interface ConceptDocumentRef {
@@ -95,6 +97,11 @@ export class StructureChecker {
   private entityHasEvent = new Uint8Array(0);
   /** Set when a file could not be read to its end: "missing" and coverage would only repeat that. */
   incomplete = false;
+  /**
+   * Input digests to recompute in this pass, per record kind with a vector target (see
+   * {@link InputDigests}): each registered record of that kind is rendered and hashed.
+   */
+  inputs: { chunk?: InputDigests; event?: InputDigests; entity?: InputDigests } = {};
   /** Id words of the current record, filled by `recordProblems` (slot 0 at 0, slot 1 at 4). */
   private readonly w = new Uint32Array(8);
 
@@ -127,6 +134,54 @@ export class StructureChecker {
       for (const p of problems) this.fail(p.code, path, line, `${kind} record: ${p.message}`, rid, p.field);
       return;
     }
+    this.accepted(kind, r, path, line);
+  }
+
+  /**
+   * Replays a file scanned elsewhere ({@link RecordScan}, from a worker): the issues of its lines
+   * and the checks of its schema-valid records, in file order — the same issues, in the same
+   * order, as {@link record} for each line.
+   */
+  replay(kind: RecordKind, path: string, scan: RecordScan): void {
+    // A replayed record has only its ids and numbers, not the text an input digest renders.
+    if ((kind === 'chunk' || kind === 'event' || kind === 'entity') && this.inputs[kind] !== undefined) throw new Error(`replay: ${kind} input digests need the in-thread check`);
+    const { tags, lines, words, nums, issues } = scan;
+    const w = this.w;
+    let next = 0;
+    for (let e = 0; e < scan.count; e++) {
+      const tag = tags[e]!;
+      if (tag !== ENTRY_RECORD) {
+        this.report(issues[next++]!);
+        if (tag === ENTRY_LIMIT) this.incomplete = true;
+        continue;
+      }
+      w.set(words.subarray(e * 8, e * 8 + 8));
+      // Ids are canonical (schema-checked), so their text is rebuilt exactly from the words.
+      const a = wordsToUuid(w, 0);
+      let r: Record<string, unknown>;
+      switch (kind) {
+        case 'chunk':
+          r = { id: a, document_id: wordsToUuid(w, 4), ordinal: nums[e] };
+          break;
+        case 'event':
+          r = { id: a, level: nums[e] };
+          break;
+        case 'entity':
+          r = { id: a };
+          break;
+        case 'chunk-event':
+          r = { chunk_id: a, event_id: wordsToUuid(w, 4) };
+          break;
+        case 'event-entity':
+          r = { event_id: a, entity_id: wordsToUuid(w, 4) };
+          break;
+      }
+      this.accepted(kind, r, path, lines[e]!);
+    }
+  }
+
+  /** The checks of a schema-valid record (its id words are in `w`). */
+  private accepted(kind: RecordKind, r: Record<string, unknown>, path: string, line: number): void {
     switch (kind) {
       case 'chunk':
         return this.chunk(r, path, line);
@@ -155,7 +210,9 @@ export class StructureChecker {
 
   private chunk(r: Record<string, unknown>, path: string, line: number): void {
     const id = r.id as string;
-    if (this.register(this.chunks, id, path, line) < 0) return;
+    const index = this.register(this.chunks, id, path, line);
+    if (index < 0) return;
+    this.inputs.chunk?.add(index, r, id, line);
     const documentId = r.document_id as string;
     const doc = this.ids.indexOfWords(this.w, 4, IdKind.document);
     if (doc < 0) {
@@ -171,6 +228,7 @@ export class StructureChecker {
   private event(r: Record<string, unknown>, path: string, line: number): void {
     const index = this.register(this.events, r.id as string, path, line);
     if (index < 0) return;
+    this.inputs.event?.add(index, r, r.id as string, line);
     const level = typeof r.level === 'number' ? r.level : 0;
     this.eventLevels.push(level);
     if ((index + 1) * 4 > this.parentWords.length) {
@@ -183,7 +241,8 @@ export class StructureChecker {
   }
 
   private entity(r: Record<string, unknown>, path: string, line: number): void {
-    this.register(this.entities, r.id as string, path, line);
+    const index = this.register(this.entities, r.id as string, path, line);
+    if (index >= 0) this.inputs.entity?.add(index, r, r.id as string, line);
   }
 
   /**

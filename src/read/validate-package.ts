@@ -12,7 +12,11 @@
  *    is only parsed when the format layer is valid so far; a file whose digest turns out wrong
  *    afterwards makes the format invalid, and then every recognised capability's results are
  *    replaced by `OCTX_CAPABILITY_FILE_UNTRUSTED` / `OCTX_CAPABILITY_DEPENDENCY_INVALID` —
- *    the same outcome as hashing everything first, without reading the big files twice;
+ *    the same outcome as hashing everything first, without reading the big files twice.
+ *    Structure files can be parsed and schema-checked on worker threads while this thread streams
+ *    and hashes them (record-scan-pool.ts; off by default, see there), replayed here in file
+ *    order so the report is the in-thread one; vector input digests are recomputed in the
+ *    structure pass (input-digests.ts);
  * 5. the report: `valid` = format valid and no recognised capability invalid, `fullyValidated`
  *    = valid and every declared capability understood and checked.
  *
@@ -28,7 +32,6 @@ import { isUuidV7 } from '../model/ids.js';
 import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
-import { ByteReader, readArrowVectorBatches, tailOf } from './arrow-file.js';
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
@@ -46,6 +49,9 @@ import type { PackageSource } from './source.js';
 import { findUnsafeIntegerLiteral } from './strict-json.js';
 import { StructureChecker, type ConceptDocumentRef } from './structure-check.js';
 import { VectorTargetChecker } from './vectors-check.js';
+import { InputDigests } from './input-digests.js';
+import { fileToWorker, RecordScanPool, structureWorkersFor } from './record-scan-pool.js';
+import type { RecordScan } from './record-scan.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
@@ -243,6 +249,14 @@ export const DOCUMENT_READ_BUDGET = 64 * 1024 * 1024;
 /** What one streamed document holds besides its kept head: the verify and inflate buffers. */
 const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
 
+/** Largest vectors/config.json read before the structure pass (to recompute input digests there). */
+const CONFIG_READ_AHEAD_BYTES = 1024 * 1024;
+
+/** A structure file being scanned on a worker: its digest and scan, or `undefined` (check in-thread). */
+type StructureJob = Promise<{ sha: string; scan: RecordScan } | undefined>;
+/** Input digests to recompute in the structure pass, by record kind. */
+type StructureInputs = StructureChecker['inputs'];
+
 type FileState = 'ok' | 'missing' | 'mismatch' | 'unverifiable';
 
 class Validator {
@@ -305,10 +319,15 @@ class Validator {
     }
     this.checkDigest(m);
     this.checkInventory(m);
-    await this.readDocuments(m);
-    await this.hashFormatOnlyFiles();
-    await this.checkStructure();
-    await this.checkVectors();
+    try {
+      await this.startStructureEarly();
+      await this.readDocuments(m);
+      await this.hashFormatOnlyFiles();
+      await this.checkStructure();
+      await this.checkVectors();
+    } finally {
+      await this.early?.pool.close();
+    }
     this.settleCapabilities();
     return this.report();
   }
@@ -540,27 +559,160 @@ class Validator {
       }
     }
     const formatValid = this.issues.errors(FORMAT) === 0;
+    const early = this.early;
     if (!sag || !formatValid || this.issues.errors(SAG) > 0) {
-      await this.hashOnly(STRUCTURE_PATHS);
+      for (const kind of RECORD_KIND_ORDER) {
+        const p = RECORD_KINDS[kind].path;
+        if (!this.present(p)) continue;
+        // Files already streamed to workers were hashed then: only the parse is thrown away.
+        const done = await early?.jobs.get(kind);
+        this.settle(p, done ? done.sha : await this.hashFile(p));
+      }
       return;
     }
     const checker = new StructureChecker(this.ids, this.concepts, (i) => this.add(SAG, i));
+    if (early?.failure) throw early.failure;
+    if (early) checker.inputs = early.inputs;
+    else await this.planInputDigests(checker.inputs);
     // Records before relations (a relation names records), and the event hierarchy is resolved
     // once every event is read.
     let relations = false;
     const step = this.stepper('structure', STRUCTURE_PATHS);
-    for (const kind of RECORD_KIND_ORDER) {
-      const spec: RecordKindSpec = RECORD_KINDS[kind];
-      if (spec.role === 'relation' && !relations) {
-        relations = true;
-        checker.beginRelations();
+    // Large files are parsed and schema-checked on workers while this thread streams and hashes
+    // them; the results are replayed here in file order (the same issues in the same order).
+    const pool = early ? early.pool : this.structurePool();
+    const jobs = early ? early.jobs : pool ? this.startJobs(pool, checker.inputs) : new Map<RecordKind, StructureJob>();
+    try {
+      for (const kind of RECORD_KIND_ORDER) {
+        const spec: RecordKindSpec = RECORD_KINDS[kind];
+        if (spec.role === 'relation' && !relations) {
+          relations = true;
+          checker.beginRelations();
+        }
+        const done = await jobs.get(kind);
+        if (done) {
+          if (spec.role === 'record') this.ids.reserve(Math.min(this.limits.maxJsonlRecords, done.scan.count));
+          checker.replay(kind, spec.path, done.scan);
+          this.settle(spec.path, done.sha);
+        } else await this.scanJsonl(spec.path, kind, checker);
+        step(spec.path);
+        if (kind === 'event') checker.finishEvents();
       }
-      await this.scanJsonl(spec.path, kind, checker);
-      step(spec.path);
-      if (kind === 'event') checker.finishEvents();
+    } finally {
+      await pool?.close();
     }
     checker.finish();
     this.structure = checker;
+  }
+
+  /** Structure work started on workers before the documents phase (see startStructureEarly). */
+  private early: { pool: RecordScanPool; jobs: Map<RecordKind, StructureJob>; inputs: StructureInputs; failure?: ContainerFailure } | undefined;
+
+  private structureSize(p: string): number {
+    return this.source.has(p) ? this.source.size(p) : 0;
+  }
+
+  /** A worker pool when the structure files are large enough for workers (see record-scan-pool.ts). */
+  private structurePool(): RecordScanPool | undefined {
+    const total = STRUCTURE_PATHS.reduce((n, p) => n + this.structureSize(p), 0);
+    return structureWorkersFor(total) ? RecordScanPool.create(STRUCTURE_PATHS.length) : undefined;
+  }
+
+  /** Starts a worker job for each structure file that goes to a worker. */
+  private startJobs(pool: RecordScanPool, inputs: StructureInputs): Map<RecordKind, StructureJob> {
+    const jobs = new Map<RecordKind, StructureJob>();
+    for (const kind of RECORD_KIND_ORDER) {
+      const path = RECORD_KINDS[kind].path;
+      // A record whose input digest is recomputed needs its text: checked in-thread.
+      const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && inputs[kind] !== undefined;
+      if (needsText || !fileToWorker(this.structureSize(path))) continue;
+      const job = this.scanJsonlOnWorker(pool, path, kind);
+      job.catch(() => undefined); // awaited in file order
+      jobs.set(kind, job);
+    }
+    return jobs;
+  }
+
+  /**
+   * With workers, starts streaming the structure files to them before the documents are read,
+   * so that their parsing overlaps the documents' work. Results are only used if the structure
+   * is then checked; otherwise only the digests computed while streaming are. Failures of the
+   * container are met in file order when the results are awaited, as without workers.
+   */
+  private async startStructureEarly(): Promise<void> {
+    if (!this.supported(SAG) || !STRUCTURE_PATHS.every((p) => this.present(p) && this.source.has(p))) return;
+    const pool = this.structurePool();
+    if (!pool) return;
+    const inputs: StructureInputs = {};
+    try {
+      await this.planInputDigests(inputs);
+    } catch (e) {
+      if (!(e instanceof ContainerFailure)) throw e;
+      // Reported where the config is read without workers (after the documents).
+      this.early = { pool, jobs: new Map(), inputs, failure: e };
+      return;
+    }
+    this.early = { pool, jobs: this.startJobs(pool, inputs), inputs };
+  }
+
+  /**
+   * Streams one JSONL file to a worker while hashing it here; `undefined` when the worker did not
+   * start (the file is then checked in-thread, nothing of it having been read).
+   */
+  private async scanJsonlOnWorker(pool: RecordScanPool, path: string, kind: RecordKind): Promise<{ sha: string; scan: RecordScan } | undefined> {
+    const job = pool.start({ kind, path, maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, maxDepth: this.limits.maxJsonDepth });
+    if (!(await job.started)) return undefined;
+    const hash = createHash('sha256');
+    const it = this.source.open(path)[Symbol.asyncIterator]();
+    for (;;) {
+      let r: IteratorResult<Buffer>;
+      try {
+        r = (await it.next()) as IteratorResult<Buffer>;
+      } catch (e) {
+        throw new ContainerFailure(toOctxError(e));
+      }
+      if (r.done) break;
+      hash.update(r.value);
+      await job.send(r.value);
+    }
+    const sha = hash.digest('hex');
+    return { sha, scan: await job.end() };
+  }
+
+  /** vectors/config.json, when it was read before the structure pass (it is read once). */
+  private configBytes: Buffer | undefined;
+  /** Input digests recomputed during the structure pass, by vector target. */
+  private readonly inputDigests = new Map<VectorTarget, InputDigests>();
+
+  /**
+   * When the vector config declares input digests this library recomputes, hashes each target
+   * record's rendered input in the structure pass ({@link InputDigests}), so the vectors check
+   * does not stream and parse the JSONL again. Only a config that is listed, small, and matches
+   * its listed digest is used; anything else leaves the later checks to find (and report) the
+   * problem, and the digests are then recomputed the old way if still needed.
+   */
+  private async planInputDigests(inputs: StructureInputs): Promise<void> {
+    if (!this.supported(VECTORS) || !this.present(VECTOR_CONFIG_PATH) || !this.source.has(VECTOR_CONFIG_PATH)) return;
+    if (this.source.size(VECTOR_CONFIG_PATH) > CONFIG_READ_AHEAD_BYTES) return;
+    const targets = TARGETS.filter((t) => this.listed.has(t.path));
+    if (targets.length === 0) return;
+    const bytes = await this.readAll(VECTOR_CONFIG_PATH);
+    this.configBytes = bytes;
+    if (createHash('sha256').update(bytes).digest('hex') !== this.listed.get(VECTOR_CONFIG_PATH)) return;
+    let config: Record<string, unknown>;
+    try {
+      config = parseVectorConfigBytes(bytes, this.limits.maxJsonDepth);
+    } catch (e) {
+      if (e instanceof OctxError) return;
+      throw e;
+    }
+    for (const t of targets) {
+      const recipe = inputDigestRecipe(config, t.target, this.limits.maxRenderedInputBytes);
+      if (recipe === undefined || !('render' in recipe)) continue;
+      const digests = new InputDigests(recipe.render);
+      this.inputDigests.set(t.target, digests);
+      inputs[TARGET_RECORD_KIND[t.target]] = digests;
+    }
   }
 
   /** Streams one JSONL file once: SHA-256 and record checks together. */
@@ -665,7 +817,8 @@ class Validator {
 
     let dimensions: number | undefined;
     let config: Record<string, unknown> | undefined;
-    const configBytes = await this.readAll(VECTOR_CONFIG_PATH);
+    const configBytes = this.configBytes ?? (await this.readAll(VECTOR_CONFIG_PATH));
+    this.configBytes = undefined;
     if (this.settle(VECTOR_CONFIG_PATH, createHash('sha256').update(configBytes).digest('hex'))) {
       try {
         config = parseVectorConfigBytes(configBytes, this.limits.maxJsonDepth);
@@ -713,11 +866,13 @@ class Validator {
 
   /**
    * Streams one Arrow target once: SHA-256 and all vector checks together; then, when it
-   * carries `input_sha256` and the config allows recomputing it, streams the target's JSONL once
-   * more to compare each digest with the record's rendered text.
+   * carries `input_sha256` and the config allows recomputing it, compares each digest with the
+   * one recomputed from the record's rendered text in the structure pass.
    */
   private async scanArrow(t: (typeof TARGETS)[number], dimensions: number | undefined, config: Record<string, unknown> | undefined): Promise<void> {
     const { path, kind, jsonl } = t;
+    // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors to check.
+    const { ByteReader, readArrowVectorBatches, tailOf } = await import('./arrow-file.js');
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     let failure: OctxError | undefined;
@@ -753,7 +908,12 @@ class Validator {
       for await (const b of batches) checker.batch(b);
       checker.finish();
       const render = checker.hasInputSha256 ? this.inputRenderer(config, t.target) : undefined;
-      if (render !== undefined) await this.verifyInputs(checker, t.target, render);
+      if (render !== undefined) {
+        // Recomputed in the structure pass; streamed again only if that did not happen.
+        const computed = this.inputDigests.get(t.target);
+        if (computed === undefined || !checker.compareInputs(computed)) await this.verifyInputs(checker, t.target, render);
+      }
+      this.inputDigests.delete(t.target);
     } catch (e) {
       if (failure) throw new ContainerFailure(failure);
       if (!(e instanceof OctxError)) throw e;

@@ -5,15 +5,18 @@
  * the Arrow bytes directly (no string per row) and turned into text only for messages.
  *
  * An `input_sha256` column is checked for form as the rows stream by, and each well-formed
- * digest is kept (32 bytes per target record); {@link VectorTargetChecker.verifyInputs} then
- * streams the target's JSONL once and compares each record's digest with the one recomputed
- * from its rendered text. No text is held beyond the record being checked.
+ * digest is kept (32 bytes per target record); {@link VectorTargetChecker.compareInputs} then
+ * compares each record's digest with the one recomputed from its rendered text while the
+ * structure JSONL was checked ({@link InputDigests}, same pass as the records), or
+ * {@link VectorTargetChecker.verifyInputs} streams the target's JSONL once more to recompute them.
+ * No text is held beyond the record being checked.
  */
 import { hash } from 'node:crypto';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { ArrowVectorBatch } from './arrow-file.js';
+import type { InputDigests } from './input-digests.js';
 import type { IdKind } from '../model/id-kind.js';
 import type { IdSpace } from './id-space.js';
 
@@ -162,6 +165,69 @@ export class VectorTargetChecker {
     }
   }
 
+  /** The mismatch issue of one record (same text whichever way the digest was recomputed). */
+  private mismatch(id: string, line: number, index: number, actual: Uint8Array): void {
+    const digests = this.digests!;
+    this.report(
+      issue({
+        code: 'OCTX_VECTOR_INPUT_MISMATCH',
+        path: this.path,
+        recordId: id,
+        field: 'input_sha256',
+        message: `the vector of ${id} was computed from other text: its input_sha256 is ${Buffer.from(digests.subarray(index * 32, index * 32 + 32)).toString('hex')}, but the text rendered from ${this.jsonlPath} line ${line} hashes to ${Buffer.from(actual).toString('hex')}`,
+      }),
+    );
+  }
+
+  /** The issue of one record whose input cannot be rendered. */
+  private unrenderable(id: string, line: number, limit: boolean, why: string): void {
+    if (limit) {
+      // The rendered input would be above maxRenderedInputBytes: the limit, not a mismatch.
+      this.report(issue({ code: 'OCTX_RESOURCE_LIMIT', path: this.path, recordId: id, field: 'input_template', message: `${this.jsonlPath} line ${line}: ${why}` }));
+      return;
+    }
+    this.report(
+      issue({
+        code: 'OCTX_VECTOR_INPUT_MISMATCH',
+        path: this.path,
+        recordId: id,
+        field: 'input_sha256',
+        message: `the input of ${id} (${this.jsonlPath} line ${line}) cannot be rendered with the config's input_template, so its input_sha256 cannot match: ${why}`,
+      }),
+    );
+  }
+
+  /**
+   * Compares each kept digest with `computed`, the digests recomputed from the target's records
+   * while the structure layer was checked; issues come in record (file) order, exactly as
+   * {@link verifyInputs} reports them. Returns `false`, reporting nothing, when `computed` does
+   * not cover every record of the target (then use {@link verifyInputs}).
+   */
+  compareInputs(computed: InputDigests): boolean {
+    const digests = this.digests;
+    const ok = this.digestOk;
+    if (digests === undefined || ok === undefined) return true;
+    if (computed.count !== this.seen.length) return false;
+    for (let index = 0; index < this.seen.length; index++) {
+      if (ok[index] !== 1) continue;
+      const failure = computed.failure(index);
+      if (failure !== undefined) {
+        this.unrenderable(this.ids.idOf(this.kind, index), computed.line(index), failure.limit, failure.why);
+        continue;
+      }
+      const actual = computed.digest(index);
+      let same = true;
+      for (let k = 0, at = index * 32; k < 32; k++) {
+        if (actual[k] !== digests[at + k]) {
+          same = false;
+          break;
+        }
+      }
+      if (!same) this.mismatch(this.ids.idOf(this.kind, index), computed.line(index), index, actual);
+    }
+    return true;
+  }
+
   /**
    * Recomputes each record's input digest from `records` (the target's JSONL, streamed) and
    * `render` (the config's template for the target): SHA-256 of the rendered text after
@@ -183,34 +249,11 @@ export class VectorTargetChecker {
       try {
         text = normalizeEmbeddingInput(render(record, id));
       } catch (e) {
-        const why = e instanceof Error ? e.message : String(e);
-        if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') {
-          // The rendered input would be above maxRenderedInputBytes: the limit, not a mismatch.
-          this.report(issue({ code: 'OCTX_RESOURCE_LIMIT', path: this.path, recordId: id, field: 'input_template', message: `${this.jsonlPath} line ${line}: ${why}` }));
-          continue;
-        }
-        this.report(
-          issue({
-            code: 'OCTX_VECTOR_INPUT_MISMATCH',
-            path: this.path,
-            recordId: id,
-            field: 'input_sha256',
-            message: `the input of ${id} (${this.jsonlPath} line ${line}) cannot be rendered with the config's input_template, so its input_sha256 cannot match: ${why}`,
-          }),
-        );
+        this.unrenderable(id, line, e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT', e instanceof Error ? e.message : String(e));
         continue;
       }
       const actual = hash('sha256', text, 'buffer');
-      if (actual.equals(digests.subarray(index * 32, index * 32 + 32))) continue;
-      this.report(
-        issue({
-          code: 'OCTX_VECTOR_INPUT_MISMATCH',
-          path: this.path,
-          recordId: id,
-          field: 'input_sha256',
-          message: `the vector of ${id} was computed from other text: its input_sha256 is ${Buffer.from(digests.subarray(index * 32, index * 32 + 32)).toString('hex')}, but the text rendered from ${this.jsonlPath} line ${line} hashes to ${actual.toString('hex')}`,
-        }),
-      );
+      if (!actual.equals(digests.subarray(index * 32, index * 32 + 32))) this.mismatch(id, line, index, actual);
     }
   }
 }

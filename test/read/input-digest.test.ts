@@ -224,6 +224,68 @@ describe('validatePackage recomputes input digests', () => {
     expect(report.issues.map((i) => [i.code, i.recordId, i.path, i.field])).toEqual([['OCTX_VECTOR_INPUT_MISMATCH', id(3), 'vectors/chunks.arrow', 'input_sha256']]);
   });
 
+  it('recomputes them in the structure pass: the JSONL is not parsed a second time (issue 23)', async () => {
+    const dir = await tempDir();
+    const out = await buildSource(dir);
+    const { files } = await unpack(out);
+    const edited = await repackWith(out, {
+      'data/chunks.jsonl': editChunk(files.get('data/chunks.jsonl')!, id(2), 'Other text.'),
+      'data/events.jsonl': Buffer.from(files.get('data/events.jsonl')!.toString('utf8').replace('Alpha met beta.', 'Alpha met gamma.')),
+    });
+    const pkg = await openPackage(edited);
+    try {
+      const reads: string[] = [];
+      for (const name of ['chunks', 'events', 'entities'] as const) {
+        (pkg as unknown as Record<string, unknown>)[name] = () => {
+          reads.push(name);
+          throw new Error(`${name}() must not be called by validatePackage`);
+        };
+      }
+      const report = await validatePackage(pkg);
+      expect(reads).toEqual([]);
+      expect(report.capabilities['sag-structured']?.valid).toBe(true);
+      expect(report.issues.map((i) => [i.code, i.recordId, i.path])).toEqual([
+        ['OCTX_VECTOR_INPUT_MISMATCH', id(2), 'vectors/chunks.arrow'],
+        ['OCTX_VECTOR_INPUT_MISMATCH', EVENTS[0]!.id, 'vectors/events.arrow'],
+      ]);
+      expect(report.issues[0]!.message).toContain('data/chunks.jsonl line 2');
+      expect(report.issues[0]!.message).toContain(sha('Other text.'));
+    } finally {
+      await pkg.close();
+    }
+  });
+
+  it('streams the JSONL again, with the same report, when the config is too large to read ahead', async () => {
+    const dir = await tempDir();
+    const out = await buildSource(dir);
+    const { files } = await unpack(out);
+    const edits = {
+      'data/chunks.jsonl': editChunk(files.get('data/chunks.jsonl')!, id(2), 'Other text.'),
+      'data/events.jsonl': Buffer.from(files.get('data/events.jsonl')!.toString('utf8').replace('Alpha met beta.', 'Alpha met gamma.')),
+    };
+    const config = files.get('vectors/config.json')!.toString('utf8');
+    // Insignificant whitespace: the same config, but above the 1 MiB read-ahead bound.
+    const padded = Buffer.from(`{${' '.repeat(1100 * 1024)}${config.slice(config.indexOf('{') + 1)}`, 'utf8');
+    const inPass = await validatePackage(await repackWith(out, edits));
+    const pkg = await openPackage(await repackWith(out, { ...edits, 'vectors/config.json': padded }));
+    try {
+      const reads: string[] = [];
+      for (const name of ['chunks', 'events', 'entities'] as const) {
+        const original = (pkg[name] as () => unknown).bind(pkg);
+        (pkg as unknown as Record<string, unknown>)[name] = () => {
+          reads.push(name);
+          return original();
+        };
+      }
+      const streamed = await validatePackage(pkg);
+      expect(reads).toEqual(['chunks', 'events', 'entities']);
+      expect(streamed.issues).toEqual(inPass.issues);
+      expect(inPass.issues.map((i) => i.code)).toEqual(['OCTX_VECTOR_INPUT_MISMATCH', 'OCTX_VECTOR_INPUT_MISMATCH']);
+    } finally {
+      await pkg.close();
+    }
+  });
+
   it('reports a record whose text can no longer be rendered', async () => {
     const dir = await tempDir();
     const out = await buildSource(dir);
