@@ -13,6 +13,7 @@
  */
 import { hash } from 'node:crypto';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
+import { INPUT_SHA256_HEX_LENGTH } from '../model/vector-format.js';
 import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
 import type { ArrowVectorBatch } from './arrow-file.js';
@@ -83,16 +84,16 @@ export class VectorTargetChecker {
     }
     const start = col.start(r);
     const bytes = col.bytes;
-    let ok = col.end(r) - start === 64;
-    for (let k = 0; ok && k < 64; k++) {
+    let ok = col.end(r) - start === INPUT_SHA256_HEX_LENGTH;
+    for (let k = 0; ok && k < INPUT_SHA256_HEX_LENGTH; k++) {
       const c = bytes[start + k]!;
       ok = (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66);
     }
     if (!ok) {
-      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', `row ${rowNo}: the input_sha256 of ${id} is not 64 lower-case hex digits`, id);
+      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', `row ${rowNo}: the input_sha256 of ${id} is not ${INPUT_SHA256_HEX_LENGTH} lower-case hex digits`, id);
       return;
     }
-    const hex = Buffer.from(bytes.buffer, bytes.byteOffset + start, 64).toString('latin1');
+    const hex = Buffer.from(bytes.buffer, bytes.byteOffset + start, INPUT_SHA256_HEX_LENGTH).toString('latin1');
     this.digests!.set(Buffer.from(hex, 'hex'), index * 32);
     this.digestOk![index] = 1;
   }
