@@ -12,8 +12,27 @@
  */
 import { issue, OctxError, type OctxIssue } from '../model/errors.js';
 import type { RecordKind } from '../model/record-kinds.js';
-import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
+import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback, type ParsedJsonlLine } from './jsonl.js';
 import { recordProblems } from './record-rules.js';
+
+/**
+ * The issue of a structure JSONL line that did not parse (strict JSON, depth) or holds a number
+ * too large to be finite (a weight's own code on an event-entity link); `undefined` for a line
+ * whose record can be checked. One wording for the worker scan and the in-thread scan
+ * (`validate-package.ts`), so their reports stay identical.
+ */
+export function jsonlLineIssue(p: ParsedJsonlLine, kind: RecordKind, path: string, line: number): OctxIssue | undefined {
+  if (!p.ok) return issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message });
+  if (p.nonFinite === undefined) return undefined;
+  const weight = kind === 'event-entity' && p.nonFinite === 'weight';
+  return issue({
+    code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
+    path,
+    line,
+    field: p.nonFinite || undefined,
+    message: `line ${line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
+  });
+}
 
 /** What a scan needs to know (plain data: it is sent to a worker). */
 export interface RecordScanOptions {
@@ -92,22 +111,9 @@ export class RecordScanner {
   private line(buf: Buffer, start: number, end: number, line: number, ascii: boolean): void {
     const { kind, path } = this.o;
     const p = parseJsonlRange(buf, start, end, line, ascii, this.o.maxDepth);
-    if (!p.ok) {
-      this.problem(issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message }), line);
-      return;
-    }
-    if (p.nonFinite !== undefined) {
-      const weight = kind === 'event-entity' && p.nonFinite === 'weight';
-      this.problem(
-        issue({
-          code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
-          path,
-          line,
-          field: p.nonFinite || undefined,
-          message: `line ${line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
-        }),
-        line,
-      );
+    const unparsed = jsonlLineIssue(p, kind, path, line);
+    if (unparsed !== undefined || !p.ok) {
+      if (unparsed !== undefined) this.problem(unparsed, line);
       return;
     }
     const r = p.record;

@@ -51,7 +51,7 @@ import { StructureChecker, type ConceptDocumentRef } from './structure-check.js'
 import { VectorTargetChecker } from './vectors-check.js';
 import { InputDigests } from './input-digests.js';
 import { fileToWorker, RecordScanPool, structureWorkersFor } from './record-scan-pool.js';
-import type { RecordScan } from './record-scan.js';
+import { jsonlLineIssue, type RecordScan } from './record-scan.js';
 import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { checkPackageForConsumer, type ConsumerReport } from './consumer-check.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
@@ -501,8 +501,12 @@ class Validator {
     }
   }
 
-  /** Streams a file through SHA-256 only. */
-  private async hashFile(path: string): Promise<string> {
+  /**
+   * Streams a file through SHA-256 and returns the hex digest; with `each`, every chunk is also
+   * handed on (awaited, for back-pressure: the worker scan). A read failure is the container's
+   * (`ContainerFailure`).
+   */
+  private async hashFile(path: string, each?: (chunk: Buffer) => Promise<void>): Promise<string> {
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     for (;;) {
@@ -514,6 +518,7 @@ class Validator {
       }
       if (r.done) break;
       hash.update(r.value);
+      if (each) await each(r.value);
     }
     return hash.digest('hex');
   }
@@ -662,20 +667,7 @@ class Validator {
   private async scanJsonlOnWorker(pool: RecordScanPool, path: string, kind: RecordKind): Promise<{ sha: string; scan: RecordScan } | undefined> {
     const job = pool.start({ kind, path, maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, maxDepth: this.limits.maxJsonDepth });
     if (!(await job.started)) return undefined;
-    const hash = createHash('sha256');
-    const it = this.source.open(path)[Symbol.asyncIterator]();
-    for (;;) {
-      let r: IteratorResult<Buffer>;
-      try {
-        r = (await it.next()) as IteratorResult<Buffer>;
-      } catch (e) {
-        throw new ContainerFailure(toOctxError(e));
-      }
-      if (r.done) break;
-      hash.update(r.value);
-      await job.send(r.value);
-    }
-    const sha = hash.digest('hex');
+    const sha = await this.hashFile(path, (chunk) => job.send(chunk));
     return { sha, scan: await job.end() };
   }
 
@@ -723,22 +715,9 @@ class Validator {
     let parsing = true;
     const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
       const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
-      if (!p.ok) {
-        this.add(SAG, issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message }));
-        return;
-      }
-      if (p.nonFinite !== undefined) {
-        const weight = kind === 'event-entity' && p.nonFinite === 'weight';
-        this.add(
-          SAG,
-          issue({
-            code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
-            path,
-            line,
-            field: p.nonFinite || undefined,
-            message: `line ${line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
-          }),
-        );
+      const unparsed = jsonlLineIssue(p, kind, path, line);
+      if (unparsed !== undefined || !p.ok) {
+        if (unparsed !== undefined) this.add(SAG, unparsed);
         return;
       }
       checker.record(kind, p.record, path, line);
