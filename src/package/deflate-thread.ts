@@ -32,8 +32,8 @@ export const IDLE_STOP_MS = 2000;
 export const BATCH_BYTES = 256 * 1024;
 
 // CommonJS source of the worker. Inputs arrive as transferred ArrayBuffers and outputs go back
-// transferred, one reply per batch; each output is copied out of zlib's result first, as that
-// result may be a slice of Node's shared allocation pool, which must not be detached.
+// transferred, one reply per batch. An output that is a slice of a larger buffer (Node's shared
+// allocation pool, for a small one) is copied out first: that buffer must not be detached.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { deflateRawSync, constants } = require('node:zlib');
@@ -45,7 +45,8 @@ parentPort.on('message', (batch) => {
       const options = { level: job.level, finishFlush: constants.Z_SYNC_FLUSH };
       if (job.dictionary) options.dictionary = new Uint8Array(job.dictionary);
       const out = deflateRawSync(new Uint8Array(job.raw), options);
-      const bytes = out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+      const own = out.byteOffset === 0 && out.byteLength === out.buffer.byteLength;
+      const bytes = own ? out.buffer : out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
       replies.push({ id: job.id, bytes });
       transfer.push(bytes);
     } catch (e) {
