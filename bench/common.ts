@@ -5,7 +5,7 @@
  * Every measured run happens in a fresh child process (see bench/run.ts) so that peak RSS
  * (`process.resourceUsage().maxRSS`) belongs to exactly one measurement.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CorpusSpec } from './corpus.js';
@@ -195,4 +195,51 @@ export async function measure(
 export function isMain(metaUrl: string): boolean {
   const entry = process.argv[1];
   return entry !== undefined && resolve(entry) === fileURLToPath(metaUrl);
+}
+
+/** The newest modification time of any file under `dir` (ms). */
+export function newest(dir: string): number {
+  let t = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+/**
+ * Which build of the SDK the bench children import as `octx-export`: `dist` (the compiled
+ * package, as users run it) or `src` (the TypeScript sources through tsx, whose loader compiles
+ * every module the run loads, apache-arrow's lazy import included: ~0.15 s inside the measured
+ * window of a vectors export on the bench machine).
+ */
+export type SdkBuild = 'dist' | 'src';
+
+/** Parses `--sdk` (default `dist`). */
+export function parseSdkBuild(v: string | undefined): SdkBuild {
+  if (v === undefined || v === 'dist') return 'dist';
+  if (v === 'src') return 'src';
+  throw new Error(`--sdk must be dist or src, not ${v}`);
+}
+
+/**
+ * Environment for a bench child importing the `sdk` build. The children still run through tsx
+ * (they are TypeScript); for `dist` tsx is pointed at a tsconfig without the `paths` that map
+ * `octx-export` to `src/`, so the package's own `exports` (dist/) resolve it.
+ */
+export function sdkEnv(sdk: SdkBuild): NodeJS.ProcessEnv {
+  if (sdk === 'src') return { ...process.env };
+  return { ...process.env, TSX_TSCONFIG_PATH: join(REPO_ROOT, 'bench', 'tsconfig.dist.json') };
+}
+
+/**
+ * Checks that `dist/` can be measured: throws when it is not built; returns a warning when it is
+ * older than `src/` (the bench would measure stale code), else undefined.
+ */
+export function staleDistWarning(): string | undefined {
+  const entry = join(REPO_ROOT, 'dist', 'index.js');
+  if (!existsSync(entry)) throw new Error('dist/ is not built: run `npm run build` first (or pass --sdk src).');
+  if (newest(join(REPO_ROOT, 'src')) > statSync(entry).mtimeMs)
+    return 'WARNING: src/ has files newer than dist/index.js: run `npm run build` first to measure the current code (or pass --sdk src).';
+  return undefined;
 }

@@ -25,7 +25,9 @@
  * mode, always passed explicitly; default integrity, the SDK default since 7befa4e), --limits default|raised (ArchiveLimits passed to export()
  * and validatePackage(); default: raised for L, which cannot fit the reference defaults, else
  * default), --no-drain (the exporter's producer never awaits builder.drain(): a loop that does not
- * yield until export()).
+ * yield until export()), --sdk dist|src (which build the children import as `octx-export`: the
+ * compiled package, default, as users run it; or the sources through tsx, whose loader adds its
+ * compile time to every lazy import inside the measured window).
  *
  * Every measurement runs in a fresh child process (bench/baseline.ts, bench/bytes-floor.ts, bench/export.ts,
  * bench/validate.ts), so each peak RSS belongs to one measurement. Within a run the order of
@@ -36,7 +38,21 @@ import { spawn } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_TMP, ensureDir, parseArgs, parseSize, REPO_ROOT, RESULT_MARKER, SIZE_SPECS, SIZES, type ChildResult, type SizeName } from './common.js';
+import {
+  BENCH_TMP,
+  ensureDir,
+  parseArgs,
+  parseSdkBuild,
+  parseSize,
+  REPO_ROOT,
+  RESULT_MARKER,
+  SIZE_SPECS,
+  SIZES,
+  sdkEnv,
+  staleDistWarning,
+  type ChildResult,
+  type SizeName,
+} from './common.js';
 
 type Mode = 'gen' | 'bytesFloor' | 'baseline' | 'export' | 'exportIntegrity' | 'floor' | 'validate';
 const ALL_MODES: readonly Mode[] = ['gen', 'bytesFloor', 'baseline', 'export', 'exportIntegrity', 'floor', 'validate'];
@@ -68,6 +84,8 @@ const keep = args.has('keep');
 const asJson = args.has('json');
 const level = Number(args.get('level') ?? 6);
 const drainArgs = args.has('no-drain') ? ['--no-drain'] : [];
+const sdk = parseSdkBuild(args.get('sdk'));
+const childEnv = sdkEnv(sdk);
 const given = args.get('package');
 const only = new Set<Mode>((args.get('only')?.split(',') as Mode[] | undefined) ?? ONLY_MODES);
 for (const m of only) if (!ONLY_MODES.includes(m)) throw new Error(`--only: unknown mode ${m}`);
@@ -81,6 +99,10 @@ const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const root = ensureDir(join(BENCH_TMP, `${size}-${stamp}`));
 /** Progress goes to stdout, or to stderr with --json (stdout then holds only the JSON). */
 const log = (s: string): void => void (asJson ? process.stderr : process.stdout).write(`${s}\n`);
+if (sdk === 'dist') {
+  const stale = staleDistWarning();
+  if (stale !== undefined) log(stale);
+}
 
 /** Runs one child; resolves with its result line, or a failure record. */
 function child(script: string, childArgs: string[], mode: Mode, run: number): Promise<ChildResult | Failure> {
@@ -88,6 +110,7 @@ function child(script: string, childArgs: string[], mode: Mode, run: number): Pr
     const started = performance.now();
     const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', join(REPO_ROOT, 'bench', script), ...childArgs], {
       cwd: REPO_ROOT,
+      env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -325,7 +348,7 @@ if (first) {
 lines.push(
   `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg()
     .map((x) => x.toFixed(2))
-    .join(' ')} at the end`,
+    .join(' ')} at the end; SDK from ${sdk === 'dist' ? 'dist/ (the compiled package)' : 'src/ through tsx'}`,
 );
 lines.push(
   `(every child starts at ~${fmt(median(ALL_MODES.flatMap((m) => results[m].map((r) => r.startRssMB))), 0)} MiB RSS before its clock starts: Node + tsx loader + imports)`,
@@ -493,6 +516,7 @@ const raw = {
   seed,
   level,
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavg: loadavg() },
+  sdk,
   summary: S,
   paired,
   verdict,

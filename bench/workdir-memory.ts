@@ -26,7 +26,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_TMP, ensureDir, isMain, parseArgs, REPO_ROOT } from './common.js';
+import { BENCH_TMP, ensureDir, isMain, newest, parseArgs, REPO_ROOT } from './common.js';
 
 /** Issue 23's figures for the 2,000-document folder (quoted, MiB): the Python reference, and the SDK as measured in the issue. */
 export const QUOTED = {
@@ -47,16 +47,6 @@ interface StepResult {
   readonly wallMs: number;
   readonly cpuMs: number;
   readonly maxRssMiB: number;
-}
-
-/** The newest modification time of any file under `dir` (ms). */
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    t = Math.max(t, e.isDirectory() ? newest(p) : statSync(p).mtimeMs);
-  }
-  return t;
 }
 
 /** Total bytes of the files under `dir`. */

@@ -1,4 +1,4 @@
-import { deflateBlock } from './deflate-block.js';
+import { deflateOnThread } from './deflate-thread.js';
 
 /** Options of {@link BackgroundDeflate}. */
 export interface BackgroundDeflateOptions {
@@ -16,16 +16,16 @@ export interface BackgroundDeflateOptions {
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 16 << 20;
 
 /**
- * What one job holds besides its input: zlib allocates its whole deflate state (window, prev
- * and head tables, pending buffer: ~256 KiB at the default windowBits/memLevel) plus a 16 KiB
- * output chunk when the job is submitted, not when a pool thread picks it up. Counting only raw
- * bytes let thousands of tiny documents start at once (8,000 small documents: 1.9 GB RSS).
+ * What one job holds besides its input: the copy posted to the compressing thread (see
+ * `deflate-thread.ts`), zlib's deflate state (~256 KiB at the default windowBits/memLevel; one
+ * per job on the libuv pool) and the output. Counting only raw bytes let thousands of tiny
+ * documents start at once (8,000 small documents: 1.9 GB RSS, with one pool stream per job).
  */
 export const JOB_OVERHEAD_BYTES = 288 * 1024;
 
 /**
- * Compresses blocks on the libuv thread pool while the caller keeps adding records, with a bound
- * on the bytes in flight. Completions are delivered when the event loop turns: an async caller
+ * Compresses blocks on the process's compressing thread (`deflate-thread.ts`; the libuv pool when
+ * no worker can run) while the caller keeps adding records, with a bound on the bytes in flight. Completions are delivered when the event loop turns: an async caller
  * gets compression overlapped with its own work for free; a synchronous caller fills the bound
  * and leaves the rest for export time (where blocks are compressed in parallel).
  */
@@ -55,7 +55,7 @@ export class BackgroundDeflate {
     // One job is always allowed, so a block larger than the bound still makes progress.
     if (this.#inFlightBytes > 0 && this.#inFlightBytes + cost > this.#maxInFlight) return false;
     this.#inFlightBytes += cost;
-    const job: Promise<void> = deflateBlock(raw, dictionary, this.level).then(
+    const job: Promise<void> = deflateOnThread(raw, dictionary, this.level).then(
       (out) => done(undefined, out),
       (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),
     );
@@ -69,7 +69,7 @@ export class BackgroundDeflate {
 
   /**
    * Lets finished jobs deliver their results and resolves once at most three quarters of the
-   * bound are in flight (enough queued work to keep the pool busy while the caller continues):
+   * bound are in flight (enough queued work to keep the compressing thread busy while the caller continues):
    * await it between batches in a CPU-bound producer loop so compression keeps pace.
    */
   async drain(): Promise<void> {

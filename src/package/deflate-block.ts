@@ -21,13 +21,23 @@ export const DICTIONARY_BYTES = 32 * 1024;
 /** A final, empty fixed-Huffman block (BFINAL=1, BTYPE=01, end-of-block): ends a block stream. */
 export const DEFLATE_END: Buffer = Buffer.from([0x03, 0x00]);
 
-function optionsFor(level: number, dictionary: Buffer | undefined): ZlibOptions {
-  return { level, finishFlush: constants.Z_SYNC_FLUSH, ...(dictionary && dictionary.length > 0 ? { dictionary } : {}) };
+function optionsFor(raw: Buffer, level: number, dictionary: Buffer | undefined): ZlibOptions {
+  return { level, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: outputChunkBytes(raw.length), ...(dictionary && dictionary.length > 0 ? { dictionary } : {}) };
+}
+
+/**
+ * zlib's output buffer for a block of `rawBytes`: room for its whole deflated form (zlib's worst
+ * case, stored blocks, adds 5 bytes per 16 KiB, plus the sync flush), so a block is one pool job.
+ * With the default 16 KiB chunk every 16 KiB of output went back to the main thread for a new
+ * buffer before the pool thread could go on.
+ */
+export function outputChunkBytes(rawBytes: number): number {
+  return Math.max(64, rawBytes + 5 * Math.ceil(rawBytes / 16384) + 64);
 }
 
 /** Deflates one block on the libuv thread pool. */
 export function deflateBlock(raw: Buffer, dictionary: Buffer | undefined, level: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    deflateRaw(raw, optionsFor(level, dictionary), (err, out) => (err ? reject(err) : resolve(out)));
+    deflateRaw(raw, optionsFor(raw, level, dictionary), (err, out) => (err ? reject(err) : resolve(out)));
   });
 }

@@ -218,8 +218,9 @@ export class PayloadSpill {
     const background = this.#background;
     if (background) {
       background.trySubmit(raw, dictionary, (error, compressed) => {
-        if (error) this.#error ??= error;
-        else this.#storeBlock(block, background.level, compressed!);
+        // A block the background could not compress stays raw: `compress()` does it at export
+        // from the raw file, and fails there, with the cause, if it fails again.
+        if (!error) this.#storeBlock(block, background.level, compressed!);
       });
     }
   }
