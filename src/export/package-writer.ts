@@ -93,6 +93,8 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
       onProgress: options.onProgress,
     });
 
+    // The writeback of the temporary file overlaps its verification; commit() fsyncs again.
+    options.output.startFlush();
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
     await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits, options.signal, options.onProgress);

@@ -28,6 +28,8 @@ export class AtomicOutput {
   /** Folders `prepare` created for the output, outermost first: a failed export removes them. */
   readonly #createdDirs: readonly string[];
   #settled = false;
+  /** The background flush {@link AtomicOutput.startFlush} started; settles, never rejects. */
+  #flushing: Promise<void> | undefined;
 
   private constructor(path: string, tempPath: string, overwrite: boolean, createdDirs: readonly string[]) {
     this.path = path;
@@ -70,11 +72,32 @@ export class AtomicOutput {
   }
 
   /**
+   * Starts flushing the written temporary file to disk in the background (an fsync on its own
+   * descriptor), so that the writeback overlaps what comes before {@link AtomicOutput.commit}
+   * (the archive's verification) and the commit's own fsync finds little left to write. Changes
+   * no guarantee: `commit` still fsyncs before publishing. A failure here is ignored (the
+   * commit's fsync reports it); `commit` and `discard` wait for the flush, so no descriptor
+   * outlives them. Calling it again while a flush runs does nothing.
+   */
+  startFlush(): void {
+    if (this.#settled || this.#flushing) return;
+    this.#flushing = (async () => {
+      const fh = await open(this.tempPath, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    })().catch(() => undefined);
+  }
+
+  /**
    * fsyncs the temporary file and publishes it. Without `overwrite` the publish is a hard link,
    * which fails instead of replacing a file that appeared meanwhile; with it, a rename.
    */
   async commit(): Promise<void> {
     if (this.#settled) throw new Error('AtomicOutput already settled');
+    await this.#flushing;
     const fh = await open(this.tempPath, 'r');
     try {
       await fh.sync();
@@ -112,6 +135,7 @@ export class AtomicOutput {
   async discard(): Promise<void> {
     const first = !this.#settled;
     this.#settled = true;
+    await this.#flushing;
     await rm(this.tempPath, { force: true }).catch(() => undefined);
     liveTemps.delete(this.tempPath);
     if (!first) return;

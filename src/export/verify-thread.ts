@@ -1,0 +1,154 @@
+/**
+ * `integrity` verification on two threads (issue 23 item 4): a worker re-opens the written
+ * archive and verifies one group of entries while the main thread verifies the other, so SHA-256
+ * and CRC-32 of the package's bytes run on two cores instead of one. The worker file is this
+ * module's sibling ({@link siblingWorkerEntry}); when it cannot be found, does not start or dies,
+ * its entries are verified in-thread, so every byte is still re-read and re-hashed.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { OctxIssue } from '../model/errors.js';
+import type { ArchiveLimits } from '../model/limits.js';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+// Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
+import { VERIFY_WORKER_MARK, type VerifyWorkerData } from './verify-worker.js';
+
+/** When `integrity` verification uses a worker: by size and cores (`auto`, the default), always, or never. */
+export type VerifyWorkerMode = 'auto' | 'always' | 'never';
+
+/**
+ * In `auto` mode, archives (bytes on disk) below this are verified in-thread. A worker costs
+ * ~20–30 MiB of RSS and ~50 ms to start (its isolate and the reader's module graph), which only
+ * pays when there are enough bytes to hash; small exports stay as lean as before.
+ */
+export const VERIFY_WORKER_MIN_BYTES = 32 * 1024 * 1024;
+
+let mode: VerifyWorkerMode = 'auto';
+let started = 0;
+let entryOverride: string | undefined;
+
+/** Sets the worker mode (module-wide; tests, diagnostics, measurements); returns the previous one. */
+export function setVerifyWorkers(next: VerifyWorkerMode): VerifyWorkerMode {
+  const previous = mode;
+  mode = next;
+  return previous;
+}
+
+/** Verify workers that have started (opened the archive) since the process began (tests, diagnostics). */
+export function verifyWorkersStarted(): number {
+  return started;
+}
+
+/**
+ * Starts verify workers from `file` instead of the located worker module (tests: a file that
+ * cannot be loaded proves the in-thread fallback); `undefined` restores the default.
+ */
+export function overrideVerifyWorkerFile(file: string | undefined): void {
+  entryOverride = file;
+}
+
+/** Whether an archive of `bytes` is verified on two threads. */
+export function verifyWorkerFor(bytes: number): boolean {
+  return mode === 'always' || (mode === 'auto' && bytes >= VERIFY_WORKER_MIN_BYTES && availableParallelism() > 1);
+}
+
+/**
+ * Splits entries of `sizes` into two groups of about equal bytes (greedy, largest first, ties in
+ * index order), each group's indices ascending. The first group is the main thread's.
+ */
+export function splitByBytes(sizes: readonly number[]): [number[], number[]] {
+  const order = sizes.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
+  const groups: [number[], number[]] = [[], []];
+  const load = [0, 0];
+  for (const i of order) {
+    const g = load[1]! < load[0]! ? 1 : 0;
+    groups[g].push(i);
+    load[g]! += sizes[i]!;
+  }
+  return [groups[0].sort((a, b) => a - b), groups[1].sort((a, b) => a - b)];
+}
+
+/** One worker verifying one group of entries of an archive. */
+export class VerifyWorker {
+  readonly #worker: Worker | undefined;
+  #listener: ((m: WorkerMessage) => void) | undefined;
+  #failure: ((e: Error) => void) | undefined;
+  #notReady: (() => void) | undefined;
+  /** `true` once the worker has opened the archive; `false` when it could not start (verify in-thread then). */
+  readonly ready: Promise<boolean>;
+
+  private constructor(entry: WorkerEntry | undefined, data: VerifyWorkerData) {
+    let worker: Worker | undefined;
+    try {
+      if (entry) worker = new Worker(entry.file, { workerData: { [VERIFY_WORKER_MARK]: data }, ...(entry.eval ? { eval: true } : {}) });
+    } catch {
+      worker = undefined;
+    }
+    this.#worker = worker;
+    if (!worker) {
+      this.ready = Promise.resolve(false);
+      return;
+    }
+    this.ready = new Promise<boolean>((resolve) => {
+      this.#notReady = () => resolve(false);
+      let ready = false;
+      const fail = (e: Error): void => {
+        if (!ready) resolve(false);
+        this.#failure?.(e);
+      };
+      worker.on('message', (m: WorkerMessage) => {
+        if (m.ready) {
+          ready = true;
+          started++;
+          resolve(true);
+        } else if (m.error !== undefined) fail(new Error(`verify worker: ${m.error}`));
+        else this.#listener?.(m);
+      });
+      worker.on('error', fail);
+      worker.on('exit', (code) => fail(new Error(`verify worker exited (${code})`)));
+    });
+  }
+
+  /** Starts a worker re-opening the archive at `path` (the worker reports whether it started in {@link ready}). */
+  static start(path: string, limits: Partial<ArchiveLimits> | undefined): VerifyWorker {
+    const entry = entryOverride !== undefined ? { file: entryOverride } : siblingWorkerEntry('verify-thread', 'verify-worker');
+    return new VerifyWorker(entry, { path, ...(limits ? { limits } : {}) });
+  }
+
+  /**
+   * Verifies the entries at `paths` (call once, after {@link ready} said `true`); resolves with
+   * the issue of each (aligned, `undefined` when intact) and tells `onEntry` the index and stored
+   * size of each entry checked. Rejects when the worker fails or is terminated.
+   */
+  verify(paths: readonly string[], onEntry: (index: number, bytes: number) => void): Promise<(OctxIssue | undefined)[]> {
+    const worker = this.#worker!;
+    return new Promise((resolve, reject) => {
+      this.#failure = reject;
+      this.#listener = (m) => {
+        if (m.entry !== undefined) onEntry(m.entry, m.bytes ?? 0);
+        else if (m.issues) resolve(m.issues.map((i) => i ?? undefined));
+      };
+      worker.postMessage(paths);
+    });
+  }
+
+  /** Stops the worker (at once: an abort, or its result is in); safe to call more than once. */
+  async terminate(): Promise<void> {
+    const worker = this.#worker;
+    if (!worker) return;
+    worker.removeAllListeners('exit');
+    worker.removeAllListeners('error');
+    worker.on('error', () => undefined);
+    this.#notReady?.();
+    this.#failure?.(new Error('verify worker terminated'));
+    await worker.terminate();
+  }
+}
+
+interface WorkerMessage {
+  readonly ready?: true;
+  readonly error?: string;
+  readonly entry?: number;
+  readonly bytes?: number;
+  readonly issues?: readonly (OctxIssue | null)[];
+}
