@@ -23,6 +23,9 @@ export type VerifyMode = 'full' | 'integrity';
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
  * (integrity) with every problem, so nothing is published — or `OCTX_RESOURCE_LIMIT` when what
  * failed is only a limit the archive breaks (the writer keeps within the limits it knows).
+ * `started` is a verify worker the caller started early ({@link VerifyWorker.start}, so that its
+ * start-up overlapped the writing): `integrity` uses it, and it is always terminated. Without
+ * one, `integrity` starts a worker itself when the archive is large enough ({@link verifyWorkerFor}).
  */
 export async function verifyArchive(
   path: string,
@@ -31,9 +34,11 @@ export async function verifyArchive(
   limits?: Partial<ArchiveLimits>,
   signal?: AbortSignal,
   onProgress?: ProgressListener,
+  started?: VerifyWorker,
 ): Promise<void> {
   const options = limits ? { limits } : {};
   if (mode === 'full') {
+    await started?.terminate();
     const report = await validatePackage(path, { ...options, ...(onProgress ? { onProgress } : {}) });
     if (!report.valid || !report.fullyValidated || report.packageDigest !== expectedDigest) {
       const errors = report.issues.filter((i) => i.severity === 'error');
@@ -48,7 +53,7 @@ export async function verifyArchive(
   }
   const issues: OctxIssue[] = [];
   // Started before the main thread opens the archive, so the worker's start-up overlaps it.
-  const worker = verifyWorkerFor(await archiveSize(path)) ? VerifyWorker.start(path, limits) : undefined;
+  const worker = started ?? (verifyWorkerFor(await archiveSize(path)) ? VerifyWorker.start() : undefined);
   try {
     let pkg;
     try {
@@ -62,7 +67,7 @@ export async function verifyArchive(
       const digest = computePackageDigest(pkg.manifest);
       if (digest !== expectedDigest)
         issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
-      issues.push(...(await verifyAllEntries(pkg, worker, signal, onProgress)));
+      issues.push(...(await verifyAllEntries(pkg, path, limits, worker, signal, onProgress)));
     } finally {
       await pkg.close();
     }
@@ -89,7 +94,14 @@ async function archiveSize(path: string): Promise<number> {
  * On abort the worker is stopped, and once the main thread's reads have settled it rejects with
  * `OCTX_ABORTED`.
  */
-async function verifyAllEntries(pkg: OctxPackage, worker: VerifyWorker | undefined, signal: AbortSignal | undefined, onProgress?: ProgressListener): Promise<OctxIssue[]> {
+async function verifyAllEntries(
+  pkg: OctxPackage,
+  path: string,
+  limits: Partial<ArchiveLimits> | undefined,
+  worker: VerifyWorker | undefined,
+  signal: AbortSignal | undefined,
+  onProgress?: ProgressListener,
+): Promise<OctxIssue[]> {
   const files = pkg.listedFiles();
   const sizes = storedSizes(pkg, files);
   const totalBytes = sizes.reduce((n, s) => n + s, 0);
@@ -118,6 +130,8 @@ async function verifyAllEntries(pkg: OctxPackage, worker: VerifyWorker | undefin
     if (!worker || !(await worker.ready) || signal?.aborted) return inThread(theirs);
     try {
       return await worker.verify(
+        path,
+        limits,
         theirs.map((i) => files[i]!.path),
         (k) => report(theirs[k]!),
       );

@@ -11,7 +11,7 @@ import type { OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
-import { VERIFY_WORKER_MARK, type VerifyWorkerData } from './verify-worker.js';
+import { VERIFY_WORKER_MARK, type VerifyJob } from './verify-worker.js';
 
 /** When `integrity` verification uses a worker: by size and cores (`auto`, the default), always, or never. */
 export type VerifyWorkerMode = 'auto' | 'always' | 'never';
@@ -34,7 +34,7 @@ export function setVerifyWorkers(next: VerifyWorkerMode): VerifyWorkerMode {
   return previous;
 }
 
-/** Verify workers that have started (opened the archive) since the process began (tests, diagnostics). */
+/** Verify workers that have started (loaded their modules) since the process began (tests, diagnostics). */
 export function verifyWorkersStarted(): number {
   return started;
 }
@@ -74,13 +74,13 @@ export class VerifyWorker {
   #listener: ((m: WorkerMessage) => void) | undefined;
   #failure: ((e: Error) => void) | undefined;
   #notReady: (() => void) | undefined;
-  /** `true` once the worker has opened the archive; `false` when it could not start (verify in-thread then). */
+  /** `true` once the worker has loaded; `false` when it could not start (verify in-thread then). */
   readonly ready: Promise<boolean>;
 
-  private constructor(entry: WorkerEntry | undefined, data: VerifyWorkerData) {
+  private constructor(entry: WorkerEntry | undefined) {
     let worker: Worker | undefined;
     try {
-      if (entry) worker = new Worker(entry.file, { workerData: { [VERIFY_WORKER_MARK]: data }, ...(entry.eval ? { eval: true } : {}) });
+      if (entry) worker = new Worker(entry.file, { workerData: { [VERIFY_WORKER_MARK]: true }, ...(entry.eval ? { eval: true } : {}) });
     } catch {
       worker = undefined;
     }
@@ -109,18 +109,22 @@ export class VerifyWorker {
     });
   }
 
-  /** Starts a worker re-opening the archive at `path` (the worker reports whether it started in {@link ready}). */
-  static start(path: string, limits: Partial<ArchiveLimits> | undefined): VerifyWorker {
+  /**
+   * Starts a worker (it reports whether it started in {@link ready}). Start it before the archive
+   * is complete, so that its start-up (an isolate, the reader's modules) overlaps the writing.
+   */
+  static start(): VerifyWorker {
     const entry = entryOverride !== undefined ? { file: entryOverride } : siblingWorkerEntry('verify-thread', 'verify-worker');
-    return new VerifyWorker(entry, { path, ...(limits ? { limits } : {}) });
+    return new VerifyWorker(entry);
   }
 
   /**
-   * Verifies the entries at `paths` (call once, after {@link ready} said `true`); resolves with
-   * the issue of each (aligned, `undefined` when intact) and tells `onEntry` the index and stored
-   * size of each entry checked. Rejects when the worker fails or is terminated.
+   * Re-opens the archive at `path` on the worker and verifies the entries at `paths` (call once,
+   * after {@link ready} said `true`); resolves with the issue of each (aligned, `undefined` when
+   * intact) and tells `onEntry` the index and stored size of each entry checked. Rejects when the
+   * worker fails or is terminated.
    */
-  verify(paths: readonly string[], onEntry: (index: number, bytes: number) => void): Promise<(OctxIssue | undefined)[]> {
+  verify(path: string, limits: Partial<ArchiveLimits> | undefined, paths: readonly string[], onEntry: (index: number, bytes: number) => void): Promise<(OctxIssue | undefined)[]> {
     const worker = this.#worker!;
     return new Promise((resolve, reject) => {
       this.#failure = reject;
@@ -128,7 +132,8 @@ export class VerifyWorker {
         if (m.entry !== undefined) onEntry(m.entry, m.bytes ?? 0);
         else if (m.issues) resolve(m.issues.map((i) => i ?? undefined));
       };
-      worker.postMessage(paths);
+      const job: VerifyJob = { path, paths, ...(limits ? { limits } : {}) };
+      worker.postMessage(job);
     });
   }
 
