@@ -17,9 +17,11 @@ import { VERIFY_WORKER_MARK, type VerifyJob } from './verify-worker.js';
 export type VerifyWorkerMode = 'auto' | 'always' | 'never';
 
 /**
- * In `auto` mode, archives (bytes on disk) below this are verified in-thread. A worker costs
- * ~20–30 MiB of RSS and ~50 ms to start (its isolate and the reader's module graph), which only
- * pays when there are enough bytes to hash; small exports stay as lean as before.
+ * In `auto` mode, packages below this are verified in-thread (an export counts its payload bytes;
+ * `verifyArchive` called without a started worker, the archive's bytes on disk). A worker costs
+ * ~40–50 MiB of peak RSS and 0.1–0.2 s of CPU to start (its isolate, the reader's module graph,
+ * its read buffers; measured on the built SDK, 2-core machine), which only pays when there are
+ * enough bytes to hash; small exports stay as lean as before.
  */
 export const VERIFY_WORKER_MIN_BYTES = 32 * 1024 * 1024;
 

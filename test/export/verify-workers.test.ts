@@ -208,6 +208,31 @@ describe('export: the fsync overlaps verification, and a failed verification pub
     });
   }
 
+  it('aborted while verifying on two threads: OCTX_ABORTED, the worker stopped, nothing left behind', async () => {
+    setVerifyWorkers('always');
+    const terminate = vi.spyOn(Worker.prototype, 'terminate');
+    const dir = tempDir();
+    const out = join(dir, 'h.octx');
+    const c = new AbortController();
+    const before = verifyWorkersStarted();
+    const onProgress = (e: ProgressEvent): void => {
+      if (e.phase === 'verify') c.abort();
+    };
+    let error: unknown;
+    try {
+      await handbook().export({ output: out, onProgress, signal: c.signal });
+    } catch (e) {
+      error = e;
+    }
+    expect(isOctxError(error) && error.code).toBe('OCTX_ABORTED');
+    expect(c.signal.aborted).toBe(true);
+    // The worker was started for this export, and stopped.
+    expect(verifyWorkersStarted()).toBeLessThanOrEqual(before + 1);
+    expect(terminate).toHaveBeenCalled();
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('publishes the same bytes with and without the worker', async () => {
     const dir = tempDir();
     setVerifyWorkers('never');
