@@ -142,6 +142,25 @@ describe('integrity verification on two threads (issue 23 item 4)', () => {
     expect(e.issues.map((i) => i.path)).toEqual([theirs[0]]);
   });
 
+  it('verifies the worker group in-thread when the worker dies after it started', async () => {
+    const path = await writeZip(entriesOf({ files: FILES }));
+    const [, theirs] = groups(path);
+    damage(path, [theirs[0]!]);
+    setVerifyWorkers('never');
+    const single = await rejection(verifyArchive(path, DIGEST, 'integrity'));
+    // A worker that starts, takes its job and exits without an answer.
+    const dying = join(tempDir(), 'dying-worker.cjs');
+    writeFileSync(dying, "const { parentPort } = require('node:worker_threads');\nparentPort.postMessage({ ready: true });\nparentPort.once('message', () => process.exit(3));\n");
+    setVerifyWorkers('always');
+    overrideVerifyWorkerFile(dying);
+    const before = verifyWorkersStarted();
+    const events: ProgressStep[] = [];
+    const e = await rejection(verifyArchive(path, DIGEST, 'integrity', undefined, undefined, (ev) => void (ev.phase !== 'warning' && events.push(ev))));
+    expect(verifyWorkersStarted()).toBe(before + 1);
+    expect({ code: e.code, message: e.message, issues: e.issues }).toEqual({ code: single.code, message: single.message, issues: single.issues });
+    expect(events.at(-1)).toMatchObject({ completed: LISTED.length, total: LISTED.length });
+  });
+
   it('on abort stops the worker and rejects with OCTX_ABORTED', async () => {
     // Large entries, so the worker is still reading when the abort comes.
     const big: FileMap = { 'knowledge/guide.md': GUIDE_MD, ...Object.fromEntries([0, 1, 2, 3].map((i) => [`extensions/x/b${i}.bin`, xorshiftBytes(24_000_000, i + 7)])) };
@@ -156,6 +175,8 @@ describe('integrity verification on two threads (issue 23 item 4)', () => {
     while (verifyWorkersStarted() === before) await sleep(1);
     await sleep(5);
     c.abort();
+    // Stopped at once, not after it finished its group.
+    expect(terminate).toHaveBeenCalled();
     const t0 = performance.now();
     expect((await rejection(p)).code).toBe('OCTX_ABORTED');
     expect(performance.now() - t0).toBeLessThan(2_000);
