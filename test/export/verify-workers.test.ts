@@ -78,12 +78,17 @@ describe('integrity verification on two threads (issue 23 item 4)', () => {
       [1, 2, 3],
     ]);
     expect(splitByBytes([])).toEqual([[], []]);
-    // auto: small archives stay in-thread.
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES - 1)).toBe(false);
+    // auto: small packages, one core, or no core to spare stay in-thread.
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES - 1, 0, 2)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 1)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 1.5, 2)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 1.6, 2)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 3.4, 4)).toBe(true);
     setVerifyWorkers('never');
-    expect(verifyWorkerFor(10 * VERIFY_WORKER_MIN_BYTES)).toBe(false);
+    expect(verifyWorkerFor(10 * VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(false);
     setVerifyWorkers('always');
-    expect(verifyWorkerFor(0)).toBe(true);
+    expect(verifyWorkerFor(0, 9, 1)).toBe(true);
   });
 
   it('accepts an intact archive with a worker, reporting every entry once', async () => {
