@@ -87,9 +87,8 @@ class SchemaFirstFileWriter extends RecordBatchFileWriter<VectorTargetColumns> {
 /**
  * The writer's byte sink. apache-arrow writes every piece of the file synchronously into its
  * sink; this one hashes each piece at once and keeps it until {@link drainTo} writes it out.
- * The pieces may view the batch buffers: a batch's buffers are filled again only once its write
- * has completed (two sets alternate, see {@link writeArrowTarget}), so the hot path allocates
- * nothing per batch.
+ * Because everything is drained before the next batch is built, the batch buffers (which the
+ * pieces may view) can be reused: the hot path allocates nothing per batch.
  */
 class HashingSink extends AsyncByteQueue {
   readonly #hash = createHash('sha256');
@@ -99,11 +98,6 @@ class HashingSink extends AsyncByteQueue {
   #pendingBytes = 0;
   /** Bytes accepted so far. */
   size = 0;
-
-  /** Bytes accepted and not yet handed to {@link drainTo}. */
-  get pendingBytes(): number {
-    return this.#pendingBytes;
-  }
 
   override write(value: unknown): void {
     if (!ArrayBuffer.isView(value)) throw new TypeError('arrow writer produced a non-buffer chunk');
@@ -116,10 +110,7 @@ class HashingSink extends AsyncByteQueue {
     this.size += bytes.byteLength;
   }
 
-  /**
-   * Writes the pending pieces to `fh` at `position`; returns the new position. The pieces are
-   * taken synchronously: pieces accepted while the write runs go to the next drain.
-   */
+  /** Writes the pending pieces to `fh` at `position`; returns the new position. */
   async drainTo(fh: FileHandle, position: number): Promise<number> {
     const pieces = this.#pending;
     const total = this.#pendingBytes;
@@ -157,15 +148,6 @@ async function writeRest(fh: FileHandle, pieces: readonly Uint8Array[], skip: nu
   }
 }
 
-/** One batch's buffers (the Arrow pieces of a batch view them until its write completes). */
-interface BatchBuffers {
-  readonly flat: Float32Array;
-  readonly indexes: Int32Array;
-  readonly offsets: Int32Array;
-  idBytes: Buffer;
-  readonly digestBytes: Uint8Array | undefined;
-}
-
 const DEFAULT_BATCH_ROWS = 8192;
 const MAX_BATCH_ROWS = 1 << 20;
 const INT32_MAX = 0x7fff_ffff;
@@ -200,22 +182,15 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   const utf8Type = new Utf8();
   const structType = new Struct(schema.fields);
 
-  // Batch buffers, allocated once and reused (see HashingSink): two sets, so that one batch is
-  // built (spill reads, hashing) while the previous one is being written — the write of ~12 MiB
-  // is mostly the kernel's page-cache work, which the main thread would otherwise wait for.
+  // Batch buffers, allocated once and reused (see HashingSink).
   const cap = Array.isArray(rows) ? Math.max(1, Math.min(batchRows, rows.length)) : batchRows;
-  const newSet = (): BatchBuffers => ({
-    flat: new Float32Array(cap * dims),
-    indexes: new Int32Array(cap),
-    offsets: new Int32Array(cap + 1),
-    idBytes: Buffer.allocUnsafe(cap * 40),
-    // input_sha256: fixed-width values, so its offsets never change (one array for both sets).
-    digestBytes: digests ? new Uint8Array(cap * INPUT_SHA256_HEX_LENGTH) : undefined,
-  });
-  const sets: [BatchBuffers, BatchBuffers | undefined] = [newSet(), undefined];
-  let set = sets[0];
-  let setIndex = 0;
+  const flat = new Float32Array(cap * dims);
+  const indexes = new Int32Array(cap);
+  const offsets = new Int32Array(cap + 1);
+  let idBytes = Buffer.allocUnsafe(cap * 40);
   let seen = new Uint8Array(1024);
+  // input_sha256: fixed-width values, so the offsets never change.
+  const digestBytes = digests ? new Uint8Array(cap * INPUT_SHA256_HEX_LENGTH) : undefined;
   const digestOffsets = digests ? Int32Array.from({ length: cap + 1 }, (_, i) => i * INPUT_SHA256_HEX_LENGTH) : undefined;
 
   const sink = new HashingSink();
@@ -226,12 +201,9 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   let position = 0;
   let n = 0;
   let total = 0;
-  /** The write of the previous batch (handled here: its failure surfaces where it is awaited). */
-  let writing: Promise<unknown> | undefined;
 
   const emit = async (): Promise<void> => {
     throwIfAborted(signal);
-    const { flat, indexes, offsets, idBytes, digestBytes } = set;
     spill.readRows(indexes.subarray(0, n), flat);
     const values = n === cap ? flat : flat.subarray(0, n * dims);
     const child = makeData({ type: floatType, length: n * dims, nullCount: 0, data: values });
@@ -246,17 +218,9 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     }
     const data = makeData({ type: structType, length: n, nullCount: 0, children });
     writer.write(new RecordBatch(schema, data));
-    // One write in flight: the previous batch's is done before this one starts (and before its
-    // buffer set is filled again); positions are known now, so the bytes are the same.
-    await writing;
-    const at = position;
-    position += sink.pendingBytes;
-    writing = sink.drainTo(fileHandle(), at);
-    writing.catch(() => undefined);
+    position = await sink.drainTo(fileHandle(), position);
     total += n;
     n = 0;
-    setIndex = 1 - setIndex;
-    set = sets[setIndex] ??= newSet();
   };
   const fileHandle = (): FileHandle => {
     if (fh === undefined) throw new Error('unreachable: output not open');
@@ -307,18 +271,18 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
       }
       seen[recordIndex] = 1;
 
-      const start = set.offsets[n] ?? 0;
-      if (start + id.length * 3 > set.idBytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(set.idBytes.length * 2, start + id.length * 3));
-        set.idBytes.copy(grown, 0, 0, start);
-        set.idBytes = grown;
+      const start = offsets[n] ?? 0;
+      if (start + id.length * 3 > idBytes.length) {
+        const grown = Buffer.allocUnsafe(Math.max(idBytes.length * 2, start + id.length * 3));
+        idBytes.copy(grown, 0, 0, start);
+        idBytes = grown;
       }
-      const end = start + set.idBytes.write(id, start, 'utf8');
+      const end = start + idBytes.write(id, start, 'utf8');
       if (end > INT32_MAX) {
         throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: 'the record ids of one batch exceed 2 GiB; use a smaller batchRows' });
       }
-      set.indexes[n] = recordIndex;
-      set.offsets[n + 1] = end;
+      indexes[n] = recordIndex;
+      offsets[n + 1] = end;
       n++;
       if (n === cap) await emit();
     }
@@ -331,7 +295,6 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
       });
     }
     throwIfAborted(signal);
-    await writing;
     writer.finish(); // end-of-stream marker, footer, magic
     position = await sink.drainTo(fh, position);
     const handle = fh;
@@ -351,8 +314,6 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   } finally {
     // Let a generator or cursor behind `rows` release its resources when we stop early.
     if (!exhausted) await Promise.resolve(iterator.return?.()).catch(() => undefined);
-    // No write may still use the file (or the buffers) once this returns.
-    await writing?.catch(() => undefined);
     if (fh !== undefined) await fh.close().catch(() => undefined);
     if (!ok && created) await rm(outPath, { force: true }).catch(() => undefined);
   }

@@ -9,9 +9,10 @@ import { OctxError } from '../../src/model/errors.js';
 import { writeArrowTarget } from '../../src/vectors/arrow-writer.js';
 import { VectorSpill } from '../../src/vectors/vector-spill.js';
 
-// Batches are built while the previous batch is written (two buffer sets, issue 23): the file
-// must hold exactly the bytes hashed, in order, whatever the batching; a failed write in flight
-// must fail the call and leave no file.
+// The batch buffers are reused from batch to batch, and the file is hashed as it is written, never
+// re-read (issue 23 looked at overlapping a batch's write with building the next one): the file
+// must hold exactly the bytes hashed, in order, whatever the batching — a buffer reused while its
+// write still runs fails the first test — and a failed write must fail the call and leave no file.
 
 let dir: string;
 const spills: VectorSpill[] = [];
@@ -40,7 +41,7 @@ function filledSpill(rows: number): VectorSpill {
 const idOf = (i: number): string => `r${i}-${'x'.repeat((i * 37) % 90)}`;
 const rowsOf = (n: number): { recordIndex: number; id: string }[] => Array.from({ length: n }, (_, i) => ({ recordIndex: i, id: idOf(i) }));
 
-describe('writeArrowTarget: batches built while the previous one is written', () => {
+describe('writeArrowTarget: reused batch buffers, bytes hashed as written', () => {
   it('writes the bytes it hashed, and every row in order, for any batching', async () => {
     const spill = filledSpill(1000);
     const shas: string[] = [];
@@ -64,7 +65,7 @@ describe('writeArrowTarget: batches built while the previous one is written', ()
     expect(again.sha256).toBe(shas[1]);
   });
 
-  it('a write that fails while the next batch is built: OCTX_IO_ERROR, no file, no write left running', async () => {
+  it('a write that fails (late, mid-file): OCTX_IO_ERROR, no file, no write left running', async () => {
     const spill = filledSpill(300);
     const probe = await open(path.join(dir, 'probe'), 'w');
     const proto = Object.getPrototypeOf(probe) as { writev: (...a: unknown[]) => Promise<unknown> };
@@ -74,7 +75,7 @@ describe('writeArrowTarget: batches built while the previous one is written', ()
     let settled = 0;
     vi.spyOn(proto, 'writev').mockImplementation(function (this: unknown, ...args: unknown[]) {
       calls += 1;
-      // The third write (the second batch) fails, after a delay: the next batch is being built.
+      // The third write (the second batch) fails, after a delay.
       const p =
         calls === 3
           ? new Promise((_, reject) => setTimeout(() => reject(Object.assign(new Error('no space left on device'), { code: 'ENOSPC', syscall: 'write' })), 20))
