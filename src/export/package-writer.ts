@@ -4,7 +4,7 @@ import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { verifyArchive, type VerifyMode } from './verify-archive.js';
-import { VerifyWorker, verifyWorkerFor } from './verify-thread.js';
+import { VerifyWorker, othersBusyCores, sampleCpu, verifyWorkerFor } from './verify-thread.js';
 import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -61,6 +61,8 @@ function throwIfAborted(signal: AbortSignal | undefined, phase: string): void {
 export async function writePackage(plan: ExportPlan, identity: PackageIdentity, options: WritePackageOptions): Promise<WrittenPackage> {
   const timings: Record<string, number> = {};
   const started = performance.now();
+  // What other processes use of the machine while this export runs decides the verify worker.
+  const cpuAtStart = sampleCpu();
   const files: PlannedFile[] = [...plan.files];
   let worker: VerifyWorker | undefined;
   try {
@@ -75,7 +77,14 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     timings.vectors = performance.now() - started;
     const verifyMode = options.verify ?? 'integrity';
     // The verify worker loads while the archive is written (the main thread waits on I/O there).
-    if (verifyMode === 'integrity' && verifyWorkerFor(files.reduce((n, f) => n + f.size, 0))) worker = VerifyWorker.start();
+    if (
+      verifyMode === 'integrity' &&
+      verifyWorkerFor(
+        files.reduce((n, f) => n + f.size, 0),
+        othersBusyCores(cpuAtStart),
+      )
+    )
+      worker = VerifyWorker.start();
 
     const content = {
       assetId: identity.assetId,

@@ -5,7 +5,7 @@
  * module's sibling ({@link siblingWorkerEntry}); when it cannot be found, does not start or dies,
  * its entries are verified in-thread, so every byte is still re-read and re-hashed.
  */
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -50,23 +50,55 @@ export function overrideVerifyWorkerFile(file: string | undefined): void {
 }
 
 /**
- * In `auto` mode, the 1-minute load average must leave about one core free for the worker: at
- * most `cores − 1 + SPARE_CORE_LOAD` (the export itself counts about 1). Measured on a 2-core
- * machine shared by other jobs (load 6–7, W bench package): two threads made verification slower
- * (0.95–1.05 s against 0.83 s in-thread, median of 6 paired runs) and cost 0.2–0.3 s more CPU,
- * since there was no idle core to take the worker's half.
+ * In `auto` mode, other processes may keep at most `cores − 2 + SPARE_CORE_LOAD` cores busy (one
+ * core for the main thread, one for the worker). Measured on a 2-core machine shared by other jobs
+ * (load 6–7, W bench package): two threads made verification slower (0.95–1.05 s against 0.83 s
+ * in-thread, median of 6 paired runs) and cost 0.2–0.3 s more CPU, since no core was idle to take
+ * the worker's half.
  */
 export const SPARE_CORE_LOAD = 0.5;
 
+/** Below this window a {@link CpuSample} says too little; the load average decides instead. */
+const MIN_SAMPLE_MS = 200;
+
+/** Machine-wide busy CPU time, this process's CPU time and the time, at one instant. */
+export interface CpuSample {
+  readonly busyMs: number;
+  readonly ownMs: number;
+  readonly at: number;
+}
+
+/** Takes a {@link CpuSample} (cheap: one read of the kernel's CPU counters). */
+export function sampleCpu(): CpuSample {
+  let busyMs = 0;
+  for (const c of cpus()) busyMs += c.times.user + c.times.nice + c.times.sys + c.times.irq;
+  const own = process.cpuUsage();
+  return { busyMs, ownMs: (own.user + own.system) / 1000, at: performance.now() };
+}
+
+/**
+ * How many cores other processes kept busy since `since` (this process's own threads — its
+ * background deflate, say — do not count, unlike in the load average); `undefined` when the window
+ * is shorter than {@link MIN_SAMPLE_MS} or the counters say nothing.
+ */
+export function othersBusyCores(since: CpuSample, now: CpuSample = sampleCpu()): number | undefined {
+  const wall = now.at - since.at;
+  if (wall < MIN_SAMPLE_MS || now.busyMs <= since.busyMs) return undefined;
+  return Math.max(0, (now.busyMs - since.busyMs - (now.ownMs - since.ownMs)) / wall);
+}
+
 /**
  * Whether a package of `bytes` is verified on two threads: always, never, or (`auto`) when it is
- * large enough ({@link VERIFY_WORKER_MIN_BYTES}), the machine has more than one core and the load
- * average leaves one free ({@link SPARE_CORE_LOAD}; Windows reports no load average, 0). The
- * result changes only the timing: the bytes and the issues are the same either way.
+ * large enough ({@link VERIFY_WORKER_MIN_BYTES}), the machine has more than one core and other
+ * processes leave one idle ({@link SPARE_CORE_LOAD}). `othersBusy` comes from
+ * {@link othersBusyCores}; without it, the 1-minute load average less the export itself (about 1;
+ * Windows reports no load average). The result changes only the timing: the bytes and the issues
+ * are the same either way.
  */
-export function verifyWorkerFor(bytes: number, load: number = loadavg()[0] ?? 0, cores: number = availableParallelism()): boolean {
+export function verifyWorkerFor(bytes: number, othersBusy?: number, cores: number = availableParallelism()): boolean {
   if (mode !== 'auto') return mode === 'always';
-  return bytes >= VERIFY_WORKER_MIN_BYTES && cores > 1 && load <= cores - 1 + SPARE_CORE_LOAD;
+  const others = othersBusy ?? Math.max(0, (loadavg()[0] ?? 0) - 1);
+  return bytes >= VERIFY_WORKER_MIN_BYTES && cores > 1 && others <= cores - 2 + SPARE_CORE_LOAD;
 }
 
 /**

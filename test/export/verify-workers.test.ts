@@ -7,7 +7,16 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { OctxError } from '../../src/model/errors.js';
 import type { ProgressEvent, ProgressStep } from '../../src/model/progress.js';
 import { verifyArchive } from '../../src/export/verify-archive.js';
-import { overrideVerifyWorkerFile, setVerifyWorkers, splitByBytes, verifyWorkerFor, verifyWorkersStarted, VERIFY_WORKER_MIN_BYTES } from '../../src/export/verify-thread.js';
+import {
+  othersBusyCores,
+  overrideVerifyWorkerFile,
+  sampleCpu,
+  setVerifyWorkers,
+  splitByBytes,
+  verifyWorkerFor,
+  verifyWorkersStarted,
+  VERIFY_WORKER_MIN_BYTES,
+} from '../../src/export/verify-thread.js';
 import { AtomicOutput } from '../../src/package/atomic-output.js';
 import { PackageBuilder, isOctxError } from '../../src/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
@@ -78,13 +87,21 @@ describe('integrity verification on two threads (issue 23 item 4)', () => {
       [1, 2, 3],
     ]);
     expect(splitByBytes([])).toEqual([[], []]);
-    // auto: small packages, one core, or no core to spare stay in-thread.
+    // auto: small packages, one core, or no core left idle by other processes stay in-thread.
     expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES - 1, 0, 2)).toBe(false);
     expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(true);
     expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 1)).toBe(false);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 1.5, 2)).toBe(true);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 1.6, 2)).toBe(false);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 3.4, 4)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0.5, 2)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0.6, 2)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 2.4, 4)).toBe(true);
+    // Other processes' share: the machine's busy time less this process's own.
+    const t0 = { busyMs: 10_000, ownMs: 500, at: 1_000 };
+    expect(othersBusyCores(t0, { busyMs: 11_500, ownMs: 1_400, at: 2_000 })).toBeCloseTo(0.6);
+    expect(othersBusyCores(t0, { busyMs: 11_000, ownMs: 1_500, at: 2_000 })).toBe(0);
+    expect(othersBusyCores(t0, { busyMs: 10_100, ownMs: 550, at: 1_100 })).toBeUndefined();
+    const now = sampleCpu();
+    expect(now.busyMs).toBeGreaterThan(0);
+    expect(now.ownMs).toBeGreaterThan(0);
     setVerifyWorkers('never');
     expect(verifyWorkerFor(10 * VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(false);
     setVerifyWorkers('always');
