@@ -28,8 +28,8 @@ export class AtomicOutput {
   /** Folders `prepare` created for the output, outermost first: a failed export removes them. */
   readonly #createdDirs: readonly string[];
   #settled = false;
-  /** The background flush {@link AtomicOutput.startFlush} started; settles, never rejects. */
-  #flushing: Promise<void> | undefined;
+  /** The background flush {@link AtomicOutput.startFlush} started; never rejects, holds its failure. */
+  #flushing: Promise<{ readonly error: unknown } | undefined> | undefined;
 
   private constructor(path: string, tempPath: string, overwrite: boolean, createdDirs: readonly string[]) {
     this.path = path;
@@ -75,9 +75,10 @@ export class AtomicOutput {
    * Starts flushing the written temporary file to disk in the background (an fsync on its own
    * descriptor), so that the writeback overlaps what comes before {@link AtomicOutput.commit}
    * (the archive's verification) and the commit's own fsync finds little left to write. Changes
-   * no guarantee: `commit` still fsyncs before publishing. A failure here is ignored (the
-   * commit's fsync reports it); `commit` and `discard` wait for the flush, so no descriptor
-   * outlives them. Calling it again while a flush runs does nothing.
+   * no guarantee: `commit` still fsyncs before publishing, and fails with this flush's error if
+   * it had one (Linux reports a writeback error to one fsync only: a later fsync on a new
+   * descriptor would not see it). `commit` and `discard` wait for the flush, so no descriptor
+   * outlives them. Calling it again does nothing.
    */
   startFlush(): void {
     if (this.#settled || this.#flushing) return;
@@ -88,7 +89,8 @@ export class AtomicOutput {
       } finally {
         await fh.close();
       }
-    })().catch(() => undefined);
+      return undefined;
+    })().catch((error: unknown) => ({ error }));
   }
 
   /**
@@ -97,7 +99,8 @@ export class AtomicOutput {
    */
   async commit(): Promise<void> {
     if (this.#settled) throw new Error('AtomicOutput already settled');
-    await this.#flushing;
+    const flushed = await this.#flushing;
+    if (flushed) throw flushed.error;
     const fh = await open(this.tempPath, 'r');
     try {
       await fh.sync();

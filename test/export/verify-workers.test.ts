@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -272,6 +273,34 @@ describe('export: the fsync overlaps verification, and a failed verification pub
     // The worker was started for this export, and stopped.
     expect(verifyWorkersStarted()).toBeLessThanOrEqual(before + 1);
     expect(terminate).toHaveBeenCalled();
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a failed background flush fails the publish (its error is not lost to a later fsync)', async () => {
+    const probe = await open(join(tempDir(), 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { sync: () => Promise<void> };
+    await probe.close();
+    const real = proto.sync;
+    let calls = 0;
+    const eio = Object.assign(new Error('input/output error'), { code: 'EIO', syscall: 'fsync' });
+    // The first fsync (the background flush) fails; any later one would succeed.
+    vi.spyOn(proto, 'sync').mockImplementation(function (this: unknown) {
+      calls += 1;
+      return calls === 1 ? Promise.reject(eio) : real.call(this);
+    });
+    const flush = vi.spyOn(AtomicOutput.prototype, 'startFlush');
+    const dir = tempDir();
+    const out = join(dir, 'h.octx');
+    let error: unknown;
+    try {
+      await handbook().export({ output: out });
+    } catch (e) {
+      error = e;
+    }
+    expect(flush).toHaveBeenCalledTimes(1);
+    expect(error).toBeDefined();
+    expect(String((error as Error).message)).toContain('input/output error');
     expect(existsSync(out)).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
   });
