@@ -4,6 +4,7 @@ import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
 import { verifyArchive, type VerifyMode } from './verify-archive.js';
+import { VerifyWorker, othersBusyCores, sampleCpu, verifyWorkerFor } from './verify-thread.js';
 import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -60,7 +61,10 @@ function throwIfAborted(signal: AbortSignal | undefined, phase: string): void {
 export async function writePackage(plan: ExportPlan, identity: PackageIdentity, options: WritePackageOptions): Promise<WrittenPackage> {
   const timings: Record<string, number> = {};
   const started = performance.now();
+  // What other processes use of the machine while this export runs decides the verify worker.
+  const cpuAtStart = sampleCpu();
   const files: PlannedFile[] = [...plan.files];
+  let worker: VerifyWorker | undefined;
   try {
     for (const target of plan.arrowTargets) {
       throwIfAborted(options.signal, 'vectors');
@@ -71,6 +75,16 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
       files.push(file);
     }
     timings.vectors = performance.now() - started;
+    const verifyMode = options.verify ?? 'integrity';
+    // The verify worker loads while the archive is written (the main thread waits on I/O there).
+    if (
+      verifyMode === 'integrity' &&
+      verifyWorkerFor(
+        files.reduce((n, f) => n + f.size, 0),
+        othersBusyCores(cpuAtStart),
+      )
+    )
+      worker = VerifyWorker.start();
 
     const content = {
       assetId: identity.assetId,
@@ -93,9 +107,13 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
       onProgress: options.onProgress,
     });
 
+    // The writeback of the temporary file overlaps its verification; commit() fsyncs again.
+    options.output.startFlush();
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
-    await verifyArchive(options.output.tempPath, manifest.release.package_digest, options.verify ?? 'integrity', options.limits, options.signal, options.onProgress);
+    const handed = worker;
+    worker = undefined;
+    await verifyArchive(options.output.tempPath, manifest.release.package_digest, verifyMode, options.limits, options.signal, options.onProgress, handed);
     timings.verify = performance.now() - verifyStarted;
 
     throwIfAborted(options.signal, 'publish');
@@ -120,6 +138,7 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     const archiveSize = (await stat(options.output.path)).size;
     return { manifest, files: reportFiles, archiveSize, timings };
   } catch (e) {
+    await worker?.terminate();
     await options.output.discard();
     throw e;
   }

@@ -1,10 +1,12 @@
 import type { ProgressListener } from '../model/progress.js';
-import type { Readable } from 'node:stream';
+import { stat } from 'node:fs/promises';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { openPackage, sourceOf, type ListedFile, type OctxPackage } from '../read/open-package.js';
+import { openPackage, type OctxPackage } from '../read/open-package.js';
 import { validatePackage } from '../read/validate-package.js';
 import { computePackageDigest } from '../package/digest.js';
+import { storedSizes, verifyAborted, verifyEntries } from './verify-entries.js';
+import { VerifyWorker, splitByBytes, verifyWorkerFor } from './verify-thread.js';
 
 /**
  * How a written archive is checked before it is published:
@@ -12,7 +14,8 @@ import { computePackageDigest } from '../package/digest.js';
  *   (what the reference requires before publishing);
  * - `integrity`: re-read every entry through the safe reader (CRC, sizes, names), re-hash it
  *   against `files[]` and recompute the package digest, in one pass. The planner has already
- *   checked the content; this proves the bytes on disk are the ones planned.
+ *   checked the content; this proves the bytes on disk are the ones planned. Large archives are
+ *   verified on two threads (`verify-thread.ts`), with the same result.
  */
 export type VerifyMode = 'full' | 'integrity';
 
@@ -20,6 +23,9 @@ export type VerifyMode = 'full' | 'integrity';
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
  * (integrity) with every problem, so nothing is published — or `OCTX_RESOURCE_LIMIT` when what
  * failed is only a limit the archive breaks (the writer keeps within the limits it knows).
+ * `started` is a verify worker the caller started early ({@link VerifyWorker.start}, so that its
+ * start-up overlapped the writing): `integrity` uses it, and it is always terminated. Without
+ * one, `integrity` starts a worker itself when the archive is large enough ({@link verifyWorkerFor}).
  */
 export async function verifyArchive(
   path: string,
@@ -28,9 +34,11 @@ export async function verifyArchive(
   limits?: Partial<ArchiveLimits>,
   signal?: AbortSignal,
   onProgress?: ProgressListener,
+  started?: VerifyWorker,
 ): Promise<void> {
   const options = limits ? { limits } : {};
   if (mode === 'full') {
+    await started?.terminate();
     const report = await validatePackage(path, { ...options, ...(onProgress ? { onProgress } : {}) });
     if (!report.valid || !report.fullyValidated || report.packageDigest !== expectedDigest) {
       const errors = report.issues.filter((i) => i.severity === 'error');
@@ -44,21 +52,27 @@ export async function verifyArchive(
     return;
   }
   const issues: OctxIssue[] = [];
-  let pkg;
+  // Started before the main thread opens the archive, so the worker's start-up overlaps it.
+  const worker = started ?? (verifyWorkerFor(await archiveSize(path)) ? VerifyWorker.start() : undefined);
   try {
-    pkg = await openPackage(path, options);
-  } catch (e) {
-    // A limit the archive breaks is that limit, not a broken archive: say which one.
-    if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') throw e;
-    throw new OctxError('OCTX_INTEGRITY_ERROR', `the written archive cannot be re-opened: ${(e as Error).message}`, { cause: e });
-  }
-  try {
-    const digest = computePackageDigest(pkg.manifest);
-    if (digest !== expectedDigest)
-      issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
-    issues.push(...(await verifyEntries(pkg, pkg.listedFiles(), signal, onProgress)));
+    let pkg;
+    try {
+      pkg = await openPackage(path, options);
+    } catch (e) {
+      // A limit the archive breaks is that limit, not a broken archive: say which one.
+      if (e instanceof OctxError && e.code === 'OCTX_RESOURCE_LIMIT') throw e;
+      throw new OctxError('OCTX_INTEGRITY_ERROR', `the written archive cannot be re-opened: ${(e as Error).message}`, { cause: e });
+    }
+    try {
+      const digest = computePackageDigest(pkg.manifest);
+      if (digest !== expectedDigest)
+        issues.push(issue({ code: 'OCTX_PACKAGE_DIGEST_MISMATCH', path: 'manifest.json', message: `package digest ${digest} differs from the planned ${expectedDigest}` }));
+      issues.push(...(await verifyAllEntries(pkg, path, limits, worker, signal, onProgress)));
+    } finally {
+      await pkg.close();
+    }
   } finally {
-    await pkg.close();
+    await worker?.terminate();
   }
   if (issues.length > 0 && issues.every((i) => i.code === 'OCTX_RESOURCE_LIMIT')) {
     throw OctxError.aggregate('OCTX_RESOURCE_LIMIT', 'the written archive breaks the export limits; nothing was published:', issues);
@@ -66,69 +80,80 @@ export async function verifyArchive(
   if (issues.length > 0) throw OctxError.aggregate('OCTX_INTEGRITY_ERROR', 'the written archive does not hold the planned bytes; nothing was published:', issues);
 }
 
-/**
- * Entries re-read at once in `integrity` mode. Inflate runs on the libuv pool and CRC-32 plus
- * SHA-256 on the main thread, so a few entries in flight keep both cores busy (the bench's
- * validate floor reads four at a time); more only adds buffered memory (~1–4 MiB per stream).
- */
-const VERIFY_WIDTH = 4;
+async function archiveSize(path: string): Promise<number> {
+  return stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
+}
 
 /**
- * Re-reads every listed entry through the package reader, {@link VERIFY_WIDTH} at a time, and
- * returns one issue per entry that failed, in manifest order whatever order the reads finish in.
- * On abort no further entry is opened, the open ones are destroyed, and once they have all
- * settled (so no entry stream outlives the call) it rejects with `OCTX_ABORTED`.
+ * Verifies every listed entry, on the main thread and, with a `worker`, on it too (two groups of
+ * about equal bytes); returns one issue per entry that failed, in manifest order, exactly as the
+ * in-thread check does. The worker's group is verified in-thread when it did not start or fails.
+ * On abort the worker is stopped, and once the main thread's reads have settled it rejects with
+ * `OCTX_ABORTED`.
  */
-async function verifyEntries(pkg: OctxPackage, files: readonly ListedFile[], signal: AbortSignal | undefined, onProgress?: ProgressListener): Promise<OctxIssue[]> {
-  const aborted = (): OctxError => new OctxError('OCTX_ABORTED', 'export cancelled while verifying the archive');
-  if (signal?.aborted) throw aborted();
-  const source = sourceOf(pkg);
-  const sizes = files.map((f) => (source.has(f.path) ? source.size(f.path) : 0));
-  // Largest first: a large JSONL or Arrow file started last would run alone at the end.
-  const order = files.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]! || a - b);
-  const found: (OctxIssue | undefined)[] = new Array<OctxIssue | undefined>(files.length);
+async function verifyAllEntries(
+  pkg: OctxPackage,
+  path: string,
+  limits: Partial<ArchiveLimits> | undefined,
+  worker: VerifyWorker | undefined,
+  signal: AbortSignal | undefined,
+  onProgress?: ProgressListener,
+): Promise<OctxIssue[]> {
+  const files = pkg.listedFiles();
+  const sizes = storedSizes(pkg, files);
   const totalBytes = sizes.reduce((n, s) => n + s, 0);
+  const checked = new Array<boolean>(files.length).fill(false);
   let completed = 0;
   let bytes = 0;
+  const report = (i: number): void => {
+    // An entry re-checked in-thread after its worker died counts once.
+    if (checked[i]) return;
+    checked[i] = true;
+    completed += 1;
+    bytes += sizes[i]!;
+    onProgress?.({ phase: 'verify', kind: 'entries', completed, total: files.length, bytes, totalBytes });
+  };
   onProgress?.({ phase: 'verify', kind: 'entries', completed, total: files.length, bytes, totalBytes });
-  const open = new Set<Readable>();
-  const onAbort = (): void => {
-    for (const s of open) s.destroy();
-  };
-  signal?.addEventListener('abort', onAbort);
-
-  const verifyOne = async (path: string): Promise<OctxIssue | undefined> => {
-    let stream: Readable | undefined;
+  const [mine, theirs] = worker ? splitByBytes(sizes) : [files.map((_, i) => i), []];
+  const inThread = (group: readonly number[]): Promise<(OctxIssue | undefined)[]> =>
+    verifyEntries(
+      pkg,
+      group.map((i) => files[i]!),
+      signal,
+      (k) => report(group[k]!),
+    );
+  const onWorker = async (): Promise<(OctxIssue | undefined)[]> => {
+    if (theirs.length === 0) return [];
+    if (!worker || !(await worker.ready) || signal?.aborted) return inThread(theirs);
     try {
-      // The reader's stream checks CRC-32, the size and, at its end, the listed SHA-256.
-      stream = pkg.openFile(path);
-      open.add(stream);
-      for await (const _ of stream) void _;
-      return undefined;
-    } catch (e) {
-      if (!(e instanceof OctxError)) return issue({ code: 'OCTX_ARCHIVE_CORRUPT', path, message: (e as Error).message });
-      // Inflate failures carry no path; with several entries in flight, say which one failed.
-      const first = e.issues[0]!;
-      return first.path === undefined ? issue({ ...first, path }) : first;
-    } finally {
-      if (stream) open.delete(stream);
+      return await worker.verify(
+        path,
+        limits,
+        theirs.map((i) => files[i]!.path),
+        (k) => report(theirs[k]!),
+      );
+    } catch {
+      if (signal?.aborted) throw verifyAborted();
+      return inThread(theirs);
     }
   };
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < order.length && !signal?.aborted) {
-      const i = order[next++]!;
-      found[i] = await verifyOne(files[i]!.path);
-      completed += 1;
-      bytes += sizes[i]!;
-      onProgress?.({ phase: 'verify', kind: 'entries', completed, total: files.length, bytes, totalBytes });
-    }
-  };
+  const stop = (): void => void worker?.terminate();
+  signal?.addEventListener('abort', stop);
+  let results;
   try {
-    await Promise.all(Array.from({ length: Math.min(VERIFY_WIDTH, order.length) }, worker));
+    // Both settle before anything is returned or thrown: no entry stream outlives the call.
+    results = await Promise.allSettled([inThread(mine), onWorker()]);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', stop);
   }
-  if (signal?.aborted) throw aborted();
+  if (signal?.aborted) throw verifyAborted();
+  for (const r of results) if (r.status === 'rejected') throw r.reason;
+  const found = new Array<OctxIssue | undefined>(files.length);
+  const [a, b] = results as [PromiseFulfilledResult<(OctxIssue | undefined)[]>, PromiseFulfilledResult<(OctxIssue | undefined)[]>];
+  mine.forEach((i, k) => (found[i] = a.value[k]));
+  theirs.forEach((i, k) => (found[i] = b.value[k]));
   return found.filter((i): i is OctxIssue => i !== undefined);
 }

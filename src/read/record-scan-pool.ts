@@ -5,16 +5,12 @@
  * come back as compact typed arrays and are replayed on the main thread in file order, so the
  * report is the one the in-thread check gives.
  *
- * Finding the worker file: this module runs from the ESM build (`dist/read/`), the CommonJS
- * build (`dist/cjs/read/`) or from TypeScript sources under tsx/vitest, and `import.meta` does not
- * exist in the CommonJS build. The frame of this module in a stack trace names its own file in
- * every mode (a `file:` URL or a path); the worker is its sibling with the same extension
- * (a `.ts` sibling is loaded through tsx's API, which the tests have). When that fails, or a worker does not start, the caller
- * checks in-thread.
+ * The worker file is this module's sibling, found by {@link siblingWorkerEntry} in every build.
+ * When it cannot be found, or a worker does not start, the caller checks in-thread.
  */
 import { availableParallelism } from 'node:os';
-import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
 import type { RecordScan, RecordScanOptions } from './record-scan.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { RECORD_SCAN_MARK } from './record-scan-worker.js';
@@ -74,26 +70,6 @@ export function structureWorkersFor(totalBytes: number): boolean {
 /** Whether one file of `bytes` goes to a worker (when workers are used at all). */
 export function fileToWorker(bytes: number): boolean {
   return mode === 'always' || bytes >= WORKER_MIN_FILE_BYTES;
-}
-
-interface WorkerEntry {
-  readonly file: string | URL;
-  readonly eval?: boolean;
-}
-
-/** The worker file next to this module, from this module's own stack frame. */
-function workerEntry(): WorkerEntry | undefined {
-  const stack = new Error().stack ?? '';
-  const m = /((?:file:\/\/)?[^\s()]*?)record-scan-pool\.(js|cjs|mjs|ts)(?=:\d+:\d+)/.exec(stack);
-  if (!m) return undefined;
-  const [, dir, ext] = m as unknown as [string, string, string];
-  const name = `${dir}record-scan-worker.${ext}`;
-  const file = name.startsWith('file:') ? new URL(name) : name;
-  if (ext !== 'ts') return { file };
-  // Sources (tests, tsx): the worker registers tsx's loader itself, then imports the entry
-  // (`--import tsx` in a worker's execArgv does not apply to its entry on Node 20).
-  const url = typeof file === 'string' ? pathToFileURL(file).href : file.href;
-  return { file: `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(url)}); });`, eval: true };
 }
 
 /** One file being scanned by a worker. */
@@ -205,7 +181,7 @@ export class RecordScanPool {
 
   /** A pool, or `undefined` when the worker file cannot be located (check in-thread). */
   static create(files: number): RecordScanPool | undefined {
-    const entry = entryOverride !== undefined ? { file: entryOverride } : workerEntry();
+    const entry = entryOverride !== undefined ? { file: entryOverride } : siblingWorkerEntry('record-scan-pool', 'record-scan-worker');
     if (!entry) return undefined;
     return new RecordScanPool(Math.max(1, Math.min(files, availableParallelism())), entry);
   }
