@@ -5,11 +5,11 @@ import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 
 // Small: lines waiting here are live heap (one kind each), and the bytes are only written to the
 // raw file here; blocks are cut by the payload spill whatever the flush size (issue 23).
-const FLUSH_AT = 64 * 1024;
+const FLUSH_AT = 256 * 1024;
 
 /**
  * An append-only JSONL file that is the final payload file: lines are written once, through a
- * 64 KiB buffer, hashed and compressed (in the background) as they are written, so the exporter
+ * 256 KiB buffer, hashed and compressed (in the background) as they are written, so the exporter
  * never re-reads, re-hashes or re-compresses them. Synchronous on purpose: `addChunk()` and
  * friends are synchronous fluent calls.
  */
