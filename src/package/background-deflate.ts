@@ -47,13 +47,21 @@ export class BackgroundDeflate {
   }
 
   /**
+   * Whether a job of `bytes` (input plus dictionary) would start now: lets a caller skip
+   * preparing a block that {@link trySubmit} would refuse.
+   */
+  hasRoomFor(bytes: number): boolean {
+    return this.#inFlightBytes === 0 || this.#inFlightBytes + bytes + JOB_OVERHEAD_BYTES <= this.#maxInFlight;
+  }
+
+  /**
    * Starts compressing `raw` unless the bound is reached. `done` receives the compressed block
    * (or the error) when the event loop next turns. Returns whether the job started.
    */
   trySubmit(raw: Buffer, dictionary: Buffer | undefined, done: (error: Error | undefined, compressed?: Buffer) => void): boolean {
     const cost = raw.length + (dictionary?.length ?? 0) + JOB_OVERHEAD_BYTES;
     // One job is always allowed, so a block larger than the bound still makes progress.
-    if (this.#inFlightBytes > 0 && this.#inFlightBytes + cost > this.#maxInFlight) return false;
+    if (!this.hasRoomFor(cost - JOB_OVERHEAD_BYTES)) return false;
     this.#inFlightBytes += cost;
     const job: Promise<void> = deflateOnThread(raw, dictionary, this.level).then(
       (out) => done(undefined, out),

@@ -1,5 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, read, writeSync } from 'node:fs';
+import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import pLimit from 'p-limit';
@@ -70,8 +70,11 @@ interface StoredRange {
  *
  * Blocks start every {@link BLOCK_BYTES} from the start of their entry, whatever the sizes of the
  * writes and whenever snapshots are taken, so the compressed bytes depend only on the content.
- * `write` is synchronous because `addChunk()` and friends are synchronous fluent calls. It takes
- * ownership of the buffers it is given (they may be kept until their block is compressed).
+ * `write` is synchronous because `addChunk()` and friends are synchronous fluent calls. It keeps
+ * no reference to the buffers it is given: a block handed to the background compressor is read
+ * back from the raw file (still in the page cache) with its dictionary, so between cuts the spill
+ * holds no raw bytes in memory (issue 23: keeping each kind's pending writes and previous 1 MiB
+ * block cost up to 2 MiB per spill, ~12 MiB of the 2,000-document build's peak).
  */
 export class PayloadSpill {
   /** The raw bytes of every entry, back to back. */
@@ -104,10 +107,8 @@ export class PayloadSpill {
   #cutOffset = 0;
   #hash: Hash = createHash('sha256');
   #crc = 0;
-  #pending: Buffer[] = [];
+  /** Raw bytes written after the last cut (on disk only, from `#cutOffset`). */
   #pendingBytes = 0;
-  /** The entry's previous block: its last 32 KiB are the next block's dictionary. */
-  #previous: Buffer | undefined;
 
   constructor(options: PayloadSpillOptions) {
     this.rawFile = options.rawFile;
@@ -122,7 +123,7 @@ export class PayloadSpill {
   }
 
   /**
-   * Appends bytes to the current entry (the buffer must not be modified afterwards).
+   * Appends bytes to the current entry (the buffer is not kept: the caller may reuse it).
    * @throws OctxError `OCTX_IO_ERROR` when the spill cannot be written
    */
   write(bytes: Buffer): void {
@@ -137,21 +138,19 @@ export class PayloadSpill {
     this.#rawSize += bytes.length;
     this.#hash.update(bytes);
     this.#crc = crc32(bytes, this.#crc);
-    this.#pending.push(bytes);
     this.#pendingBytes += bytes.length;
-    while (this.#pendingBytes >= BLOCK_BYTES) this.#cut(this.#takePending(BLOCK_BYTES));
+    while (this.#pendingBytes >= BLOCK_BYTES) this.#cut(BLOCK_BYTES);
   }
 
   /** Ends the current entry and starts a new one. */
   endEntry(): SpilledEntry {
-    if (this.#pendingBytes > 0) this.#cut(this.#takePending(this.#pendingBytes));
+    if (this.#pendingBytes > 0) this.#cut(this.#pendingBytes);
     const entry = this.snapshot();
     this.#entryStart = this.#rawSize;
     this.#entryFirstBlock = this.blocks;
     this.#cutOffset = this.#rawSize;
     this.#hash = createHash('sha256');
     this.#crc = 0;
-    this.#previous = undefined;
     return entry;
   }
 
@@ -177,52 +176,35 @@ export class PayloadSpill {
     return Math.min(DICTIONARY_BYTES, blockStart - this.#entryStart);
   }
 
-  /** Removes exactly `n` bytes from the front of the pending writes. */
-  #takePending(n: number): Buffer {
-    const first = this.#pending[0]!;
-    let out: Buffer;
-    if (first.length >= n) {
-      out = first.length === n ? first : first.subarray(0, n);
-      if (first.length === n) this.#pending.shift();
-      else this.#pending[0] = first.subarray(n);
-    } else {
-      out = Buffer.allocUnsafe(n);
-      let filled = 0;
-      while (filled < n) {
-        const piece = this.#pending[0]!;
-        const take = Math.min(piece.length, n - filled);
-        piece.copy(out, filled, 0, take);
-        filled += take;
-        if (take === piece.length) this.#pending.shift();
-        else this.#pending[0] = piece.subarray(take);
-      }
-    }
-    this.#pendingBytes -= n;
-    return out;
-  }
-
-  /** Records a block and hands it to the background compressor. */
-  #cut(raw: Buffer): void {
-    const dictLength = this.#dictLength(this.#cutOffset);
-    const previous = this.#previous;
-    // A copy, so a job does not keep the whole previous block alive.
-    const dictionary = dictLength > 0 && previous ? Buffer.from(previous.subarray(previous.length - dictLength)) : undefined;
-    const block = this.#blockRawOffset.push(this.#cutOffset);
-    this.#blockRawLength.push(raw.length);
+  /**
+   * Records the next `length` pending bytes as a block and, when the background compressor has
+   * room, reads the block and its dictionary back from the raw file and hands them over. A block
+   * it has no room for is compressed at export time, from the same file.
+   */
+  #cut(length: number): void {
+    const start = this.#cutOffset;
+    const dictLength = this.#dictLength(start);
+    const block = this.#blockRawOffset.push(start);
+    this.#blockRawLength.push(length);
     this.#blockDictLength.push(dictLength);
     this.#blockOffset.push(-1);
     this.#blockLength.push(0);
     this.#blockLevel.push(0);
-    this.#cutOffset += raw.length;
-    this.#previous = raw;
+    this.#cutOffset += length;
+    this.#pendingBytes -= length;
     const background = this.#background;
-    if (background) {
-      background.trySubmit(raw, dictionary, (error, compressed) => {
-        // A block the background could not compress stays raw: `compress()` does it at export
-        // from the raw file, and fails there, with the cause, if it fails again.
-        if (!error) this.#storeBlock(block, background.level, compressed!);
-      });
+    if (!background?.hasRoomFor(dictLength + length)) return;
+    const buf = Buffer.allocUnsafe(dictLength + length);
+    try {
+      readFullySync(this.#rawFd, buf, start - dictLength);
+    } catch (e) {
+      throw ioError(this.rawFile, e);
     }
+    background.trySubmit(buf.subarray(dictLength), dictLength > 0 ? buf.subarray(0, dictLength) : undefined, (error, compressed) => {
+      // A block the background could not compress stays raw: `compress()` does it at export
+      // from the raw file, and fails there, with the cause, if it fails again.
+      if (!error) this.#storeBlock(block, background.level, compressed!);
+    });
   }
 
   #storeBlock(block: number, level: number, compressed: Buffer): void {
@@ -343,6 +325,15 @@ function tailKey(tail: SpilledTail, level: number): string {
 
 function notCompressed(file: string, level: number): Error {
   return new Error(`part of ${file} is not compressed at level ${level}; call compress() first`);
+}
+
+function readFullySync(fd: number, buf: Buffer, position: number): void {
+  let done = 0;
+  while (done < buf.length) {
+    const bytesRead = readSync(fd, buf, done, buf.length - done, position + done);
+    if (bytesRead === 0) throw new Error(`unexpected end of spill file at ${position + done}`);
+    done += bytesRead;
+  }
 }
 
 async function readFully(fd: number, buf: Buffer, position: number): Promise<void> {

@@ -130,6 +130,7 @@ describe('PayloadSpill with a background that fails', () => {
     const failing = {
       level: 6,
       inFlightBytes: 0,
+      hasRoomFor: () => true,
       trySubmit: (_raw: Buffer, _dictionary: Buffer | undefined, done: (e: Error | undefined, c?: Buffer) => void) => {
         setImmediate(() => done(new Error('the compressing thread stopped')));
         return true;

@@ -173,6 +173,29 @@ describe('PayloadSpill', () => {
     spill.close();
   });
 
+  it('keeps no reference to written buffers: the caller may reuse one at once (issue 23, memory)', async () => {
+    // Blocks going to the background compressor are read back from the raw file, so a spill holds
+    // no raw bytes between cuts; a buffer overwritten right after write() must not change a byte.
+    const dir = tempDir();
+    const background = new BackgroundDeflate({ level: 6 });
+    const spill = spillIn(dir, background);
+    const raw = text(3 * BLOCK_BYTES + 777, 21);
+    const scratch = Buffer.alloc(100_000);
+    for (let off = 0; off < raw.length; off += scratch.length) {
+      const n = raw.copy(scratch, 0, off, Math.min(raw.length, off + scratch.length));
+      spill.write(scratch.subarray(0, n));
+      scratch.fill(0x41); // reused before any background job has run
+    }
+    const entry = spill.endEntry();
+    await background.settle();
+    await spill.compress([entry], 6);
+    expect(entry).toMatchObject({ size: raw.length, sha256: createHash('sha256').update(raw).digest('hex'), crc32: crc32(raw) });
+    expect(inflateRawSync(bytesOf(spill.segments(entry, 'deflate', 6))).equals(raw)).toBe(true);
+    // The background did compress blocks (the test is about its input, not the export path).
+    expect(statSync(join(dir, 'deflated')).size).toBeGreaterThan(0);
+    spill.close();
+  });
+
   it('cancels compression at export with OCTX_ABORTED', async () => {
     const dir = tempDir();
     const spill = spillIn(dir);
@@ -196,5 +219,17 @@ describe('BackgroundDeflate memory bound (review)', () => {
     await background.settle();
     // The default 16 MiB bound cannot pay for more than 64 zlib contexts of 256 KiB.
     expect(started).toBeLessThanOrEqual(64);
+  });
+
+  it('hasRoomFor answers what trySubmit would do, and always admits a first job', async () => {
+    const background = new BackgroundDeflate({ level: 6, maxInFlightBytes: 1.5 * BLOCK_BYTES });
+    expect(background.hasRoomFor(4 * BLOCK_BYTES)).toBe(true); // nothing in flight: one job always starts
+    expect(background.trySubmit(text(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(true);
+    expect(background.hasRoomFor(BLOCK_BYTES / 2)).toBe(false);
+    expect(background.trySubmit(text(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(false);
+    expect(background.hasRoomFor(1000)).toBe(true);
+    expect(background.trySubmit(Buffer.from('x'.repeat(1000)), undefined, () => undefined)).toBe(true);
+    await background.settle();
+    expect(background.inFlightBytes).toBe(0);
   });
 });
