@@ -89,7 +89,7 @@ export function othersBusyCores(since: CpuSample, now: CpuSample = sampleCpu()):
 
 /**
  * Whether a package of `bytes` is verified on two threads: always, never, or (`auto`) when it is
- * large enough ({@link VERIFY_WORKER_MIN_BYTES}), the machine has more than one core and other
+ * large enough ({@link VERIFY_WORKER_MIN_BYTES}), the machine has {@link VERIFY_WORKER_MIN_CORES} cores or more and other
  * processes leave one idle ({@link SPARE_CORE_LOAD}). `othersBusy` comes from
  * {@link othersBusyCores}; without it, the 1-minute load average less the export itself (about 1;
  * Windows reports no load average). The result changes only the timing: the bytes and the issues
@@ -98,8 +98,17 @@ export function othersBusyCores(since: CpuSample, now: CpuSample = sampleCpu()):
 export function verifyWorkerFor(bytes: number, othersBusy?: number, cores: number = availableParallelism()): boolean {
   if (mode !== 'auto') return mode === 'always';
   const others = othersBusy ?? Math.max(0, (loadavg()[0] ?? 0) - 1);
-  return bytes >= VERIFY_WORKER_MIN_BYTES && cores > 1 && others <= cores - 2 + SPARE_CORE_LOAD;
+  return bytes >= VERIFY_WORKER_MIN_BYTES && cores >= VERIFY_WORKER_MIN_CORES && others <= cores - 2 + SPARE_CORE_LOAD;
 }
+
+/**
+ * In `auto` mode, machines with fewer cores verify in-thread. On the 2-core bench machine, quiet
+ * (load 1.5), two threads were slower even with the second core idle: a W export took 4.19 s
+ * against 4.10 s (whole process, median of 5 paired runs, ratio 1.00–1.04), with 3 % more CPU
+ * and 45 MiB more peak RSS: the main thread, the worker and the libuv pool's inflate then share
+ * two cores. Not measured on a larger machine; `setVerifyWorkers('always')` measures it there.
+ */
+export const VERIFY_WORKER_MIN_CORES = 4;
 
 /**
  * Splits entries of `sizes` into two groups of about equal bytes (greedy, largest first, ties in

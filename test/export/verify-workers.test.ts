@@ -88,13 +88,14 @@ describe('integrity verification on two threads (issue 23 item 4)', () => {
       [1, 2, 3],
     ]);
     expect(splitByBytes([])).toEqual([[], []]);
-    // auto: small packages, one core, or no core left idle by other processes stay in-thread.
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES - 1, 0, 2)).toBe(false);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(true);
+    // auto: small packages, fewer than four cores, or no core left idle by other processes stay in-thread.
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES - 1, 0, 4)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 4)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 2)).toBe(false);
     expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0, 1)).toBe(false);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0.5, 2)).toBe(true);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 0.6, 2)).toBe(false);
-    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 2.4, 4)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 2.5, 4)).toBe(true);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 2.6, 4)).toBe(false);
+    expect(verifyWorkerFor(VERIFY_WORKER_MIN_BYTES, 4.4, 6)).toBe(true);
     // Other processes' share: the machine's busy time less this process's own.
     const t0 = { busyMs: 10_000, ownMs: 500, at: 1_000 };
     expect(othersBusyCores(t0, { busyMs: 11_500, ownMs: 1_400, at: 2_000 })).toBeCloseTo(0.6);
