@@ -7,7 +7,7 @@ import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BLOCK_BYTES, DEFLATE_END, deflateBlock, outputChunkBytes } from '../../src/package/deflate-block.js';
 import { DeflateThread } from '../../src/package/deflate-thread.js';
-import { type BackgroundDeflate } from '../../src/package/background-deflate.js';
+import { BackgroundDeflate } from '../../src/package/background-deflate.js';
 import { PayloadSpill } from '../../src/package/payload-spill.js';
 import { deflateBlockSync } from '../helpers/deflate.js';
 import { tempDir } from '../helpers/temp.js';
@@ -147,5 +147,27 @@ describe('PayloadSpill with a background that fails', () => {
     const stream = Buffer.concat(spill.segments(entry, 'deflate', 6).map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length))));
     spill.close();
     expect(inflateRawSync(stream).equals(raw)).toBe(true);
+  });
+});
+
+describe('BackgroundDeflate: pool first, then the compressing thread', () => {
+  it('compresses the same bytes either way, and moves to the thread only past its threshold', async () => {
+    const blocks = Array.from({ length: 6 }, (_, i) => text(100_000, 40 + i));
+    const run = async (threadAfterBytes: number): Promise<Buffer[]> => {
+      const background = new BackgroundDeflate({ level: 6, threadAfterBytes });
+      const outs: Buffer[] = [];
+      blocks.forEach((b, i) => expect(background.trySubmit(b, undefined, (e, c) => (outs[i] = e ? Buffer.alloc(0) : c!))).toBe(true));
+      await background.settle();
+      return outs;
+    };
+    const pool = await run(Number.MAX_SAFE_INTEGER);
+    const thread = await run(0);
+    const mixed = await run(250_000);
+    blocks.forEach((b, i) => {
+      const expected = deflateBlockSync(b, undefined, 6);
+      expect(pool[i]!.equals(expected)).toBe(true);
+      expect(thread[i]!.equals(expected)).toBe(true);
+      expect(mixed[i]!.equals(expected)).toBe(true);
+    });
   });
 });
