@@ -1,4 +1,4 @@
-import type { z as Z } from 'zod';
+import { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, UUID_V7_PATTERN } from '../model/ids.js';
 import { isSemVer } from '../model/semver.js';
@@ -6,9 +6,8 @@ import { toOctxTime } from '../model/time.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
 import { DEFAULT_ARCHIVE_LIMITS, resolveLimits, type ArchiveLimits } from '../model/limits.js';
-import { DEFAULT_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
+import { DEFAULT_COMPRESSION_LEVEL } from '../package/compression-level.js';
 import { compressionLevelSchema } from '../package/compression-level-schema.js';
-import { zodOnDemand } from '../model/zod-on-demand.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 import { unknownKeyIssues } from '../model/option-keys.js';
 
@@ -133,75 +132,56 @@ export interface ExportOptions {
   readonly previous?: string;
 }
 
-/**
- * The zod schemas of the builder's and the export's options. They only explain options that the
- * hand-written checks below ({@link builderOptionsLookValid}, {@link exportOptionsLookValid})
- * did not accept, so they are built, with zod loaded on demand, the first time that happens: a
- * build with valid options never loads zod (issue 23 item 5). Same schemas, same messages.
- */
-function buildOptionSchemas(z: typeof Z) {
-  const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
+const consumerSchema = z.enum(CONSUMER_NAMES as [ConsumerName, ...ConsumerName[]], { error: `must be one of ${CONSUMER_NAMES.join(', ')}` });
 
-  const derivedFromSchema = z.strictObject({
-    asset_id: z.string().regex(UUID_V7_PATTERN, { error: 'must be a canonical lowercase UUIDv7' }),
-    version: z.string().refine(isSemVer, { error: 'must be SemVer 2.0.0' }),
-    package_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256:<64 lowercase hex>' }),
-  });
+const derivedFromSchema = z.strictObject({
+  asset_id: z.string().regex(UUID_V7_PATTERN, { error: 'must be a canonical lowercase UUIDv7' }),
+  version: z.string().refine(isSemVer, { error: 'must be SemVer 2.0.0' }),
+  package_digest: z.string().regex(/^sha256:[0-9a-f]{64}$/, { error: 'must be sha256:<64 lowercase hex>' }),
+});
 
-  const builder = z.object({
-    asset: z.object({
-      name: z.string({ error: 'must be a string' }).refine((s) => s.trim().length > 0 && s.isWellFormed(), { error: 'must be a non-empty string' }),
-      id: z.string().optional(),
-      derivedFrom: derivedFromSchema.optional(),
-    }),
-    release: z
-      .object({
-        version: z.string({ error: 'must be a string' }).optional(),
-        createdAt: z.union([z.date(), z.string()], { error: 'must be a Date or an OCTX UTC time string' }).optional(),
-      })
-      .optional(),
-    state: z.string().min(1).optional(),
-    tempDir: z.string().min(1).optional(),
-    defaultDocumentType: z
-      .string()
-      .refine((s) => s.trim().length > 0, { error: 'must be non-empty' })
-      .optional(),
-    compressionLevel: compressionLevelSchema(z).optional(),
-    consumer: consumerSchema.optional(),
-    maxFrontmatterBytes: z.number().int().positive().optional(),
-    maxFrontmatterNodes: z.number().int().positive().optional(),
-    strict: z.boolean({ error: 'must be true or false' }).optional(),
-  });
+const builderOptionsSchema = z.object({
+  asset: z.object({
+    name: z.string({ error: 'must be a string' }).refine((s) => s.trim().length > 0 && s.isWellFormed(), { error: 'must be a non-empty string' }),
+    id: z.string().optional(),
+    derivedFrom: derivedFromSchema.optional(),
+  }),
+  release: z
+    .object({
+      version: z.string({ error: 'must be a string' }).optional(),
+      createdAt: z.union([z.date(), z.string()], { error: 'must be a Date or an OCTX UTC time string' }).optional(),
+    })
+    .optional(),
+  state: z.string().min(1).optional(),
+  tempDir: z.string().min(1).optional(),
+  defaultDocumentType: z
+    .string()
+    .refine((s) => s.trim().length > 0, { error: 'must be non-empty' })
+    .optional(),
+  compressionLevel: compressionLevelSchema.optional(),
+  consumer: consumerSchema.optional(),
+  maxFrontmatterBytes: z.number().int().positive().optional(),
+  maxFrontmatterNodes: z.number().int().positive().optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
+});
 
-  const exportOptions = z.object({
-    output: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }),
-    overwrite: z.boolean().optional(),
-    documentsOnly: z.boolean().optional(),
-    structure: z.enum(['auto', 'require']).optional(),
-    compressionLevel: compressionLevelSchema(z).optional(),
-    onProgress: z.function().optional(),
-    signal: z.custom<AbortSignal>(isAbortSignalLike, { error: 'must be an AbortSignal' }).optional(),
-    limits: z.record(z.string(), z.number()).optional(),
-    verify: z.enum(['full', 'integrity']).optional(),
-    consumer: consumerSchema.optional(),
-    vectors: z.enum(['keep', 'omit']).optional(),
-    strict: z.boolean({ error: 'must be true or false' }).optional(),
-    previous: z.string({ error: 'must be a package path' }).min(1, { error: 'must be a package path' }).optional(),
-  });
-
-  return { builder, exportOptions };
-}
-
-let optionSchemasBuilt: ReturnType<typeof buildOptionSchemas> | undefined;
-
-/**
- * The option schemas (built on first use, loading zod).
- * @internal exported for the test that keeps the key lists below in step with them
- */
-export function optionSchemas(): ReturnType<typeof buildOptionSchemas> {
-  optionSchemasBuilt ??= buildOptionSchemas(zodOnDemand().z);
-  return optionSchemasBuilt;
-}
+const exportOptionsSchema = z.object({
+  output: z.string({ error: 'must be a file path' }).min(1, { error: 'must be a file path' }),
+  overwrite: z.boolean().optional(),
+  documentsOnly: z.boolean().optional(),
+  structure: z.enum(['auto', 'require']).optional(),
+  compressionLevel: compressionLevelSchema.optional(),
+  onProgress: z.function().optional(),
+  signal: z
+    .custom<AbortSignal>((v) => v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v), { error: 'must be an AbortSignal' })
+    .optional(),
+  limits: z.record(z.string(), z.number()).optional(),
+  verify: z.enum(['full', 'integrity']).optional(),
+  consumer: consumerSchema.optional(),
+  vectors: z.enum(['keep', 'omit']).optional(),
+  strict: z.boolean({ error: 'must be true or false' }).optional(),
+  previous: z.string({ error: 'must be a package path' }).min(1, { error: 'must be a package path' }).optional(),
+});
 
 /**
  * Option keys that other parts of the SDK handle before or after these schemas (listed so a
@@ -209,45 +189,12 @@ export function optionSchemas(): ReturnType<typeof buildOptionSchemas> {
  */
 const HANDLED_ELSEWHERE = ['strict'] as const;
 
-/**
- * The keys of the builder options' schema, in its order (written out so that listing them does
- * not load zod; `test/builder/options-without-zod.test.ts` keeps them equal to the schema's).
- */
-export const BUILDER_SCHEMA_KEYS: readonly string[] = [
-  'asset',
-  'release',
-  'state',
-  'tempDir',
-  'defaultDocumentType',
-  'compressionLevel',
-  'consumer',
-  'maxFrontmatterBytes',
-  'maxFrontmatterNodes',
-  'strict',
-];
-/** The keys of `asset` in the builder options' schema. */
-export const ASSET_KEYS: readonly string[] = ['name', 'id', 'derivedFrom'];
-const RELEASE_KEYS = ['version', 'createdAt'];
-/** The keys of the export options' schema, in its order. */
-export const EXPORT_SCHEMA_KEYS: readonly string[] = [
-  'output',
-  'overwrite',
-  'documentsOnly',
-  'structure',
-  'compressionLevel',
-  'onProgress',
-  'signal',
-  'limits',
-  'verify',
-  'consumer',
-  'vectors',
-  'strict',
-  'previous',
-];
 /** Every key `new PackageBuilder(options)` accepts, per nesting level. */
-export const BUILDER_OPTION_KEYS: readonly string[] = [...BUILDER_SCHEMA_KEYS, ...HANDLED_ELSEWHERE];
+export const BUILDER_OPTION_KEYS: readonly string[] = [...Object.keys(builderOptionsSchema.shape), ...HANDLED_ELSEWHERE];
+const ASSET_KEYS = Object.keys(builderOptionsSchema.shape.asset.shape);
+const RELEASE_KEYS = ['version', 'createdAt'];
 /** Every key `builder.export(options)` accepts. */
-export const EXPORT_OPTION_KEYS: readonly string[] = [...EXPORT_SCHEMA_KEYS, ...HANDLED_ELSEWHERE];
+export const EXPORT_OPTION_KEYS: readonly string[] = [...Object.keys(exportOptionsSchema.shape), ...HANDLED_ELSEWHERE];
 
 /** Unknown keys of builder options (top level, `asset`, `release`). */
 export function builderOptionKeyIssues(input: unknown, extraKeys: readonly string[] = []): OctxIssue[] {
@@ -260,81 +207,11 @@ export function builderOptionKeyIssues(input: unknown, extraKeys: readonly strin
   ];
 }
 
-function zodIssues(error: Z.ZodError, prefix: string): OctxIssue[] {
+function zodIssues(error: z.ZodError, prefix: string): OctxIssue[] {
   return error.issues.map((zi) => {
     const field = [prefix, ...zi.path.map(String)].filter(Boolean).join('.');
     return issue({ code: 'OCTX_OPTIONS_INVALID', field, message: `${field} ${zi.message}` });
   });
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isAbsentOr = (v: unknown, check: (v: unknown) => boolean): boolean => v === undefined || check(v);
-const isBoolean = (v: unknown): boolean => typeof v === 'boolean';
-const isFilledString = (v: unknown): boolean => typeof v === 'string' && v.length > 0;
-const isPositiveSafeInteger = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) > 0;
-const isConsumerName = (v: unknown): boolean => typeof v === 'string' && (CONSUMER_NAMES as readonly string[]).includes(v);
-
-/** What the export options' schema accepts as a signal: an AbortSignal, or an object that acts like one. */
-function isAbortSignalLike(v: unknown): v is AbortSignal {
-  return v instanceof AbortSignal || (typeof v === 'object' && v !== null && 'aborted' in v && 'addEventListener' in v);
-}
-
-/**
- * True only for builder options the zod schema certainly accepts (the common shapes; anything
- * else, a `derivedFrom` for one, goes to the schema): no zod is loaded for them. Never true for
- * options the schema would refuse, so errors keep the schema's codes, paths and messages.
- * @internal exported for tests
- */
-export function builderOptionsLookValid(o: unknown): o is PackageBuilderOptions {
-  if (!isObject(o) || !isObject(o.asset)) return false;
-  const { asset, release } = o;
-  if (typeof asset.name !== 'string' || asset.name.trim().length === 0 || !asset.name.isWellFormed()) return false;
-  if (!isAbsentOr(asset.id, (v) => typeof v === 'string') || asset.derivedFrom !== undefined) return false;
-  if (release !== undefined) {
-    if (!isObject(release) || !isAbsentOr(release.version, (v) => typeof v === 'string')) return false;
-    if (!isAbsentOr(release.createdAt, (v) => typeof v === 'string' || (v instanceof Date && !Number.isNaN(v.getTime())))) return false;
-  }
-  return (
-    isAbsentOr(o.state, isFilledString) &&
-    isAbsentOr(o.tempDir, isFilledString) &&
-    isAbsentOr(o.defaultDocumentType, (v) => typeof v === 'string' && v.trim().length > 0) &&
-    isAbsentOr(o.compressionLevel, isCompressionLevel) &&
-    isAbsentOr(o.consumer, isConsumerName) &&
-    isAbsentOr(o.maxFrontmatterBytes, isPositiveSafeInteger) &&
-    isAbsentOr(o.maxFrontmatterNodes, isPositiveSafeInteger) &&
-    isAbsentOr(o.strict, isBoolean)
-  );
-}
-
-/** A plain `{ key: finite number }` object: what `limits` usually is. */
-function isPlainNumberRecord(v: unknown): boolean {
-  if (!isObject(v) || Object.getOwnPropertySymbols(v).length > 0) return false;
-  const proto: unknown = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return false;
-  return Object.values(v).every((n) => typeof n === 'number' && Number.isFinite(n));
-}
-
-/**
- * As {@link builderOptionsLookValid}, for export options.
- * @internal exported for tests
- */
-export function exportOptionsLookValid(o: unknown): o is ExportOptions {
-  return (
-    isObject(o) &&
-    isFilledString(o.output) &&
-    isAbsentOr(o.overwrite, isBoolean) &&
-    isAbsentOr(o.documentsOnly, isBoolean) &&
-    isAbsentOr(o.structure, (v) => v === 'auto' || v === 'require') &&
-    isAbsentOr(o.compressionLevel, isCompressionLevel) &&
-    isAbsentOr(o.onProgress, (v) => typeof v === 'function') &&
-    isAbsentOr(o.signal, isAbortSignalLike) &&
-    isAbsentOr(o.limits, isPlainNumberRecord) &&
-    isAbsentOr(o.verify, (v) => v === 'full' || v === 'integrity') &&
-    isAbsentOr(o.consumer, isConsumerName) &&
-    isAbsentOr(o.vectors, (v) => v === 'keep' || v === 'omit') &&
-    isAbsentOr(o.strict, isBoolean) &&
-    isAbsentOr(o.previous, isFilledString)
-  );
 }
 
 /** Builder options after validation, with defaults that do not depend on state. */
@@ -362,16 +239,12 @@ export interface ResolvedBuilderOptions {
 export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
   const unknown = builderOptionKeyIssues(input);
   if (unknown.length > 0) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'PackageBuilder options are invalid:', unknown);
-  let o: PackageBuilderOptions;
-  if (builderOptionsLookValid(input)) o = input;
-  else {
-    const parsed = optionSchemas().builder.safeParse(input);
-    if (!parsed.success) {
-      const issues = zodIssues(parsed.error, '');
-      throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'PackageBuilder options are invalid:', issues);
-    }
-    o = parsed.data;
+  const parsed = builderOptionsSchema.safeParse(input);
+  if (!parsed.success) {
+    const issues = zodIssues(parsed.error, '');
+    throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'PackageBuilder options are invalid:', issues);
   }
+  const o = parsed.data;
   if (o.asset.id !== undefined && !isUuidV7(o.asset.id)) {
     throw OctxError.of({
       code: 'OCTX_ID_INVALID',
@@ -447,20 +320,16 @@ export interface ResolvedExportOptions {
 export function resolveExportOptions(input: unknown): ResolvedExportOptions {
   const unknown = unknownKeyIssues(input, EXPORT_OPTION_KEYS);
   if (unknown.length > 0) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', unknown);
-  let o: ExportOptions;
-  if (exportOptionsLookValid(input)) o = { ...input, ...(input.limits ? { limits: { ...input.limits } } : {}) };
-  else {
-    const parsed = optionSchemas().exportOptions.safeParse(input);
-    if (!parsed.success) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', zodIssues(parsed.error, ''));
-    o = parsed.data as ExportOptions;
-  }
+  const parsed = exportOptionsSchema.safeParse(input);
+  if (!parsed.success) throw OctxError.aggregate('OCTX_OPTIONS_INVALID', 'export options are invalid:', zodIssues(parsed.error, ''));
+  const o = parsed.data;
   return {
     output: o.output,
     overwrite: o.overwrite ?? false,
     documentsOnly: o.documentsOnly ?? false,
     structure: o.structure ?? 'auto',
     ...(o.compressionLevel !== undefined ? { compressionLevel: o.compressionLevel } : {}),
-    ...(o.onProgress ? { onProgress: o.onProgress } : {}),
+    ...(o.onProgress ? { onProgress: o.onProgress as (event: ProgressEvent) => void } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     limits: resolveLimits(o.limits),
     verify: o.verify ?? 'integrity',

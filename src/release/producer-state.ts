@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { zodOnDemand } from '../model/zod-on-demand.js';
+import { z } from 'zod';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { acquireStateLock } from './state-lock.js';
 import { readRegularFileSync } from '../package/regular-file.js';
@@ -45,34 +45,27 @@ export interface ProducerStateData {
   readonly ids: Readonly<Record<LedgerKind, Readonly<Record<string, string>>>>;
 }
 
+const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const uuid = z.string().regex(UUID_V7_PATTERN);
 /** A key → UUIDv7 map, checked by hand: a million-entry ledger must load in well under a second. */
 function isIdMap(v: unknown): v is Record<string, string> {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   for (const id of Object.values(v)) if (typeof id !== 'string' || !UUID_V7_PATTERN.test(id)) return false;
   return true;
 }
-/**
- * The state file's zod schema, built on first use: zod is loaded (on demand) only when a state
- * file is read, not by every build that imports the ledger (issue 23 item 5).
- */
-function stateSchema() {
-  const { z } = zodOnDemand();
-  const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
-  const uuid = z.string().regex(UUID_V7_PATTERN);
-  const idMap = z.custom<Record<string, string>>(isIdMap, { error: 'must map keys to canonical UUIDv7 ids' });
-  return z.object({
-    format: z.literal('octx-export/producer-state'),
-    version: z.literal(1),
-    asset: z.object({ id: uuid, name: z.string().min(1) }).optional(),
-    releases: z.record(
-      z.string().refine(isSemVer),
-      z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest, output: z.string().min(1).optional() }),
-    ),
-    documents: idMap,
-    ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
-  });
-}
-let stateSchemaBuilt: ReturnType<typeof stateSchema> | undefined;
+const idMap = z.custom<Record<string, string>>(isIdMap, { error: 'must map keys to canonical UUIDv7 ids' });
+
+const stateSchema = z.object({
+  format: z.literal('octx-export/producer-state'),
+  version: z.literal(1),
+  asset: z.object({ id: uuid, name: z.string().min(1) }).optional(),
+  releases: z.record(
+    z.string().refine(isSemVer),
+    z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest, output: z.string().min(1).optional() }),
+  ),
+  documents: idMap,
+  ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
+});
 
 function emptyState(): ProducerStateData {
   return { format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids: { document: {}, chunk: {}, event: {}, entity: {} } };
@@ -254,7 +247,7 @@ export class ProducerState {
     } catch (e) {
       throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: abs, message: `producer state is not JSON: ${(e as Error).message}` });
     }
-    const parsed = (stateSchemaBuilt ??= stateSchema()).safeParse(raw);
+    const parsed = stateSchema.safeParse(raw);
     if (!parsed.success) {
       const first = parsed.error.issues[0]!;
       throw OctxError.of({ code: 'OCTX_STATE_INVALID', path: abs, field: first.path.join('.'), message: `producer state is not valid: ${first.path.join('.')} ${first.message}` });

@@ -4,8 +4,7 @@ import { isUuidV7 } from '../model/ids.js';
 import { findJsonProblem } from '../model/json.js';
 import { FORBIDDEN_RECORD_FIELDS } from '../model/records.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type FieldSpec, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
-import { zodOnDemand } from '../model/zod-on-demand.js';
-import { buildRecordSchemas } from './record-schema-builder.js';
+import { RECORD_SCHEMAS } from './record-schemas.js';
 
 /** Every UUIDv7 field of any kind: a bad value there is `OCTX_ID_INVALID`. */
 const UUID_FIELDS: ReadonlySet<string> = new Set(RECORD_KIND_ORDER.flatMap((kind) => RECORD_KINDS[kind].idFields));
@@ -265,23 +264,12 @@ export function assertRecord(kind: RecordKind, value: unknown): asserts value is
   if (!read.valid) explainInvalid(kind, recordObject(kind, read));
 }
 
-let explaining: ReturnType<typeof buildRecordSchemas> | undefined;
-
-/**
- * The record schemas that explain a refusal, built on first use with zod loaded on demand: a
- * build whose records are all valid never loads zod (issue 23 item 5).
- */
-function explainingSchemas(): ReturnType<typeof buildRecordSchemas> {
-  explaining ??= buildRecordSchemas(zodOnDemand().z);
-  return explaining;
-}
-
 /**
  * Throws the issues of a record the fast check refused, explained by its zod schema.
  * @throws OctxError always
  */
 export function explainInvalid(kind: RecordKind, r: Record<string, unknown>): never {
-  const parsed = explainingSchemas()[kind].safeParse(r);
+  const parsed = RECORD_SCHEMAS[kind].safeParse(r);
   const issues = parsed.success ? [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })] : toIssues(kind, r, parsed.error);
   if (issues.length === 1) throw new OctxError(issues[0]!.code, formatOne(issues[0]!), { issues });
   throw OctxError.aggregate(issues[0]!.code, `${kind} record ${recordIdOf(kind, r) ?? ''} is invalid:`, issues);
