@@ -165,6 +165,8 @@ export class VerifyWorker {
         else this.#listener?.(m);
       });
       worker.on('error', fail);
+      // A result that cannot be read would leave the group unverified forever: fail it (in-thread then).
+      worker.on('messageerror', (e) => fail(e instanceof Error ? e : new Error('verify worker: unreadable message')));
       worker.on('exit', (code) => fail(new Error(`verify worker exited (${code})`)));
     });
   }

@@ -100,12 +100,17 @@ export class AtomicOutput {
   async commit(): Promise<void> {
     if (this.#settled) throw new Error('AtomicOutput already settled');
     const flushed = await this.#flushing;
-    if (flushed) throw flushed.error;
-    const fh = await open(this.tempPath, 'r');
     try {
-      await fh.sync();
-    } finally {
-      await fh.close();
+      if (flushed) throw flushed.error;
+      const fh = await open(this.tempPath, 'r');
+      try {
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    } catch (e) {
+      await this.discard();
+      throw new OctxError('OCTX_IO_ERROR', `could not write ${this.path} to disk: ${(e as Error)?.message ?? String(e)}`, { cause: e });
     }
     try {
       if (this.#overwrite) {

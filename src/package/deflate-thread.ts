@@ -173,6 +173,11 @@ export class DeflateThread {
       for (const reply of replies) this.#answer(reply);
     });
     worker.on('error', () => this.#lost(worker));
+    // A reply that cannot be read would leave its jobs pending forever: treat it as a lost worker.
+    worker.on('messageerror', () => {
+      this.#lost(worker);
+      void worker.terminate();
+    });
     worker.on('exit', () => this.#lost(worker));
     this.#worker = worker;
     return worker;

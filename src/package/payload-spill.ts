@@ -197,8 +197,10 @@ export class PayloadSpill {
     const buf = Buffer.allocUnsafe(dictLength + length);
     try {
       readFullySync(this.#rawFd, buf, start - dictLength);
-    } catch (e) {
-      throw ioError(this.rawFile, e);
+    } catch {
+      // The bytes are on disk, hashed and cut: the read-back is only an optimisation. The block
+      // is compressed at export from the same file, which reports the error if it fails again.
+      return;
     }
     background.trySubmit(buf.subarray(dictLength), dictLength > 0 ? buf.subarray(0, dictLength) : undefined, (error, compressed) => {
       // A block the background could not compress stays raw: `compress()` does it at export

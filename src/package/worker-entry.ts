@@ -11,6 +11,36 @@
  */
 import { pathToFileURL } from 'node:url';
 
+/**
+ * The file name of the first stack frame whose file is `<callerName>.<js|cjs|mjs|ts>`, read from
+ * V8's structured call sites, not from the stack text: a path with a space or a `(` (`C:\Program
+ * Files (x86)\…`) cannot be cut out of the text reliably, and the application's
+ * `Error.stackTraceLimit` could leave the frame out. Both hooks are restored at once.
+ */
+function callerFile(callerName: string): string | undefined {
+  const holder: { stack?: unknown } = {};
+  // Saved to be put back as it was, never called here.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const prepare = Error.prepareStackTrace;
+  const limit = Error.stackTraceLimit;
+  try {
+    Error.prepareStackTrace = (_error, sites) => sites;
+    Error.stackTraceLimit = 50;
+    Error.captureStackTrace(holder);
+    const sites = holder.stack as NodeJS.CallSite[] | undefined;
+    for (const site of sites ?? []) {
+      const name = site.getFileName();
+      if (name === undefined || name === null) continue;
+      const base = name.slice(Math.max(name.lastIndexOf('/'), name.lastIndexOf('\\')) + 1);
+      if (/^(.*)\.(js|cjs|mjs|ts)$/.exec(base)?.[1] === callerName) return name;
+    }
+    return undefined;
+  } finally {
+    Error.prepareStackTrace = prepare;
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** What `new Worker(file, { eval })` needs to start a worker entry. */
 export interface WorkerEntry {
   readonly file: string | URL;
@@ -23,9 +53,9 @@ export interface WorkerEntry {
  * it. Names are bare module names without extension (`record-scan-pool`).
  */
 export function siblingWorkerEntry(callerName: string, workerName: string): WorkerEntry | undefined {
-  const stack = new Error().stack ?? '';
-  const escaped = callerName.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`((?:file:\\/\\/)?[^\\s()]*?)${escaped}\\.(js|cjs|mjs|ts)(?=:\\d+:\\d+)`).exec(stack);
+  const own = callerFile(callerName);
+  if (own === undefined) return undefined;
+  const m = /^(.*[\\/])[^\\/]+\.(js|cjs|mjs|ts)$/.exec(own);
   if (!m) return undefined;
   const [, dir, ext] = m as unknown as [string, string, string];
   const name = `${dir}${workerName}.${ext}`;

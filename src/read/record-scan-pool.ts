@@ -129,6 +129,7 @@ export class RecordScanJob {
               } else if (m.error !== undefined) fail(new Error(`structure worker: ${m.error}`));
             });
             w.on('error', fail);
+            w.on('messageerror', (e) => fail(e instanceof Error ? e : new Error('structure worker: unreadable message')));
             w.on('exit', (code) => {
               pool.untrack(w);
               fail(new Error(`structure worker exited (${code})`));

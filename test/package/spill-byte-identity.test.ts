@@ -1,0 +1,94 @@
+/**
+ * A spill's DEFLATE streams are the same bytes whatever compressed its blocks
+ * (no background, the libuv pool, the compressing thread, both across the threshold, a tiny
+ * in-flight bound), whether the caller drains or not, at every level, for empty, tiny, exactly
+ * BLOCK_BYTES and multi-block entries, and snapshot tails.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { BackgroundDeflate } from '../../src/package/background-deflate.js';
+import { BLOCK_BYTES } from '../../src/package/deflate-block.js';
+import { PayloadSpill, type SpilledEntry } from '../../src/package/payload-spill.js';
+import { tempDir } from '../helpers/temp.js';
+
+function text(bytes: number, seed: number): Buffer {
+  const words = ['event', '事件', 'chunk', '关系', 'river', '赤壁', 'knowledge', '文档'];
+  let x = seed;
+  const parts: string[] = [];
+  let n = 0;
+  while (n < bytes) {
+    x = (x * 1103515245 + 12345) >>> 0;
+    const w = words[x % words.length]!;
+    parts.push(w, x % 13 === 0 ? '\n' : ' ');
+    n += Buffer.byteLength(w) + 1;
+  }
+  return Buffer.from(parts.join('')).subarray(0, bytes);
+}
+
+const SIZES = [0, 1, 4095, 4096, BLOCK_BYTES - 1, BLOCK_BYTES, BLOCK_BYTES + 1, 2 * BLOCK_BYTES, 3 * BLOCK_BYTES + 777];
+const WRITE = [1000, 65_536, BLOCK_BYTES + 3];
+
+interface Path {
+  readonly name: string;
+  readonly background: (level: number) => BackgroundDeflate | undefined;
+  readonly drain: boolean;
+}
+
+const PATHS: Path[] = [
+  { name: 'none', background: () => undefined, drain: false },
+  { name: 'pool', background: (level) => new BackgroundDeflate({ level, threadAfterBytes: Number.MAX_SAFE_INTEGER }), drain: true },
+  { name: 'thread', background: (level) => new BackgroundDeflate({ level, threadAfterBytes: 0 }), drain: true },
+  { name: 'thread, no drain', background: (level) => new BackgroundDeflate({ level, threadAfterBytes: 0 }), drain: false },
+  { name: 'mixed', background: (level) => new BackgroundDeflate({ level, threadAfterBytes: 2 * BLOCK_BYTES + 5 }), drain: true },
+  { name: 'mixed, tiny bound', background: (level) => new BackgroundDeflate({ level, threadAfterBytes: BLOCK_BYTES, maxInFlightBytes: 1 }), drain: true },
+];
+
+async function run(dir: string, path: Path, level: number): Promise<Buffer[]> {
+  const background = path.background(level);
+  const spill = new PayloadSpill({ rawFile: join(dir, `${path.name}-${level}.raw`), deflatedFile: join(dir, `${path.name}-${level}.def`), background });
+  const entries: SpilledEntry[] = [];
+  let seed = 1;
+  for (const size of SIZES) {
+    const raw = text(size, seed++);
+    const step = WRITE[seed % WRITE.length]!;
+    for (let o = 0; o < raw.length; o += step) {
+      spill.write(raw.subarray(o, o + step));
+      if (path.drain) await background?.drain();
+    }
+    // A snapshot of a growing entry (tail) too, then its end.
+    if (size > 0) entries.push(spill.snapshot());
+    entries.push(spill.endEntry());
+  }
+  await spill.compress(entries, level);
+  const streams = entries.map((e) =>
+    Buffer.concat(spill.segments(e, 'deflate', level).map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length)))),
+  );
+  spill.close();
+  return streams;
+}
+
+describe('spill DEFLATE bytes do not depend on the compression path', () => {
+  it.each([1, 2, 3, 4, 5, 6, 7, 8, 9])(
+    'level %i',
+    async (level) => {
+      const dir = tempDir();
+      const reference = await run(dir, PATHS[0]!, level);
+      for (const path of PATHS.slice(1)) {
+        const got = await run(dir, path, level);
+        expect(got.length).toBe(reference.length);
+        got.forEach((s, i) => expect(s.equals(reference[i]!), `${path.name}, entry ${i}`).toBe(true));
+      }
+      // And they inflate to the input.
+      let seed = 1;
+      let k = 0;
+      for (const size of SIZES) {
+        const raw = text(size, seed++);
+        if (size > 0) k++;
+        expect(inflateRawSync(reference[k++]!).equals(raw)).toBe(true);
+      }
+    },
+    120_000,
+  );
+});
