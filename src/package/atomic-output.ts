@@ -82,15 +82,10 @@ export class AtomicOutput {
    */
   startFlush(): void {
     if (this.#settled || this.#flushing) return;
-    this.#flushing = (async () => {
-      const fh = await open(this.tempPath, 'r');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      return undefined;
-    })().catch((error: unknown) => ({ error }));
+    this.#flushing = fsyncFile(this.tempPath).then(
+      () => undefined,
+      (error: unknown) => ({ error }),
+    );
   }
 
   /**
@@ -102,12 +97,7 @@ export class AtomicOutput {
     const flushed = await this.#flushing;
     try {
       if (flushed) throw flushed.error;
-      const fh = await open(this.tempPath, 'r');
-      try {
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
+      await fsyncFile(this.tempPath);
     } catch (e) {
       await this.discard();
       throw new OctxError('OCTX_IO_ERROR', `could not write ${this.path} to disk: ${(e as Error)?.message ?? String(e)}`, { cause: e });
@@ -148,6 +138,16 @@ export class AtomicOutput {
     liveTemps.delete(this.tempPath);
     if (!first) return;
     await removeCreatedFolders(this.#createdDirs);
+  }
+}
+
+/** Opens `path` read-only, fsyncs it and closes it. */
+async function fsyncFile(path: string): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 

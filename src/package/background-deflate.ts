@@ -97,7 +97,7 @@ export class BackgroundDeflate {
 
   /**
    * Lets finished jobs deliver their results and resolves once at most three quarters of the
-   * bound are in flight (enough queued work to keep the compressing thread busy while the caller continues):
+   * bound are in flight (enough queued work to keep compression busy while the caller continues):
    * await it between batches in a CPU-bound producer loop so compression keeps pace.
    */
   async drain(): Promise<void> {

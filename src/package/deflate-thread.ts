@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { deflateBlock } from './deflate-block.js';
+import { deflateBlock, outputChunkBytes } from './deflate-block.js';
 
 /**
  * One thread that compresses background blocks with zlib's synchronous API, so the caller's
@@ -8,10 +8,11 @@ import { deflateBlock } from './deflate-block.js';
  *
  * Why not the libuv pool (`zlib.deflateRaw`)? It runs up to four compressions at once beside the
  * producer's own thread; on a 2-core machine that takes the producer's core away from it while its
- * `add*` loop is the critical path. Each pool call also builds a stream object and a zlib state on
- * the main thread (1,216 documents of ~13 KB: 400 ms of CPU, 270–510 ms of it on the main thread,
- * against 190–220 ms and 30–45 ms here). One compressing thread keeps pace with a producer; what
- * it cannot take stays within the caller's in-flight bound and is compressed at export time.
+ * `add*` loop is the critical path. Measured on the W bench export (quiet, 5 paired runs): 8.8 %
+ * less wall time and 38 MiB lower peak RSS with this thread from the first block (the pool also
+ * keeps a zlib state per job and allocator arenas per thread). One compressing thread keeps pace
+ * with a producer; what it cannot take stays within the caller's in-flight bound and is compressed
+ * at export time, on the pool.
  *
  * The worker is started from source text (`eval`), so it needs no file of its own: it works the
  * same from the ESM build, the CommonJS build, the sources and a bundle. It is shared by every
@@ -26,8 +27,8 @@ export const IDLE_STOP_MS = 2000;
 
 /**
  * Jobs are posted in batches: a batch goes out once it holds this many raw bytes, or when the
- * caller's synchronous run ends (a microtask), whichever comes first. Waking the worker costs the
- * posting thread ~0.1 ms; one message per small document cost 200 ms on the bench's 1,216.
+ * caller's synchronous run ends (a microtask), whichever comes first, so a run of small documents
+ * costs one message and one wake-up of the worker, not one each.
  */
 export const BATCH_BYTES = 256 * 1024;
 
@@ -35,7 +36,8 @@ export const BATCH_BYTES = 256 * 1024;
 // its collector would run only once ~64 MiB of dead buffers had piled up (measured: +42 MiB of
 // peak RSS on a 2,000-document build). So every buffer it touches goes back to the main thread,
 // transferred: the input (and dictionary) it was sent, and zlib's output buffer itself — one
-// chunk as large as the block's deflate bound, sent whole with the output's length (a small one,
+// chunk as large as the block's deflate bound (`chunkSize`, from `outputChunkBytes` on the
+// posting side), sent whole with the output's length (a small one,
 // carved from Node's 8 KiB allocation pool, is copied out instead: the pool must stay attached).
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
@@ -47,8 +49,7 @@ parentPort.on('message', (batch) => {
     transfer.push(job.raw);
     if (job.dictionary) transfer.push(job.dictionary);
     try {
-      const n = job.raw.byteLength;
-      const options = { level: job.level, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: Math.max(64, n + 5 * Math.ceil(n / 16384) + 64) };
+      const options = { level: job.level, finishFlush: constants.Z_SYNC_FLUSH, chunkSize: job.chunkSize };
       if (job.dictionary) options.dictionary = new Uint8Array(job.dictionary);
       const out = deflateRawSync(new Uint8Array(job.raw), options);
       const whole = out.byteOffset === 0 && out.buffer.byteLength >= 16384;
@@ -68,6 +69,8 @@ interface PostedJob {
   readonly raw: ArrayBuffer;
   readonly dictionary: ArrayBuffer | undefined;
   readonly level: number;
+  /** zlib's output buffer size: {@link outputChunkBytes} of the block. */
+  readonly chunkSize: number;
 }
 
 interface Job {
@@ -139,7 +142,7 @@ export class DeflateThread {
         worker.ref();
       }
       if (this.#batch.length === 0) queueMicrotask(() => this.#post());
-      this.#batch.push({ id, raw: rawCopy, dictionary: dictionaryCopy, level });
+      this.#batch.push({ id, raw: rawCopy, dictionary: dictionaryCopy, level, chunkSize: outputChunkBytes(raw.length) });
       this.#batchTransfer.push(rawCopy);
       if (dictionaryCopy) this.#batchTransfer.push(dictionaryCopy);
       this.#batchBytes += raw.length;
