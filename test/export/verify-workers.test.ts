@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OctxError } from '../../src/model/errors.js';
+import { type OctxError } from '../../src/model/errors.js';
 import type { ProgressEvent, ProgressStep } from '../../src/model/progress.js';
 import { verifyArchive } from '../../src/export/verify-archive.js';
 import {
@@ -23,6 +23,7 @@ import { PackageBuilder, isOctxError } from '../../src/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
+import { octxRejection as rejection, VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
 import { GUIDE_MD, entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
 
 afterEach(() => {
@@ -31,24 +32,7 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-// Sizes out of path order, so the groups interleave in manifest order.
-const SIZES = [40_000, 3_000_000, 10, 700_000, 0, 2_500_000, 5_000, 1_200_000, 90, 64 * 1024];
-const FILES: FileMap = Object.fromEntries([
-  ['knowledge/guide.md', GUIDE_MD],
-  ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1)] as const),
-]);
-const LISTED = Object.keys(FILES).sort();
 const DIGEST = manifestFor({ files: FILES }).release.package_digest as string;
-
-async function rejection(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(OctxError);
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** The two groups of the listed entries, by path (the first is the main thread's). */
 function groups(path: string): [string[], string[]] {

@@ -1,39 +1,20 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OctxError } from '../../src/model/errors.js';
 import { verifyArchive } from '../../src/export/verify-archive.js';
 import { openPackage } from '../../src/read/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
-import { GUIDE_MD, entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
-import { xorshiftBytes } from '../helpers/bytes.js';
+import { entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
+import { octxRejection as rejection, VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
 
 afterEach(() => {
   vi.restoreAllMocks();
 });
 
-// Sizes out of path order, so the largest-first reading order differs from the manifest order.
-const SIZES = [40_000, 3_000_000, 10, 700_000, 0, 2_500_000, 5_000, 1_200_000, 90, 64 * 1024];
-const FILES: FileMap = Object.fromEntries([
-  ['knowledge/guide.md', GUIDE_MD],
-  ...SIZES.map((n, i) => [`extensions/x/f${String(i).padStart(2, '0')}.bin`, xorshiftBytes(n, i + 1)] as const),
-]);
-const LISTED = Object.keys(FILES).sort();
-
 async function packageFile(files: FileMap = FILES, store = false): Promise<{ path: string; digest: string }> {
   const entries = entriesOf({ files });
   const path = await writeZip(entries, { store });
   return { path, digest: manifestFor({ files }).release.package_digest as string };
-}
-
-async function rejection(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(OctxError);
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
 }
 
 const fdDir = '/proc/self/fd';

@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -11,31 +10,19 @@ import { BackgroundDeflate } from '../../src/package/background-deflate.js';
 import { PayloadSpill } from '../../src/package/payload-spill.js';
 import { deflateBlockSync } from '../helpers/deflate.js';
 import { tempDir } from '../helpers/temp.js';
+import { mixedText, segmentBytes } from '../helpers/spill.js';
 
 const REPO = join(import.meta.dirname, '..', '..');
 
 /** Mixed text that compresses like real chunks, with a fixed seed. */
-function text(bytes: number, seed: number): Buffer {
-  const words = ['event', '事件', 'chunk', '关系', 'river', '赤壁', 'knowledge', '文档'];
-  let x = seed;
-  const parts: string[] = [];
-  let n = 0;
-  while (n < bytes) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    const w = words[x % words.length]!;
-    parts.push(w, x % 13 === 0 ? '\n' : ' ');
-    n += Buffer.byteLength(w) + 1;
-  }
-  return Buffer.from(parts.join('')).subarray(0, bytes);
-}
 
 const cases: { name: string; raw: Buffer; dictionary: Buffer | undefined; level: number }[] = [
-  { name: 'a text block, no dictionary, level 6', raw: text(BLOCK_BYTES, 1), dictionary: undefined, level: 6 },
-  { name: 'a text block primed with 32 KiB, level 6', raw: text(BLOCK_BYTES, 2), dictionary: text(32 * 1024, 3), level: 6 },
+  { name: 'a text block, no dictionary, level 6', raw: mixedText(BLOCK_BYTES, 1), dictionary: undefined, level: 6 },
+  { name: 'a text block primed with 32 KiB, level 6', raw: mixedText(BLOCK_BYTES, 2), dictionary: mixedText(32 * 1024, 3), level: 6 },
   { name: 'random bytes (incompressible), level 9', raw: randomBytes(300_000), dictionary: undefined, level: 9 },
-  { name: 'a small document, level 1', raw: text(700, 4), dictionary: undefined, level: 1 },
+  { name: 'a small document, level 1', raw: mixedText(700, 4), dictionary: undefined, level: 1 },
   // A slice of a larger buffer: only its own bytes may be sent, not the whole backing store.
-  { name: 'a view into a larger buffer', raw: text(100_000, 5).subarray(10_000, 60_000), dictionary: text(40_000, 6).subarray(8_000, 40_000), level: 6 },
+  { name: 'a view into a larger buffer', raw: mixedText(100_000, 5).subarray(10_000, 60_000), dictionary: mixedText(40_000, 6).subarray(8_000, 40_000), level: 6 },
 ];
 
 describe('DeflateThread', () => {
@@ -57,7 +44,7 @@ describe('DeflateThread', () => {
   it('answers many jobs in flight, each with its own block, and leaves the caller its buffers', async () => {
     const thread = new DeflateThread();
     try {
-      const blocks = Array.from({ length: 40 }, (_, i) => text(5_000 + i * 997, 10 + i));
+      const blocks = Array.from({ length: 40 }, (_, i) => mixedText(5_000 + i * 997, 10 + i));
       const outs = await Promise.all(blocks.map((b) => thread.deflate(b, undefined, 6)));
       outs.forEach((out, i) => expect(out.equals(deflateBlockSync(blocks[i]!, undefined, 6))).toBe(true));
       // Nothing was transferred away from the caller.
@@ -72,7 +59,7 @@ describe('DeflateThread', () => {
     const thread = new DeflateThread(() => {
       throw new Error('worker threads are not available here');
     });
-    const raw = text(200_000, 7);
+    const raw = mixedText(200_000, 7);
     expect((await thread.deflate(raw, undefined, 6)).equals(deflateBlockSync(raw, undefined, 6))).toBe(true);
     expect(thread.running).toBe(false);
   });
@@ -80,19 +67,19 @@ describe('DeflateThread', () => {
   it('fails the jobs a dying worker held, then goes on with the pool', async () => {
     // A worker that exits on its first message, with a job in hand.
     const thread = new DeflateThread((_source) => new Worker("require('node:worker_threads').parentPort.on('message', () => process.exit(7));", { eval: true }));
-    await expect(thread.deflate(text(10_000, 8), undefined, 6)).rejects.toThrow(/compressing thread stopped/);
-    const raw = text(10_000, 9);
+    await expect(thread.deflate(mixedText(10_000, 8), undefined, 6)).rejects.toThrow(/compressing thread stopped/);
+    const raw = mixedText(10_000, 9);
     expect((await thread.deflate(raw, undefined, 6)).equals(deflateBlockSync(raw, undefined, 6))).toBe(true);
     expect(thread.running).toBe(false);
   });
 
   it('stops an idle worker after its idle time, and starts a new one for the next job', async () => {
     const thread = new DeflateThread(undefined, 50);
-    await thread.deflate(text(1_000, 11), undefined, 6);
+    await thread.deflate(mixedText(1_000, 11), undefined, 6);
     expect(thread.running).toBe(true);
     await new Promise((r) => setTimeout(r, 400));
     expect(thread.running).toBe(false);
-    const raw = text(2_000, 12);
+    const raw = mixedText(2_000, 12);
     expect((await thread.deflate(raw, undefined, 6)).equals(deflateBlockSync(raw, undefined, 6))).toBe(true);
     expect(thread.running).toBe(true);
     await thread.stop();
@@ -139,12 +126,12 @@ describe('PayloadSpill with a background that fails', () => {
       settle: async () => new Promise<void>((r) => setImmediate(r)),
     } as unknown as BackgroundDeflate;
     const spill = new PayloadSpill({ rawFile: join(dir, 'raw'), deflatedFile: join(dir, 'deflated'), background: failing });
-    const raw = text(2 * BLOCK_BYTES + 999, 13);
+    const raw = mixedText(2 * BLOCK_BYTES + 999, 13);
     spill.write(raw);
     const entry = spill.endEntry();
     await new Promise((r) => setImmediate(r));
     await spill.compress([entry], 6);
-    const stream = Buffer.concat(spill.segments(entry, 'deflate', 6).map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length))));
+    const stream = segmentBytes(spill.segments(entry, 'deflate', 6));
     spill.close();
     expect(inflateRawSync(stream).equals(raw)).toBe(true);
   });
@@ -152,7 +139,7 @@ describe('PayloadSpill with a background that fails', () => {
 
 describe('BackgroundDeflate: pool first, then the compressing thread', () => {
   it('compresses the same bytes either way, and moves to the thread only past its threshold', async () => {
-    const blocks = Array.from({ length: 6 }, (_, i) => text(100_000, 40 + i));
+    const blocks = Array.from({ length: 6 }, (_, i) => mixedText(100_000, 40 + i));
     const run = async (threadAfterBytes: number): Promise<Buffer[]> => {
       const background = new BackgroundDeflate({ level: 6, threadAfterBytes });
       const outs: Buffer[] = [];

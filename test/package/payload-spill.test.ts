@@ -1,32 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { BackgroundDeflate } from '../../src/package/background-deflate.js';
 import { BLOCK_BYTES, DEFLATE_END } from '../../src/package/deflate-block.js';
 import { deflateBlockSync } from '../helpers/deflate.js';
-import { PayloadSpill, type ByteSegment, type SpilledEntry } from '../../src/package/payload-spill.js';
+import { PayloadSpill, type SpilledEntry } from '../../src/package/payload-spill.js';
 import { tempDir } from '../helpers/temp.js';
-
-/** Deterministic mixed CJK/English text that compresses about like real chunks. */
-function text(bytes: number, seed = 1): Buffer {
-  const words = ['the', 'event', 'chunk', '事件', '关系', 'knowledge', '文档', 'vector', 'Liu Bei', '曹操', 'river', '赤壁'];
-  let x = seed;
-  const parts: string[] = [];
-  let n = 0;
-  while (n < bytes) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    const w = words[x % words.length]!;
-    parts.push(w, x % 17 === 0 ? '\n' : ' ');
-    n += Buffer.byteLength(w) + 1;
-  }
-  return Buffer.from(parts.join('')).subarray(0, bytes);
-}
-
-function bytesOf(segments: readonly ByteSegment[]): Buffer {
-  return Buffer.concat(segments.map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length))));
-}
+import { mixedText, segmentBytes } from '../helpers/spill.js';
 
 function spillIn(dir: string, background?: BackgroundDeflate): PayloadSpill {
   return new PayloadSpill({ rawFile: join(dir, 'raw'), deflatedFile: join(dir, 'deflated'), ...(background ? { background } : {}) });
@@ -34,7 +16,7 @@ function spillIn(dir: string, background?: BackgroundDeflate): PayloadSpill {
 
 describe('deflate blocks', () => {
   it('sync-flushed blocks primed with the previous 32 KiB concatenate into one stream that inflates to the input', () => {
-    const raw = text(3 * BLOCK_BYTES + 12345);
+    const raw = mixedText(3 * BLOCK_BYTES + 12345);
     const blocks: Buffer[] = [];
     for (let off = 0; off < raw.length; off += BLOCK_BYTES) {
       const dictionary = off === 0 ? undefined : raw.subarray(Math.max(0, off - 32768), off);
@@ -55,8 +37,8 @@ describe('PayloadSpill', () => {
   it('hashes each entry once as it is written: size, SHA-256 and CRC-32 of its raw bytes', () => {
     const dir = tempDir();
     const spill = spillIn(dir);
-    const a = text(5000, 1);
-    const b = text(2 * BLOCK_BYTES + 7, 2);
+    const a = mixedText(5000, 1);
+    const b = mixedText(2 * BLOCK_BYTES + 7, 2);
     spill.write(a);
     const ea = spill.endEntry();
     spill.write(b.subarray(0, 100));
@@ -65,20 +47,20 @@ describe('PayloadSpill', () => {
     spill.close();
     expect(ea).toMatchObject({ rawOffset: 0, size: a.length, sha256: createHash('sha256').update(a).digest('hex'), crc32: crc32(a), firstBlock: 0, endBlock: 1 });
     expect(eb).toMatchObject({ rawOffset: a.length, size: b.length, sha256: createHash('sha256').update(b).digest('hex'), crc32: crc32(b), firstBlock: 1, endBlock: 4 });
-    expect(bytesOf(spill.segments(eb, 'store', 6)).equals(b)).toBe(true);
+    expect(segmentBytes(spill.segments(eb, 'store', 6)).equals(b)).toBe(true);
   });
 
   it('compresses at export what the background did not, and each entry inflates on its own', async () => {
     const dir = tempDir();
     const spill = spillIn(dir);
-    const inputs = [text(3 * BLOCK_BYTES, 3), text(10, 4), Buffer.alloc(0), text(BLOCK_BYTES + 1, 5)];
+    const inputs = [mixedText(3 * BLOCK_BYTES, 3), mixedText(10, 4), Buffer.alloc(0), mixedText(BLOCK_BYTES + 1, 5)];
     const entries: SpilledEntry[] = inputs.map((buf) => {
       spill.write(buf);
       return spill.endEntry();
     });
     await spill.compress(entries, 6);
     for (const [i, e] of entries.entries()) {
-      const stream = bytesOf(spill.segments(e, 'deflate', 6));
+      const stream = segmentBytes(spill.segments(e, 'deflate', 6));
       expect(stream.length).toBe(spill.deflatedSize(e, 6));
       expect(inflateRawSync(stream).equals(inputs[i]!)).toBe(true);
     }
@@ -88,7 +70,7 @@ describe('PayloadSpill', () => {
   it('refuses to hand out blocks that are not compressed at the requested level', async () => {
     const dir = tempDir();
     const spill = spillIn(dir);
-    spill.write(text(1000));
+    spill.write(mixedText(1000));
     const e = spill.endEntry();
     expect(() => spill.deflatedSize(e, 6)).toThrow(/not compressed at level 6/);
     await spill.compress([e], 6);
@@ -97,7 +79,7 @@ describe('PayloadSpill', () => {
   });
 
   it('compresses in the background while the caller writes, within its memory bound, with the same bytes as at export', async () => {
-    const inputs = Array.from({ length: 12 }, (_, i) => text(BLOCK_BYTES / 2 + i * 1000, i + 10));
+    const inputs = Array.from({ length: 12 }, (_, i) => mixedText(BLOCK_BYTES / 2 + i * 1000, i + 10));
     const streams = async (background: BackgroundDeflate | undefined): Promise<{ streams: Buffer[]; deflatedBefore: number; deflatedAfter: number; maxInFlight: number }> => {
       const dir = tempDir();
       const spill = spillIn(dir, background);
@@ -118,7 +100,7 @@ describe('PayloadSpill', () => {
       const deflatedBefore = size();
       await spill.compress(entries, 6);
       const deflatedAfter = size();
-      const out = entries.map((e) => bytesOf(spill.segments(e, 'deflate', 6)));
+      const out = entries.map((e) => segmentBytes(spill.segments(e, 'deflate', 6)));
       spill.close();
       return { streams: out, deflatedBefore, deflatedAfter, maxInFlight };
     };
@@ -140,7 +122,7 @@ describe('PayloadSpill', () => {
     const spill = spillIn(dir, background);
     const entries: SpilledEntry[] = [];
     for (let i = 0; i < 10; i++) {
-      spill.write(text(BLOCK_BYTES / 2, i));
+      spill.write(mixedText(BLOCK_BYTES / 2, i));
       entries.push(spill.endEntry());
       await background.drain();
     }
@@ -151,15 +133,15 @@ describe('PayloadSpill', () => {
     // Another level means compressing again, from the raw bytes.
     await spill.compress(entries, 1);
     expect(statSync(join(dir, 'deflated')).size).toBeGreaterThan(before);
-    expect(inflateRawSync(bytesOf(spill.segments(entries[3]!, 'deflate', 1))).equals(text(BLOCK_BYTES / 2, 3))).toBe(true);
+    expect(inflateRawSync(segmentBytes(spill.segments(entries[3]!, 'deflate', 1))).equals(mixedText(BLOCK_BYTES / 2, 3))).toBe(true);
     spill.close();
   });
 
   it('snapshots a growing entry without ending it', async () => {
     const dir = tempDir();
     const spill = spillIn(dir);
-    const first = text(300_000, 7);
-    const more = text(BLOCK_BYTES, 8);
+    const first = mixedText(300_000, 7);
+    const more = mixedText(BLOCK_BYTES, 8);
     spill.write(first);
     const s1 = spill.snapshot();
     spill.write(more);
@@ -168,8 +150,8 @@ describe('PayloadSpill', () => {
     const all = Buffer.concat([first, more]);
     expect(s1).toMatchObject({ size: first.length, sha256: createHash('sha256').update(first).digest('hex') });
     expect(s2).toMatchObject({ rawOffset: 0, size: all.length, crc32: crc32(all), sha256: createHash('sha256').update(all).digest('hex') });
-    expect(inflateRawSync(bytesOf(spill.segments(s1, 'deflate', 6))).equals(first)).toBe(true);
-    expect(inflateRawSync(bytesOf(spill.segments(s2, 'deflate', 6))).equals(all)).toBe(true);
+    expect(inflateRawSync(segmentBytes(spill.segments(s1, 'deflate', 6))).equals(first)).toBe(true);
+    expect(inflateRawSync(segmentBytes(spill.segments(s2, 'deflate', 6))).equals(all)).toBe(true);
     spill.close();
   });
 
@@ -179,7 +161,7 @@ describe('PayloadSpill', () => {
     const dir = tempDir();
     const background = new BackgroundDeflate({ level: 6 });
     const spill = spillIn(dir, background);
-    const raw = text(3 * BLOCK_BYTES + 777, 21);
+    const raw = mixedText(3 * BLOCK_BYTES + 777, 21);
     const scratch = Buffer.alloc(100_000);
     for (let off = 0; off < raw.length; off += scratch.length) {
       const n = raw.copy(scratch, 0, off, Math.min(raw.length, off + scratch.length));
@@ -190,7 +172,7 @@ describe('PayloadSpill', () => {
     await background.settle();
     await spill.compress([entry], 6);
     expect(entry).toMatchObject({ size: raw.length, sha256: createHash('sha256').update(raw).digest('hex'), crc32: crc32(raw) });
-    expect(inflateRawSync(bytesOf(spill.segments(entry, 'deflate', 6))).equals(raw)).toBe(true);
+    expect(inflateRawSync(segmentBytes(spill.segments(entry, 'deflate', 6))).equals(raw)).toBe(true);
     // The background did compress blocks (the test is about its input, not the export path).
     expect(statSync(join(dir, 'deflated')).size).toBeGreaterThan(0);
     spill.close();
@@ -199,7 +181,7 @@ describe('PayloadSpill', () => {
   it('cancels compression at export with OCTX_ABORTED', async () => {
     const dir = tempDir();
     const spill = spillIn(dir);
-    spill.write(text(3 * BLOCK_BYTES));
+    spill.write(mixedText(3 * BLOCK_BYTES));
     const e = spill.endEntry();
     await expect(spill.compress([e], 6, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'OCTX_ABORTED' });
     spill.close();
@@ -224,9 +206,9 @@ describe('BackgroundDeflate memory bound (review)', () => {
   it('hasRoomFor answers what trySubmit would do, and always admits a first job', async () => {
     const background = new BackgroundDeflate({ level: 6, maxInFlightBytes: 1.5 * BLOCK_BYTES });
     expect(background.hasRoomFor(4 * BLOCK_BYTES)).toBe(true); // nothing in flight: one job always starts
-    expect(background.trySubmit(text(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(true);
+    expect(background.trySubmit(mixedText(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(true);
     expect(background.hasRoomFor(BLOCK_BYTES / 2)).toBe(false);
-    expect(background.trySubmit(text(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(false);
+    expect(background.trySubmit(mixedText(BLOCK_BYTES / 2), undefined, () => undefined)).toBe(false);
     expect(background.hasRoomFor(1000)).toBe(true);
     expect(background.trySubmit(Buffer.from('x'.repeat(1000)), undefined, () => undefined)).toBe(true);
     await background.settle();

@@ -4,7 +4,6 @@
  * in-flight bound), whether the caller drains or not, at every level, for empty, tiny, exactly
  * BLOCK_BYTES and multi-block entries, and snapshot tails.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -12,20 +11,7 @@ import { BackgroundDeflate } from '../../src/package/background-deflate.js';
 import { BLOCK_BYTES } from '../../src/package/deflate-block.js';
 import { PayloadSpill, type SpilledEntry } from '../../src/package/payload-spill.js';
 import { tempDir } from '../helpers/temp.js';
-
-function text(bytes: number, seed: number): Buffer {
-  const words = ['event', '事件', 'chunk', '关系', 'river', '赤壁', 'knowledge', '文档'];
-  let x = seed;
-  const parts: string[] = [];
-  let n = 0;
-  while (n < bytes) {
-    x = (x * 1103515245 + 12345) >>> 0;
-    const w = words[x % words.length]!;
-    parts.push(w, x % 13 === 0 ? '\n' : ' ');
-    n += Buffer.byteLength(w) + 1;
-  }
-  return Buffer.from(parts.join('')).subarray(0, bytes);
-}
+import { mixedText, segmentBytes } from '../helpers/spill.js';
 
 const SIZES = [0, 1, 4095, 4096, BLOCK_BYTES - 1, BLOCK_BYTES, BLOCK_BYTES + 1, 2 * BLOCK_BYTES, 3 * BLOCK_BYTES + 777];
 const WRITE = [1000, 65_536, BLOCK_BYTES + 3];
@@ -51,7 +37,7 @@ async function run(dir: string, path: Path, level: number): Promise<Buffer[]> {
   const entries: SpilledEntry[] = [];
   let seed = 1;
   for (const size of SIZES) {
-    const raw = text(size, seed++);
+    const raw = mixedText(size, seed++);
     const step = WRITE[seed % WRITE.length]!;
     for (let o = 0; o < raw.length; o += step) {
       spill.write(raw.subarray(o, o + step));
@@ -62,9 +48,7 @@ async function run(dir: string, path: Path, level: number): Promise<Buffer[]> {
     entries.push(spill.endEntry());
   }
   await spill.compress(entries, level);
-  const streams = entries.map((e) =>
-    Buffer.concat(spill.segments(e, 'deflate', level).map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length)))),
-  );
+  const streams = entries.map((e) => segmentBytes(spill.segments(e, 'deflate', level)));
   spill.close();
   return streams;
 }
@@ -84,7 +68,7 @@ describe('spill DEFLATE bytes do not depend on the compression path', () => {
       let seed = 1;
       let k = 0;
       for (const size of SIZES) {
-        const raw = text(size, seed++);
+        const raw = mixedText(size, seed++);
         if (size > 0) k++;
         expect(inflateRawSync(reference[k++]!).equals(raw)).toBe(true);
       }

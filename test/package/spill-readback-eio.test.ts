@@ -4,10 +4,10 @@
  * already succeeded: the bytes are on disk, hashed and cut (found by the issue 23 review).
  */
 import type * as Fs from 'node:fs';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it, vi } from 'vitest';
+import { segmentBytes } from '../helpers/spill.js';
 
 const fault = vi.hoisted(() => ({ failReads: 0 }));
 vi.mock('node:fs', async (importActual) => {
@@ -44,7 +44,7 @@ describe('PayloadSpill: EIO on the background read-back', () => {
     // every byte and the entry was complete.
     expect(thrown, `write threw ${(thrown as { code?: string })?.code}`).toBeUndefined();
     await spill.compress([entry], 6);
-    const stream = Buffer.concat(spill.segments(entry, 'deflate', 6).map((s) => ('bytes' in s ? s.bytes : readFileSync(s.file).subarray(s.offset, s.offset + s.length))));
+    const stream = segmentBytes(spill.segments(entry, 'deflate', 6));
     spill.close();
     expect(inflateRawSync(stream).equals(raw)).toBe(true);
   });
