@@ -111,7 +111,8 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     options.output.startFlush();
     throwIfAborted(options.signal, 'verify');
     const verifyStarted = performance.now();
-    const handed = worker;
+    // Decided above (null: no worker), not again on the archive's size by verifyArchive.
+    const handed = worker ?? null;
     worker = undefined;
     await verifyArchive(options.output.tempPath, manifest.release.package_digest, verifyMode, options.limits, options.signal, options.onProgress, handed);
     timings.verify = performance.now() - verifyStarted;

@@ -23,9 +23,10 @@ export type VerifyMode = 'full' | 'integrity';
  * Verifies a written archive; throws `OCTX_VALIDATION_ERROR` (full) or `OCTX_INTEGRITY_ERROR`
  * (integrity) with every problem, so nothing is published — or `OCTX_RESOURCE_LIMIT` when what
  * failed is only a limit the archive breaks (the writer keeps within the limits it knows).
- * `started` is a verify worker the caller started early ({@link VerifyWorker.start}, so that its
- * start-up overlapped the writing): `integrity` uses it, and it is always terminated. Without
- * one, `integrity` starts a worker itself when the archive is large enough ({@link verifyWorkerFor}).
+ * `started` is the caller's decision about the verify worker: a worker it started early
+ * ({@link VerifyWorker.start}, so that its start-up overlapped the writing), which `integrity`
+ * uses and always terminates, or `null` for none. Left out, `integrity` decides itself
+ * ({@link verifyWorkerFor} on the archive's size).
  */
 export async function verifyArchive(
   path: string,
@@ -34,7 +35,7 @@ export async function verifyArchive(
   limits?: Partial<ArchiveLimits>,
   signal?: AbortSignal,
   onProgress?: ProgressListener,
-  started?: VerifyWorker,
+  started?: VerifyWorker | null,
 ): Promise<void> {
   const options = limits ? { limits } : {};
   if (mode === 'full') {
@@ -53,7 +54,7 @@ export async function verifyArchive(
   }
   const issues: OctxIssue[] = [];
   // Started before the main thread opens the archive, so the worker's start-up overlaps it.
-  const worker = started ?? (verifyWorkerFor(await archiveSize(path)) ? VerifyWorker.start() : undefined);
+  const worker = started === undefined ? await workerBySize(path) : (started ?? undefined);
   try {
     let pkg;
     try {
@@ -80,11 +81,13 @@ export async function verifyArchive(
   if (issues.length > 0) throw OctxError.aggregate('OCTX_INTEGRITY_ERROR', 'the written archive does not hold the planned bytes; nothing was published:', issues);
 }
 
-async function archiveSize(path: string): Promise<number> {
-  return stat(path).then(
+/** A verify worker when the archive at `path` is large enough ({@link verifyWorkerFor}), else none. */
+async function workerBySize(path: string): Promise<VerifyWorker | undefined> {
+  const size = await stat(path).then(
     (s) => s.size,
     () => 0,
   );
+  return verifyWorkerFor(size) ? VerifyWorker.start() : undefined;
 }
 
 /**
