@@ -785,7 +785,6 @@ export class PackageBuilder {
         },
         {
           output,
-          workDir: this.#dir,
           compressionLevel: opts.compressionLevel ?? this.#options.compressionLevel,
           verify: opts.verify,
           limits: opts.customLimits,

@@ -3,7 +3,7 @@ import type { ProgressEvent } from '../plan/report.js';
 import { compareUtf8 } from '../model/paths.js';
 import type { PayloadSource } from '../package/payload-source.js';
 import type { PayloadSpill, SpilledEntry } from '../package/payload-spill.js';
-import { assembleZip, type ZipEntryData } from '../package/zip-assembler.js';
+import { ZipAssembler, type StreamTarget, type StreamedBytes, type ZipEntryData } from '../package/zip-assembler.js';
 
 /**
  * Entries that deflate better than this are stored instead: real consumers refuse entries above
@@ -26,6 +26,34 @@ export interface WrittenZipEntry {
   readonly method: 'store' | 'deflate';
 }
 
+/** A stored payload whose bytes are produced straight into the archive: an Arrow file. */
+export interface StreamedPayload {
+  readonly path: string;
+  /** An upper bound of its size: decides the ZIP64 fields before the bytes exist. */
+  readonly sizeBound: number;
+  /** Writes the bytes at `target` (the archive's descriptor and position), hashing them as it goes. */
+  readonly write: (target: StreamTarget) => Promise<StreamedFile>;
+}
+
+/** What a streamed payload reports once written. */
+export interface StreamedFile extends StreamedBytes {
+  /** Lower-case hex SHA-256 of the bytes. */
+  readonly sha256: string;
+}
+
+/** A streamed payload as written: its path, size and digest (what the manifest lists). */
+export interface WrittenStreamed {
+  readonly path: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
+ * The bytes of `manifest.json`, or how to make them once the streamed payloads are written and
+ * their digests known.
+ */
+export type ManifestSource = Buffer | ((streamed: readonly WrittenStreamed[]) => Buffer | Promise<Buffer>);
+
 /** Options of {@link writeArchive}. */
 export interface WriteArchiveOptions {
   /** zlib level for text entries; 0 stores every entry. */
@@ -38,46 +66,74 @@ export interface WriteArchiveOptions {
   readonly maxCompressionRatio?: number;
   /** Write ZIP64 extra fields on every entry (default: only where needed). */
   readonly forceZip64?: boolean;
-  /** Receives `compress` and `zip` durations (ms). */
+  /** Payloads written straight into the archive (stored), before the others. */
+  readonly streamed?: readonly StreamedPayload[];
+  /** Receives `vectors` (the streamed payloads), `compress` and `zip` durations (ms). */
   readonly timings?: Record<string, number>;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
 }
 
 /**
- * Writes an `.octx` archive with the SDK's entry policy: `manifest.json` first, then payloads in
- * UTF-8 byte order of their paths; `.arrow` stored (float data barely compresses and consumers
- * read it faster stored); other entries deflated, unless deflate would not make them smaller or
- * would exceed {@link MAX_DEFLATE_RATIO} or the readers' `maxCompressionRatio` (then stored). The
- * decision depends only on the bytes and that ratio, so identical input gives identical archives.
+ * Writes an `.octx` archive with the SDK's entry policy. Physically: the streamed payloads (the
+ * Arrow files, produced into the archive so that they are written once), then the other payloads
+ * in UTF-8 byte order of their paths, then `manifest.json`, last because it lists the digests of
+ * everything before it. The central directory lists `manifest.json` first, then every payload in
+ * UTF-8 path order (entry order is not normative; readers go by the central directory).
+ * `.arrow` is stored (float data barely compresses and consumers read it faster stored); other
+ * entries are deflated, unless deflate would not make them smaller or would exceed
+ * {@link MAX_DEFLATE_RATIO} or the readers' `maxCompressionRatio` (then stored). The decision
+ * depends only on the bytes and that ratio, so identical input gives identical archives.
  *
  * Collected payloads arrive as spilled entries whose blocks were mostly compressed while the
  * caller was adding records; the rest are compressed here, in parallel, before a single
- * sequential pass writes the container.
+ * sequential pass writes them.
  */
-export async function writeArchive(path: string, manifest: Buffer, payloads: readonly ArchivePayload[], options: WriteArchiveOptions): Promise<WrittenZipEntry[]> {
+export async function writeArchive(path: string, manifest: ManifestSource, payloads: readonly ArchivePayload[], options: WriteArchiveOptions): Promise<WrittenZipEntry[]> {
+  const streamed = [...(options.streamed ?? [])].sort((a, b) => compareUtf8(a.path, b.path));
   const sorted = [...payloads].sort((a, b) => compareUtf8(a.path, b.path));
-  const all: ArchivePayload[] = [{ path: 'manifest.json', source: { bytes: manifest }, size: manifest.length }, ...sorted];
   const level = options.level;
-  let t = performance.now();
-  if (level > 0) await compressSpilled(all, level, options.signal, options.onProgress);
-  if (options.timings) options.timings.compress = performance.now() - t;
-  t = performance.now();
-  const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
-  const entries = all.map((p) => entryData(p, level, maxRatio));
-  const totalBytes = entries.reduce((n, e) => n + e.compressedSize, 0);
-  let bytes = 0;
-  options.onProgress?.({ phase: 'write', kind: 'entry', completed: 0, total: entries.length, bytes, totalBytes });
-  await assembleZip(path, entries, {
-    forceZip64: options.forceZip64,
-    signal: options.signal,
-    onEntry: (index) => {
-      bytes += entries[index]!.compressedSize;
-      options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length, bytes, totalBytes });
-    },
+  const zip = await ZipAssembler.create(path, {
+    ...(options.forceZip64 !== undefined ? { forceZip64: options.forceZip64 } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
   });
-  if (options.timings) options.timings.zip = performance.now() - t;
-  return entries.map((e) => ({ name: e.name, size: e.size, compressedSize: e.compressedSize, method: e.method }));
+  try {
+    let t = performance.now();
+    const writtenStreamed: WrittenStreamed[] = [];
+    for (const s of streamed) {
+      let file: StreamedFile | undefined;
+      await zip.addStreamed(s.path, s.sizeBound, async (target) => (file = await s.write(target)));
+      writtenStreamed.push({ path: s.path, size: file!.size, sha256: file!.sha256 });
+    }
+    if (options.timings) options.timings.vectors = performance.now() - t;
+    const manifestBytes = typeof manifest === 'function' ? await manifest(writtenStreamed) : manifest;
+
+    t = performance.now();
+    const rest: ArchivePayload[] = [...sorted, { path: 'manifest.json', source: { bytes: manifestBytes }, size: manifestBytes.length }];
+    if (level > 0) await compressSpilled(rest, level, options.signal, options.onProgress);
+    if (options.timings) options.timings.compress = performance.now() - t;
+    t = performance.now();
+    const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
+    const entries = rest.map((p) => entryData(p, level, maxRatio));
+    const totalBytes = entries.reduce((n, e) => n + e.compressedSize, 0);
+    let bytes = 0;
+    options.onProgress?.({ phase: 'write', kind: 'entry', completed: 0, total: entries.length, bytes, totalBytes });
+    for (const [index, entry] of entries.entries()) {
+      await zip.add(entry);
+      bytes += entry.compressedSize;
+      options.onProgress?.({ phase: 'write', kind: 'entry', completed: index + 1, total: entries.length, bytes, totalBytes });
+    }
+    const listed = ['manifest.json', ...[...sorted.map((p) => p.path), ...streamed.map((s) => s.path)].sort(compareUtf8)];
+    await zip.finish(listed);
+    if (options.timings) options.timings.zip = performance.now() - t;
+    const byName = new Map(zip.entries.map((e) => [e.name, e]));
+    return listed.map((name) => {
+      const e = byName.get(name)!;
+      return { name, size: e.size, compressedSize: e.compressedSize, method: e.method };
+    });
+  } finally {
+    await zip.close();
+  }
 }
 
 /**

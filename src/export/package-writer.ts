@@ -1,5 +1,4 @@
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
 import { OctxError } from '../model/errors.js';
 import type { ExportPlan, PlannedArrowTarget, PlannedFile } from '../plan/planner.js';
 import type { ProgressEvent, ReportFile } from '../plan/report.js';
@@ -8,7 +7,8 @@ import { VerifyWorker, othersBusyCores, sampleCpu, verifyWorkerFor } from './ver
 import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { writeArchive } from './archive-writer.js';
+import { writeArchive, type StreamedPayload, type WrittenStreamed } from './archive-writer.js';
+import { arrowFileSizeBound } from '../vectors/arrow-file-size.js';
 
 /** Identity and release data the manifest needs. */
 export interface PackageIdentity {
@@ -25,7 +25,6 @@ export interface PackageIdentity {
 /** Options of {@link writePackage}. */
 export interface WritePackageOptions {
   readonly output: AtomicOutput;
-  readonly workDir: string;
   readonly compressionLevel: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
@@ -52,60 +51,52 @@ function throwIfAborted(signal: AbortSignal | undefined, phase: string): void {
 }
 
 /**
- * Writes a plan's bytes: materialises the Arrow targets, builds the manifest and its digest,
- * finishes compressing the collected text, writes the ZIP to the output's temporary file
- * (manifest first, then payloads in UTF-8 path order), verifies it (re-reading every entry, re-hashing it and recomputing the digest; with
- * `verify: 'full'` the whole validator), and publishes it atomically. Nothing is left behind on
- * failure.
+ * Writes a plan's bytes: writes the Arrow targets straight into the archive (in the output's
+ * temporary file), finishes compressing the collected text and writes it, then the manifest
+ * (built once every digest is known) and the central directory (see {@link writeArchive} for the
+ * entry order); verifies the archive (re-reading every entry, re-hashing it and recomputing the
+ * digest; with `verify: 'full'` the whole validator), and publishes it atomically. Nothing is
+ * left behind on failure.
  */
 export async function writePackage(plan: ExportPlan, identity: PackageIdentity, options: WritePackageOptions): Promise<WrittenPackage> {
   const timings: Record<string, number> = {};
-  const started = performance.now();
   // What other processes use of the machine while this export runs decides the verify worker.
   const cpuAtStart = sampleCpu();
   const files: PlannedFile[] = [...plan.files];
   let worker: VerifyWorker | undefined;
   try {
-    for (const target of plan.arrowTargets) {
-      throwIfAborted(options.signal, 'vectors');
-      const rows = target.rows.length;
-      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: 0, total: rows, bytes: 0 });
-      const file = await materialiseArrow(target, options);
-      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: file.size, totalBytes: file.size });
-      files.push(file);
-    }
-    timings.vectors = performance.now() - started;
+    throwIfAborted(options.signal, 'vectors');
     const verifyMode = options.verify ?? 'integrity';
     // The verify worker loads while the archive is written (the main thread waits on I/O there).
-    if (
-      verifyMode === 'integrity' &&
-      verifyWorkerFor(
-        files.reduce((n, f) => n + f.size, 0),
-        othersBusyCores(cpuAtStart),
-      )
-    )
-      worker = VerifyWorker.start();
+    const plannedBytes = files.reduce((n, f) => n + f.size, 0) + plan.arrowTargets.reduce((n, t) => n + t.rows.length * t.spill.dimensions * 4, 0);
+    if (verifyMode === 'integrity' && verifyWorkerFor(plannedBytes, othersBusyCores(cpuAtStart))) worker = VerifyWorker.start();
 
-    const content = {
-      assetId: identity.assetId,
-      assetName: identity.assetName,
-      ...(identity.derivedFrom ? { derivedFrom: identity.derivedFrom } : {}),
-      capabilities: plan.capabilities,
-      files: files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+    let manifest: Manifest | undefined;
+    const makeManifest = async (streamed: readonly WrittenStreamed[]): Promise<Buffer> => {
+      const all = [...files.map((f) => ({ path: f.path, sha256: f.sha256 })), ...streamed.map((f) => ({ path: f.path, sha256: f.sha256 }))];
+      const content = {
+        assetId: identity.assetId,
+        assetName: identity.assetName,
+        ...(identity.derivedFrom ? { derivedFrom: identity.derivedFrom } : {}),
+        capabilities: plan.capabilities,
+        files: all,
+      };
+      // The content digest ignores the release part, so a placeholder release is fine here.
+      const contentDigest = computeContentDigest(buildManifest({ ...content, version: '0.0.0', createdAt: '1970-01-01T00:00:00Z' }));
+      manifest = buildManifest({ ...content, ...identity.release(contentDigest) });
+      await options.beforeWrite?.(manifest);
+      return manifestBytes(manifest);
     };
-    // The content digest ignores the release part, so a placeholder release is fine here.
-    const contentDigest = computeContentDigest(buildManifest({ ...content, version: '0.0.0', createdAt: '1970-01-01T00:00:00Z' }));
-    const manifest = buildManifest({ ...content, ...identity.release(contentDigest) });
-    await options.beforeWrite?.(manifest);
-    const manifestBuf = manifestBytes(manifest);
-
-    const written = await writeArchive(options.output.tempPath, manifestBuf, files, {
+    const streamedSizes = new Map<string, number>();
+    const written = await writeArchive(options.output.tempPath, makeManifest, files, {
       level: options.compressionLevel,
       ...(options.limits?.maxCompressionRatio !== undefined ? { maxCompressionRatio: options.limits.maxCompressionRatio } : {}),
+      streamed: plan.arrowTargets.map((target) => arrowPayload(target, options, streamedSizes)),
       timings,
       signal: options.signal,
       onProgress: options.onProgress,
     });
+    const published = manifest!;
 
     // The writeback of the temporary file overlaps its verification; commit() fsyncs again.
     options.output.startFlush();
@@ -114,11 +105,11 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     // Decided above (null: no worker), not again on the archive's size by verifyArchive.
     const handed = worker ?? null;
     worker = undefined;
-    await verifyArchive(options.output.tempPath, manifest.release.package_digest, verifyMode, options.limits, options.signal, options.onProgress, handed);
+    await verifyArchive(options.output.tempPath, published.release.package_digest, verifyMode, options.limits, options.signal, options.onProgress, handed);
     timings.verify = performance.now() - verifyStarted;
 
     throwIfAborted(options.signal, 'publish');
-    await options.beforePublish?.(manifest);
+    await options.beforePublish?.(published);
     const size = (await stat(options.output.tempPath)).size;
     options.onProgress?.({ phase: 'fsync', kind: 'package', completed: 0, total: 1, bytes: 0, totalBytes: size });
     await options.output.commit();
@@ -131,13 +122,13 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
     }
     const byName = new Map(written.map((w) => [w.name, w]));
     const planned = new Map(files.map((f) => [f.path, f]));
-    const reportFiles: ReportFile[] = manifest.files.map(({ path }) => {
+    const reportFiles: ReportFile[] = published.files.map(({ path, sha256 }) => {
       const w = byName.get(path)!;
-      const f = planned.get(path)!;
-      return { path, size: f.size, sha256: f.sha256, compressedSize: w.compressedSize, method: w.method };
+      const size = planned.get(path)?.size ?? streamedSizes.get(path)!;
+      return { path, size, sha256, compressedSize: w.compressedSize, method: w.method };
     });
     const archiveSize = (await stat(options.output.path)).size;
-    return { manifest, files: reportFiles, archiveSize, timings };
+    return { manifest: published, files: reportFiles, archiveSize, timings };
   } catch (e) {
     await worker?.terminate();
     await options.output.discard();
@@ -145,13 +136,29 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
   }
 }
 
-async function materialiseArrow(target: PlannedArrowTarget, options: WritePackageOptions): Promise<PlannedFile> {
-  const outPath = join(options.workDir, `${target.target}.arrow`);
-  function* rows(): Generator<{ recordIndex: number; id: string }> {
-    for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
-  }
-  // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
-  const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
-  const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: rows(), outPath, signal: options.signal });
-  return { path: target.path, source: { file: outPath, crc32 }, size, sha256 };
+/**
+ * A vector target as a streamed payload: its Arrow bytes are produced straight into the archive
+ * (no temporary file, no copy), hashed as they are written. Records each written size in `sizes`.
+ */
+function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions, sizes: Map<string, number>): StreamedPayload {
+  const rows = target.rows.length;
+  let idUnits = 0;
+  for (const dense of target.rows) idUnits += target.ids(dense).length;
+  return {
+    path: target.path,
+    sizeBound: arrowFileSizeBound({ rows, dimensions: target.spill.dimensions, idUnits, digests: target.spill.hasInputSha256 }),
+    write: async (into) => {
+      throwIfAborted(options.signal, 'vectors');
+      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: 0, total: rows, bytes: 0 });
+      function* refs(): Generator<{ recordIndex: number; id: string }> {
+        for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
+      }
+      // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
+      const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
+      const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: refs(), into, signal: options.signal });
+      sizes.set(target.path, size);
+      options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: size, totalBytes: size });
+      return { sha256, size, crc32 };
+    },
+  };
 }

@@ -15,6 +15,8 @@ export interface ZipEntryData {
   readonly compressedSize: number;
   /** The stored data, in order; their lengths add up to `compressedSize`. */
   readonly segments: readonly ByteSegment[];
+  /** Carry ZIP64 size fields whatever the sizes (a streamed entry reserves them before its size is known). */
+  readonly zip64?: boolean;
 }
 
 /** Options of {@link assembleZip}. */
@@ -56,69 +58,224 @@ interface CentralRecord {
   readonly offset: number;
 }
 
+/** Where a streamed entry's bytes go: the archive's descriptor, from `position` on. */
+export interface StreamTarget {
+  readonly handle: FileHandle;
+  readonly position: number;
+}
+
+/** What the writer of a streamed entry reports once its bytes are in the archive. */
+export interface StreamedBytes {
+  /** Bytes written (the entry is stored: its size and compressed size). */
+  readonly size: number;
+  /** CRC-32 of those bytes. */
+  readonly crc32: number;
+}
+
 /**
- * Writes a ZIP (ZIP64 when needed) from entries whose data is already prepared: local header,
- * data, central directory, end records. Entries keep the given order; every entry has the fixed
- * 1980-01-01 timestamp, Unix mode 0644, the UTF-8 flag when its name is not ASCII, sizes and CRC
- * in the local header (no data descriptors) and no encryption.
+ * Writes a ZIP (ZIP64 when needed) entry by entry: local header and data for each
+ * ({@link ZipAssembler.add} for prepared data, {@link ZipAssembler.addStreamed} for bytes produced
+ * straight into the archive), then the central directory in the order the caller chooses and the
+ * end records ({@link ZipAssembler.finish}). Every entry has the fixed 1980-01-01 timestamp, Unix
+ * mode 0644, the UTF-8 flag when its name is not ASCII, sizes and CRC in the local header (no data
+ * descriptors) and no encryption.
  *
  * The SDK writes its own container because no maintained Node ZIP writer accepts data that is
  * already deflated (zip-stream/archiver, yazl and others always compress themselves); taking
- * pre-compressed blocks is what lets compression run while records are being collected.
- * @throws OctxError `OCTX_IO_ERROR` (the target exists, a source is short), `OCTX_ABORTED`
+ * pre-compressed blocks is what lets compression run while records are being collected, and
+ * streamed entries let the Arrow files be written once, into the archive, instead of to a
+ * temporary file and copied.
  */
-export async function assembleZip(outPath: string, entries: readonly ZipEntryData[], options: AssembleZipOptions = {}): Promise<void> {
-  let out: FileHandle | undefined;
-  const sources = new Map<string, FileHandle>();
-  try {
-    out = await open(outPath, 'wx');
-    const writer = new BufferedWriter(out);
-    const central: CentralRecord[] = [];
-    for (const [index, entry] of entries.entries()) {
-      if (options.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled while writing the archive');
+export class ZipAssembler {
+  readonly #outPath: string;
+  readonly #out: FileHandle;
+  readonly #writer: BufferedWriter;
+  readonly #sources = new Map<string, FileHandle>();
+  readonly #central: CentralRecord[] = [];
+  readonly #forceZip64: boolean;
+  readonly #signal: AbortSignal | undefined;
+  #closed = false;
+
+  private constructor(outPath: string, out: FileHandle, options: AssembleZipOptions) {
+    this.#outPath = outPath;
+    this.#out = out;
+    this.#writer = new BufferedWriter(out);
+    this.#forceZip64 = options.forceZip64 ?? false;
+    this.#signal = options.signal;
+  }
+
+  /**
+   * Creates `outPath` (it must not exist) for writing.
+   * @throws OctxError `OCTX_IO_ERROR`
+   */
+  static async create(outPath: string, options: AssembleZipOptions = {}): Promise<ZipAssembler> {
+    try {
+      return new ZipAssembler(outPath, await open(outPath, 'wx'), options);
+    } catch (e) {
+      throw ioError(outPath, e);
+    }
+  }
+
+  /** Entries written so far, in the order they were written. */
+  get entries(): readonly ZipEntryData[] {
+    return this.#central.map((r) => r.entry);
+  }
+
+  /**
+   * Writes one entry whose data is ready: its local header, then its segments in order.
+   * @throws OctxError `OCTX_IO_ERROR` (a source is short), `OCTX_ABORTED`
+   */
+  async add(entry: ZipEntryData): Promise<void> {
+    await this.#guard(async () => {
       const name = Buffer.from(entry.name, 'utf8');
       const flags = isAscii(name) ? 0 : FLAG_UTF8;
-      const offset = writer.position;
-      await writer.append(localHeader(name, entry, flags, options.forceZip64 ?? false));
+      const offset = this.#writer.position;
+      await this.#writer.append(localHeader(name, entry, flags, this.#forceZip64));
       let copied = 0;
       for (const segment of entry.segments) {
         if ('bytes' in segment) {
-          await writer.append(segment.bytes);
+          await this.#writer.append(segment.bytes);
           copied += segment.bytes.length;
         } else {
-          let source = sources.get(segment.file);
+          let source = this.#sources.get(segment.file);
           if (!source) {
             source = await open(segment.file, 'r');
-            sources.set(segment.file, source);
+            this.#sources.set(segment.file, source);
           }
-          await writer.copyFrom(source, segment.offset, segment.length, entry.name);
+          await this.#writer.copyFrom(source, segment.offset, segment.length, entry.name);
           copied += segment.length;
         }
       }
       if (copied !== entry.compressedSize) throw new OctxError('OCTX_IO_ERROR', `${entry.name}: ${copied} bytes of data for a declared compressed size of ${entry.compressedSize}`);
-      central.push({ name, entry, flags, offset });
+      this.#central.push({ name, entry, flags, offset });
+    });
+  }
+
+  /**
+   * Writes one stored entry whose bytes `write` produces straight into the archive, from the
+   * position it is given (the descriptor is the archive's: `write` must not close it). The local
+   * header is reserved first and completed with the size and CRC-32 that `write` reports.
+   * `sizeBound` is an upper bound of the size: ZIP64 fields are reserved when it may reach 4 GiB.
+   * @throws whatever `write` throws; OctxError `OCTX_IO_ERROR`, `OCTX_ABORTED`
+   */
+  async addStreamed(entryName: string, sizeBound: number, write: (target: StreamTarget) => Promise<StreamedBytes>): Promise<ZipEntryData> {
+    return this.#guard(async () => {
+      const name = Buffer.from(entryName, 'utf8');
+      const flags = isAscii(name) ? 0 : FLAG_UTF8;
+      const zip64 = this.#forceZip64 || sizeBound >= MAX_32;
+      const placeholder: ZipEntryData = { name: entryName, method: 'store', crc32: 0, size: 0, compressedSize: 0, segments: [], zip64 };
+      const offset = this.#writer.position;
+      const header = localHeader(name, placeholder, flags, this.#forceZip64);
+      await this.#writer.append(header);
+      await this.#writer.flush();
+      const dataStart = this.#writer.position;
+      let written: StreamedBytes;
+      try {
+        written = await write({ handle: this.#out, position: dataStart });
+      } catch (e) {
+        throw new CallerError(e);
+      }
+      // The bound only decides the ZIP64 fields; a bound that was too low matters only if it hid them.
+      if (!zip64 && written.size >= MAX_32)
+        throw new OctxError(
+          'OCTX_IO_ERROR',
+          `${entryName}: ${written.size} bytes written, beyond the announced bound of ${sizeBound} and the 4 GiB a header without ZIP64 fields can state`,
+        );
+      const entry: ZipEntryData = { name: entryName, method: 'store', crc32: written.crc32, size: written.size, compressedSize: written.size, segments: [], zip64 };
+      const final = localHeader(name, entry, flags, this.#forceZip64);
+      await writeFully(this.#out, final, offset);
+      this.#writer.skip(written.size);
+      this.#central.push({ name, entry, flags, offset });
+      return entry;
+    });
+  }
+
+  /**
+   * Writes the central directory, listing the entries in `order` (names; default: the order they
+   * were written), and the end records, then closes the file.
+   * @throws OctxError `OCTX_IO_ERROR`
+   */
+  async finish(order?: readonly string[]): Promise<void> {
+    await this.#guard(async () => {
+      let records = this.#central;
+      if (order !== undefined) {
+        const byName = new Map(this.#central.map((r) => [r.entry.name, r]));
+        if (order.length !== this.#central.length || new Set(order).size !== order.length || order.some((n) => !byName.has(n))) {
+          throw new Error('unreachable: the central directory order must list every written entry once');
+        }
+        records = order.map((n) => byName.get(n)!);
+      }
+      const cdOffset = this.#writer.position;
+      for (const record of records) await this.#writer.append(centralHeader(record, this.#forceZip64));
+      const cdSize = this.#writer.position - cdOffset;
+      await this.#writer.append(endRecords(records.length, cdOffset, cdSize));
+      await this.#writer.flush();
+    });
+    await this.close();
+  }
+
+  /** Closes the archive and every source file (also after a failure; the caller removes the file). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writer.settle();
+    for (const s of this.#sources.values()) await s.close().catch(() => undefined);
+    this.#sources.clear();
+    await this.#out.close().catch(() => undefined);
+  }
+
+  /** Runs one step: refuses after close or abort; I/O failures become `OCTX_IO_ERROR`. */
+  async #guard<T>(step: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw new Error('unreachable: the archive is closed');
+    if (this.#signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled while writing the archive');
+    try {
+      return await step();
+    } catch (e) {
+      if (e instanceof CallerError) throw e.inner;
+      if (e instanceof OctxError) throw e;
+      throw ioError(this.#outPath, e);
+    }
+  }
+}
+
+/**
+ * Writes a ZIP (ZIP64 when needed) from entries whose data is already prepared, in the given
+ * order (central directory in the same order); see {@link ZipAssembler}.
+ * @throws OctxError `OCTX_IO_ERROR` (the target exists, a source is short), `OCTX_ABORTED`
+ */
+export async function assembleZip(outPath: string, entries: readonly ZipEntryData[], options: AssembleZipOptions = {}): Promise<void> {
+  const zip = await ZipAssembler.create(outPath, options);
+  try {
+    for (const [index, entry] of entries.entries()) {
+      await zip.add(entry);
       try {
         options.onEntry?.(index);
       } catch (e) {
         throw new CallerError(e);
       }
     }
-    const cdOffset = writer.position;
-    for (const record of central) await writer.append(centralHeader(record, options.forceZip64 ?? false));
-    const cdSize = writer.position - cdOffset;
-    await writer.append(endRecords(central.length, cdOffset, cdSize));
-    await writer.flush();
+    await zip.finish();
   } catch (e) {
     if (e instanceof CallerError) throw e.inner;
-    if (e instanceof OctxError) throw e;
-    throw new OctxError('OCTX_IO_ERROR', `writing ${outPath} failed: ${(e as Error).message}`, { cause: e });
+    throw e;
   } finally {
-    for (const s of sources.values()) await s.close().catch(() => undefined);
-    await out?.close().catch(() => undefined);
+    await zip.close();
   }
 }
 
-/** Carries an exception of the caller's `onEntry` through unchanged (it is not an I/O error). */
+function ioError(outPath: string, e: unknown): OctxError {
+  return new OctxError('OCTX_IO_ERROR', `writing ${outPath} failed: ${(e as Error).message}`, { cause: e });
+}
+
+async function writeFully(out: FileHandle, bytes: Buffer, position: number): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await out.write(bytes, written, bytes.length - written, position + written);
+    written += bytesWritten;
+  }
+}
+
+/** Carries an exception of the caller's code (`onEntry`, a streamed entry's writer) through unchanged: it is not ours to reword. */
 class CallerError extends Error {
   constructor(readonly inner: unknown) {
     super('onEntry failed');
@@ -131,7 +288,7 @@ function isAscii(bytes: Buffer): boolean {
 }
 
 function needsZip64Sizes(entry: ZipEntryData, force: boolean): boolean {
-  return force || entry.size >= MAX_32 || entry.compressedSize >= MAX_32;
+  return force || entry.zip64 === true || entry.size >= MAX_32 || entry.compressedSize >= MAX_32;
 }
 
 function localHeader(name: Buffer, entry: ZipEntryData, flags: number, force: boolean): Buffer {
@@ -232,12 +389,16 @@ function endRecords(count: number, cdOffset: number, cdSize: number): Buffer {
 }
 
 /**
- * Sequential output through one 1 MiB buffer: headers and small documents are gathered into
- * large writes, and large segments are read from their files straight into the buffer.
+ * Sequential output through two 1 MiB buffers: headers and small documents are gathered into
+ * large writes, and large segments are read from their files straight into a buffer. While one
+ * buffer is being written, the other is filled: reading a spill and writing the archive overlap.
  */
 class BufferedWriter {
   readonly #out: FileHandle;
-  readonly #buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  #buf: Buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  #spare: Buffer | undefined = Buffer.allocUnsafe(BUFFER_BYTES);
+  /** The write of the other buffer, still running (it resolves to that buffer). */
+  #pending: Promise<Buffer> | undefined;
   #used = 0;
   #flushed = 0;
 
@@ -253,7 +414,7 @@ class BufferedWriter {
   async append(bytes: Buffer): Promise<void> {
     let off = 0;
     while (off < bytes.length) {
-      if (this.#used === this.#buf.length) await this.flush();
+      if (this.#used === this.#buf.length) await this.#rotate();
       const n = bytes.copy(this.#buf, this.#used, off);
       this.#used += n;
       off += n;
@@ -264,7 +425,7 @@ class BufferedWriter {
   async copyFrom(source: FileHandle, offset: number, length: number, entryName: string): Promise<void> {
     let done = 0;
     while (done < length) {
-      if (this.#used === this.#buf.length) await this.flush();
+      if (this.#used === this.#buf.length) await this.#rotate();
       const want = Math.min(length - done, this.#buf.length - this.#used);
       const { bytesRead } = await source.read(this.#buf, this.#used, want, offset + done);
       if (bytesRead === 0) throw new OctxError('OCTX_IO_ERROR', `${entryName} changed while it was archived: its source ended ${length - done} bytes early`);
@@ -273,13 +434,47 @@ class BufferedWriter {
     }
   }
 
+  /** Writes everything buffered and waits until it is written. */
   async flush(): Promise<void> {
-    let written = 0;
-    while (written < this.#used) {
-      const { bytesWritten } = await this.#out.write(this.#buf, written, this.#used - written, this.#flushed + written);
-      written += bytesWritten;
-    }
-    this.#flushed += this.#used;
+    await this.#rotate();
+    await this.#waitPending();
+  }
+
+  /**
+   * Moves the position past `length` bytes that someone else wrote at it (a streamed entry). The
+   * buffers must be flushed first.
+   */
+  skip(length: number): void {
+    if (this.#used !== 0 || this.#pending !== undefined) throw new Error('unreachable: skip() with buffered bytes');
+    this.#flushed += length;
+  }
+
+  /** Waits for a write still running, ignoring its failure (the archive is being abandoned). */
+  async settle(): Promise<void> {
+    await this.#pending?.catch(() => undefined);
+    this.#pending = undefined;
+  }
+
+  /** Starts writing the current buffer and continues in the other one once it is free. */
+  async #rotate(): Promise<void> {
+    if (this.#used === 0) return;
+    await this.#waitPending();
+    const buf = this.#buf;
+    const length = this.#used;
+    const position = this.#flushed;
+    this.#pending = writeFully(this.#out, buf.subarray(0, length), position).then(() => buf);
+    // Handled where it is awaited (the next rotation, flush or settle); not an unhandled rejection meanwhile.
+    this.#pending.catch(() => undefined);
+    this.#flushed += length;
     this.#used = 0;
+    this.#buf = this.#spare!;
+    this.#spare = undefined;
+  }
+
+  async #waitPending(): Promise<void> {
+    if (this.#pending === undefined) return;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    this.#spare = await pending;
   }
 }

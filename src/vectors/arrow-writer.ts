@@ -14,6 +14,7 @@ import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { INPUT_SHA256_HEX_LENGTH, VECTOR_COLUMNS } from '../model/vector-format.js';
 import { throwIfAborted } from './abort.js';
+import { DEFAULT_BATCH_ROWS } from './arrow-file-size.js';
 import type { VectorRows } from './vector-spill.js';
 
 /**
@@ -32,8 +33,13 @@ export interface WriteArrowTargetOptions {
   readonly spill: VectorRows;
   /** Rows in the order to write them (normally the JSONL record order). Read lazily. */
   readonly rows: Iterable<VectorRowRef> | AsyncIterable<VectorRowRef>;
-  /** Output file; created or truncated, and removed again when the write fails. */
-  readonly outPath: string;
+  /** Output file; created or truncated, and removed again when the write fails. Give this or `into`. */
+  readonly outPath?: string;
+  /**
+   * Writes into an open file instead (the archive being written), from `position` on; the handle
+   * stays open and nothing is removed on failure (the caller discards the whole file).
+   */
+  readonly into?: { readonly handle: FileHandle; readonly position: number };
   /** Rows per record batch (default 8192): bounds memory to about batchRows × dimensions × 4 bytes. */
   readonly batchRows?: number;
   /** Cancels the write between batches with `OCTX_ABORTED`. */
@@ -148,12 +154,12 @@ async function writeRest(fh: FileHandle, pieces: readonly Uint8Array[], skip: nu
   }
 }
 
-const DEFAULT_BATCH_ROWS = 8192;
 const MAX_BATCH_ROWS = 1 << 20;
 const INT32_MAX = 0x7fff_ffff;
 
 /**
- * Writes the vectors of `rows` (in that order) from `spill` to `outPath` as an Arrow IPC file.
+ * Writes the vectors of `rows` (in that order) from `spill` as an Arrow IPC file, to `outPath` or
+ * into an open file (`into`: the archive).
  *
  * Each record batch is built with `makeData` from one contiguous `Float32Array` (filled by
  * `spill.readRows`) and UTF-8 offsets/bytes, with no per-row objects, and no compression. The
@@ -168,9 +174,12 @@ const INT32_MAX = 0x7fff_ffff;
  *   `OCTX_IO_ERROR`. On failure the partial output file is removed.
  */
 export async function writeArrowTarget(options: WriteArrowTargetOptions): Promise<ArrowTargetResult> {
-  const { spill, rows, outPath, signal } = options;
+  const { spill, rows, outPath, into, signal } = options;
+  if ((outPath === undefined) === (into === undefined)) throw new TypeError('writeArrowTarget: give exactly one of outPath and into');
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
   const path = VECTOR_TARGET_PATHS[spill.target];
+  // Named in I/O errors: the file, or the entry of the archive.
+  const target = outPath ?? `${path} (in the archive)`;
   if (!Number.isInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: `batchRows must be an integer in 1…${MAX_BATCH_ROWS}, got ${String(batchRows)}` });
   }
@@ -198,7 +207,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   let fh: FileHandle | undefined;
   let created = false;
   let ok = false;
-  let position = 0;
+  let position = into?.position ?? 0;
   let n = 0;
   let total = 0;
 
@@ -230,12 +239,16 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   let exhausted = false;
 
   try {
-    try {
-      fh = await open(outPath, 'w');
-    } catch (cause) {
-      throw ioError(`cannot create ${outPath}`, cause);
+    if (into !== undefined) {
+      fh = into.handle;
+    } else {
+      try {
+        fh = await open(target, 'w');
+      } catch (cause) {
+        throw ioError(`cannot create ${target}`, cause);
+      }
+      created = true;
     }
-    created = true;
     writer.reset(sink, schema); // magic + schema message
     position = await sink.drainTo(fh, position);
 
@@ -299,23 +312,25 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     position = await sink.drainTo(fh, position);
     const handle = fh;
     fh = undefined;
-    try {
-      await handle.close();
-    } catch (cause) {
-      throw ioError(`cannot close ${outPath}`, cause);
+    if (created) {
+      try {
+        await handle.close();
+      } catch (cause) {
+        throw ioError(`cannot close ${target}`, cause);
+      }
     }
     ok = true;
     return { sha256: sink.digest(), size: sink.size, crc32: sink.crc32, rows: total };
   } catch (e) {
     // File-system failures (ENOSPC, EIO, …) become OCTX_IO_ERROR; anything else (an OctxError,
     // an error thrown by the caller's row source) passes through unchanged.
-    if (isSystemError(e)) throw ioError(`cannot write ${outPath}`, e);
+    if (isSystemError(e)) throw ioError(`cannot write ${target}`, e);
     throw e;
   } finally {
     // Let a generator or cursor behind `rows` release its resources when we stop early.
     if (!exhausted) await Promise.resolve(iterator.return?.()).catch(() => undefined);
-    if (fh !== undefined) await fh.close().catch(() => undefined);
-    if (!ok && created) await rm(outPath, { force: true }).catch(() => undefined);
+    if (fh !== undefined && created) await fh.close().catch(() => undefined);
+    if (!ok && created) await rm(target, { force: true }).catch(() => undefined);
   }
 }
 

@@ -17,46 +17,52 @@ import { eventsFromFile, fromIngest, loadIngestFiles } from 'octx-export/adapter
 import { fromRag, loadRagFiles, ragDocumentsFolder, type RagChunk } from 'octx-export/adapters/rag';
 import { fromSagDatabase } from 'octx-export/adapters/sag';
 import { createSagDatabase, SAG } from '../adapters/sag-fixture.js';
+import { inspectZip } from '../helpers/zip-inspect.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 
 // Generated from the code before the architecture refactor (issue 11); a changed value means the
 // SDK now writes different bytes — never update them to make a refactor pass.
+// Every `file` value changed deliberately in issue 23: the Arrow files are written straight into
+// the archive, so the physical entry order is now Arrow files, other payloads, manifest.json
+// (test 8 pins it); the central directory order, every entry's local header fields and data, and
+// every package digest are unchanged (checked entry by entry with Python's zipfile against the
+// previous layout, and the `digest` values below did not change).
 const GOLDEN = {
   // Changed deliberately by issue 14: embed() now writes an input_sha256 column into every
   // target and input_hash into vectors/config.json (and so a new fingerprint).
   workdirWithVectors: {
-    file: 'a88b843ced828c0bc4d35f39c6440dfff849ce8602997b039740b6ae375c4fbc',
+    file: 'a727d5971c1e1e4cd456d16a76887a117232956db6aca194d8876d3b720ecbfb',
     digest: 'sha256:1d9786aeedf9fa5aa1c1c21315011e82e0ab0f6ba36876cb9ec5d792165ed5e8',
   },
   workdirDocumentsOnly: {
-    file: '20096faea6ae778ed1e762102e74ef55dcaba9c19bb3483a1ca909716531a66c',
+    file: '54bbd78203508f2240bf7fa9e5a31c32f6ad3834b32fd28ebcfd4cf4cc5824e0',
     digest: 'sha256:e6591d2f1d558c1631d3b58dbb386cc109e3d1ec983d90263a40fd385375b679',
   },
   rag: {
-    file: '1a80f641a94ce6781aa495d81190c32066885d6adda158764d022314497f60a6',
+    file: 'd438e72eec452b9a9b84852f655a8b2e1b24312f7ec16b03e41e4c2e16eb8b4f',
     digest: 'sha256:571212e25101fbd17f61ac4e52a34be7140ff6b97734a340ae4e8d9937374bf0',
   },
   ingest: {
-    file: 'e1c340a4a651fcfcecf8aa8f17a9c00f7b8da7827f6bbc21fd3ce03bfce78d1e',
+    file: 'b5b3a858e91facc4a26504dd0d95aba26a1620dcfb96229525cad21a68190365',
     digest: 'sha256:a2d1c83a78867f146a209982454fce93903de8e16e0581c9bbb106d36fc3f1c1',
   },
   // Re-pinned in issue 17 for new fixture DATA only (the fixture now follows the real zleap-sag
   // 0.7.1 schema: NOT NULL summaries and weights, end times); the code gives the old pin on the old fixture.
   sagDatabase: {
-    file: 'e9b71db6f4cbb0af63cadf232dc0a8f520bc4b74fd97bb62ae9de7c556585ad8',
+    file: 'bfa87cc4c4617d6daa414e36dfc75eecd352ab3668372ec059faa0347c080130',
     digest: 'sha256:a668516e0130cda3b057d7db90916f2696ee15b23d064db1f504d6e2bac90a78',
   },
   fluent: {
-    file: '282a1a2bad90b6ae520df2cb4ead4f78ca784743522d984109d7829bc228fba3',
+    file: '45fb3de81cd652d0255b0ce98cf82357f020999c83d8bfa7e7acc89dd69b12d6',
     digest: 'sha256:5f0a41f10c518f1b3d1cd0d69e24fa55d89ef2162de7e5e3dc9d19f651d7bb18',
   },
   fluentStored: {
-    file: '3ef388c0753e17602f1a90163a2bffbbb8673638548ccf4facc814cd56893017',
+    file: '7af786382c181122cb70ac154a743bd68a7454793853cf50ac6e6c89b69b2b56',
     digest: 'sha256:5f0a41f10c518f1b3d1cd0d69e24fa55d89ef2162de7e5e3dc9d19f651d7bb18',
   },
   // Changed with workdirWithVectors (issue 14: input_sha256 + input_hash).
   repackOfWorkdirWithVectors: {
-    file: 'f942514cc496d9d178d3138082d9cfc2f53dfcb6d2a2f6fe1735608f75985528',
+    file: 'b402a9e06baae479fe0b429d3d22262b07715eb623edc043a28a385dc8bb8ac0',
     digest: 'sha256:1d9786aeedf9fa5aa1c1c21315011e82e0ab0f6ba36876cb9ec5d792165ed5e8',
   },
 } as const;
@@ -212,6 +218,27 @@ describe('the bytes written for every fixture workflow are unchanged', () => {
       expect(pinned(result)).toEqual(GOLDEN.fluentStored);
       expect(GOLDEN.fluentStored.digest).toBe(GOLDEN.fluent.digest);
     });
+  });
+
+  it('8. entry layout: Arrow files first (written into the archive), then the other payloads in UTF-8 path order, manifest.json last; the central directory lists manifest.json first, then every payload in path order', async () => {
+    const result = await exportThreeKingdoms(join(tempDir(), 'layout.octx'));
+    const entries = inspectZip(result.output);
+    const paths = result.manifest.files.map((f) => f.path);
+    expect(entries.map((e) => e.name)).toEqual(['manifest.json', ...paths]);
+    const arrow = paths.filter((p) => p.endsWith('.arrow'));
+    expect(arrow).toEqual(['vectors/chunks.arrow', 'vectors/entities.arrow', 'vectors/events.arrow']);
+    const physical = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset).map((e) => e.name);
+    expect(physical).toEqual([...arrow, ...paths.filter((p) => !p.endsWith('.arrow')), 'manifest.json']);
+    expect(entries.find((e) => e.name === 'vectors/chunks.arrow')!.localHeaderOffset).toBe(0);
+    // Each Arrow entry holds the bytes the manifest lists, stored, with its real CRC and sizes in its local header.
+    const bytes = readFileSync(result.output);
+    for (const e of entries.filter((x) => x.name.endsWith('.arrow'))) {
+      expect(e.method).toBe(0);
+      expect(createHash('sha256').update(e.data).digest('hex')).toBe(result.manifest.files.find((f) => f.path === e.name)!.sha256);
+      expect(bytes.readUInt32LE(e.localHeaderOffset + 14)).toBe(e.crc32 >>> 0);
+      expect(bytes.readUInt32LE(e.localHeaderOffset + 18)).toBe(e.size);
+      expect(bytes.readUInt32LE(e.localHeaderOffset + 22)).toBe(e.size);
+    }
   });
 
   it('7. repackPackage of the working-folder package keeps its digest', async () => {

@@ -1,9 +1,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { open } from 'node:fs/promises';
+import { describe, expect, it, vi } from 'vitest';
 import yauzl from 'yauzl';
-import { assembleZip, type ZipEntryData } from '../../src/package/zip-assembler.js';
+import { assembleZip, ZipAssembler, type StreamTarget, type ZipEntryData } from '../../src/package/zip-assembler.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -190,5 +192,136 @@ describe('assembleZip', () => {
     const e = inspectZip(out)[0]!;
     expect(e.compressedSize).toBeLessThan(e.size / 10);
     expect(inflateRawSync(readFileSync(out).subarray(30 + 4, 30 + 4 + e.compressedSize)).toString()).toBe(text);
+  });
+});
+
+/** Python's zipfile (what the consumer reads packages with): every entry's CRC and its bytes as hex. */
+function readWithPython(path: string): Record<string, string> {
+  const script = [
+    'import sys, zipfile, json',
+    'z = zipfile.ZipFile(sys.argv[1])',
+    'bad = z.testzip()',
+    'assert bad is None, bad',
+    'print(json.dumps({i.filename: z.read(i).hex() for i in z.infolist()}))',
+  ].join('\n');
+  const r = spawnSync('python3', ['-c', script, path], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`python3 zipfile: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, string>;
+}
+
+/** A streamed writer: writes `bytes` at the target in pieces of 7 bytes, as a real producer would. */
+function writeInPieces(bytes: Buffer): (target: StreamTarget) => Promise<{ size: number; crc32: number }> {
+  return async ({ handle, position }) => {
+    for (let off = 0; off < bytes.length; off += 7) {
+      const piece = bytes.subarray(off, off + 7);
+      await handle.write(piece, 0, piece.length, position + off);
+    }
+    return { size: bytes.length, crc32: crc32(bytes) };
+  };
+}
+
+describe('ZipAssembler: entries streamed into the archive', () => {
+  it('writes the bytes where it says, completes the local header afterwards, and lists the central directory in the order given', async () => {
+    const out = join(tempDir(), 's.zip');
+    const arrow = Buffer.from('ARROW1\0\0'.repeat(40));
+    const zip = await ZipAssembler.create(out);
+    const streamed = await zip.addStreamed('vectors/chunks.arrow', 10_000, writeInPieces(arrow));
+    expect(streamed).toMatchObject({ name: 'vectors/chunks.arrow', method: 'store', size: arrow.length, compressedSize: arrow.length, crc32: crc32(arrow) });
+    await zip.add(deflated('knowledge/a.md', '# A\n'.repeat(30)));
+    await zip.add(stored('manifest.json', '{"m":1}'));
+    await zip.finish(['manifest.json', 'knowledge/a.md', 'vectors/chunks.arrow']);
+
+    const entries = inspectZip(out);
+    expect(entries.map((e) => e.name)).toEqual(['manifest.json', 'knowledge/a.md', 'vectors/chunks.arrow']);
+    // Physically: the streamed entry first (offset 0), then the others in the order added.
+    expect(entries.map((e) => e.localHeaderOffset)).toEqual([entries[2]!.compressedSize + 30 + 20 + entries[1]!.compressedSize + 30 + 14, 30 + 20 + arrow.length, 0]);
+    const bytes = readFileSync(out);
+    // The streamed entry's local header carries its real CRC and sizes (no data descriptor).
+    expect(bytes.readUInt16LE(6) & 0x8).toBe(0);
+    expect(bytes.readUInt32LE(14)).toBe(crc32(arrow) >>> 0);
+    expect(bytes.readUInt32LE(18)).toBe(arrow.length);
+    expect(bytes.readUInt32LE(22)).toBe(arrow.length);
+    expect(bytes.subarray(50, 50 + arrow.length).equals(arrow)).toBe(true);
+    expect(entries[2]!.data.equals(arrow)).toBe(true);
+    const read = await readWithYauzl(out);
+    expect(read.get('vectors/chunks.arrow')!.equals(arrow)).toBe(true);
+    expect(readWithPython(out)).toEqual({
+      'manifest.json': Buffer.from('{"m":1}').toString('hex'),
+      'knowledge/a.md': Buffer.from('# A\n'.repeat(30)).toString('hex'),
+      'vectors/chunks.arrow': arrow.toString('hex'),
+    });
+  });
+
+  it('reserves ZIP64 fields before the bytes exist when the bound may reach 4 GiB, and fills them in', async () => {
+    const out = join(tempDir(), 's64.zip');
+    const arrow = Buffer.from('0123456789'.repeat(9));
+    const zip = await ZipAssembler.create(out);
+    await zip.addStreamed('vectors/events.arrow', 2 ** 32, writeInPieces(arrow));
+    await zip.add(stored('manifest.json', '{}'));
+    await zip.finish(['manifest.json', 'vectors/events.arrow']);
+    const bytes = readFileSync(out);
+    expect(bytes.readUInt16LE(4)).toBe(45);
+    expect(bytes.readUInt32LE(18)).toBe(0xffffffff);
+    expect(bytes.readUInt32LE(22)).toBe(0xffffffff);
+    const nameLength = bytes.readUInt16LE(26);
+    expect(bytes.readUInt16LE(30 + nameLength)).toBe(1);
+    expect(Number(bytes.readBigUInt64LE(34 + nameLength))).toBe(arrow.length);
+    expect(Number(bytes.readBigUInt64LE(42 + nameLength))).toBe(arrow.length);
+    // The central directory agrees (ZIP64 sizes there too), and independent readers accept it.
+    expect(
+      inspectZip(out)
+        .find((e) => e.name === 'vectors/events.arrow')!
+        .data.equals(arrow),
+    ).toBe(true);
+    expect((await readWithYauzl(out)).get('vectors/events.arrow')!.equals(arrow)).toBe(true);
+    expect(readWithPython(out)['vectors/events.arrow']).toBe(arrow.toString('hex'));
+  });
+
+  it("passes the streamed writer's exception through unchanged", async () => {
+    const boom = new Error('the producer failed');
+    const zip = await ZipAssembler.create(join(tempDir(), 'f.zip'));
+    await expect(
+      zip.addStreamed('vectors/chunks.arrow', 100, () => {
+        throw boom;
+      }),
+    ).rejects.toBe(boom);
+    await zip.close();
+  });
+
+  it('refuses a central directory order that does not list every entry once', async () => {
+    const zip = await ZipAssembler.create(join(tempDir(), 'o.zip'));
+    await zip.add(stored('a', 'x'));
+    await zip.add(stored('b', 'y'));
+    await expect(zip.finish(['a'])).rejects.toThrow(/every written entry once/);
+    await zip.close();
+  });
+
+  it('reports a failed write of one buffer while the next one fills as OCTX_IO_ERROR (no unhandled rejection)', async () => {
+    const probe = await open(join(tempDir(), 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const real = proto.write;
+    let calls = 0;
+    const eio = Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO', syscall: 'write' });
+    vi.spyOn(proto, 'write').mockImplementation(function (this: unknown, ...args: unknown[]) {
+      calls += 1;
+      return calls === 1 ? Promise.reject(eio) : real.apply(this, args);
+    });
+    const dir = tempDir();
+    const out = join(dir, 'eio.zip');
+    const source = join(dir, 'source');
+    writeFileSync(source, Buffer.alloc(3 << 20, 1));
+    const entry: ZipEntryData = { name: 'big.bin', method: 'store', crc32: 0, size: 3 << 20, compressedSize: 3 << 20, segments: [{ file: source, offset: 0, length: 3 << 20 }] };
+    let error: unknown;
+    try {
+      // 3 MiB copied from a file: the first buffer's write fails while the next one is read into.
+      await assembleZip(out, [entry]);
+    } catch (e) {
+      error = e;
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(error).toMatchObject({ code: 'OCTX_IO_ERROR', cause: { code: 'EIO' } });
+    expect((error as Error).message).toContain(out);
   });
 });
