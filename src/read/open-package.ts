@@ -243,6 +243,11 @@ export async function openPackage(path: string, options: OpenPackageOptions = {}
   }
 }
 
+/** The error of a file whose SHA-256 (`got`, hex) is not the one the manifest lists. */
+export function digestMismatch(path: string, got: string, expected: string): OctxError {
+  return OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path, message: `${path} has SHA-256 ${got}, but the manifest lists ${expected}` });
+}
+
 /** Hashes a stream and fails it at the end when the SHA-256 differs from the listed one. */
 class DigestCheck extends Transform {
   private readonly hash = createHash('sha256');
@@ -258,9 +263,7 @@ class DigestCheck extends Transform {
   }
   override _flush(cb: TransformCallback): void {
     const got = this.hash.digest('hex');
-    if (got !== this.expected) {
-      cb(OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path: this.path, message: `${this.path} has SHA-256 ${got}, but the manifest lists ${this.expected}` }));
-    } else cb();
+    cb(got !== this.expected ? digestMismatch(this.path, got, this.expected) : null);
   }
 }
 
@@ -302,9 +305,7 @@ class Package implements OctxPackage {
     const expected = this.listed.get(path);
     if (expected !== undefined) {
       const got = createHash('sha256').update(bytes).digest('hex');
-      if (got !== expected) {
-        throw OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path, message: `${path} has SHA-256 ${got}, but the manifest lists ${expected}` });
-      }
+      if (got !== expected) throw digestMismatch(path, got, expected);
     }
     return bytes;
   }

@@ -9,7 +9,7 @@
  */
 import { close as fsClose, constants as fsConstants, fstat, open as fsOpen, read as fsRead, type Stats } from 'node:fs';
 import { Readable } from 'node:stream';
-import { createInflateRaw } from 'node:zlib';
+import { crc32 as crc32Of, createInflateRaw, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
@@ -17,6 +17,8 @@ import {
   SizeBudget,
   VerifyStream,
   assertNoCollisions,
+  checkedWhole,
+  moreThanDeclared,
   assertSafeName,
   collect,
   connect,
@@ -66,6 +68,16 @@ export class FdReader extends yauzl.RandomAccessReader {
 
   constructor(private readonly fd: number) {
     super();
+  }
+
+  /** Takes one of yauzl's references (untyped in @types/yauzl): the descriptor stays open until {@link dropRef}. */
+  holdRef(): void {
+    (this as unknown as { ref(): void }).ref();
+  }
+
+  /** Gives back a reference of {@link holdRef}; the last one closes the reader. */
+  dropRef(): void {
+    (this as unknown as { unref(): void }).unref();
   }
 
   /** Serves reads of `[start, start + buf.length)` from memory. */
@@ -157,6 +169,56 @@ class RangeStream extends Readable {
       }
     });
   }
+}
+
+/** {@link ZipSource.readMany} reads up to this many bytes at once (one run of adjacent entries). */
+const RUN_BYTES = 1024 * 1024;
+/** Entries further apart than this (more than a local header with a long name) start a new run. */
+const RUN_GAP_BYTES = 64 * 1024;
+
+/** Reads `length` bytes at `position` into `buf` through the reader (short reads continue; EOF fails). */
+function readRange(reader: FdReader, buf: Buffer, length: number, position: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let done = 0;
+    const step = (): void => {
+      if (done === length) {
+        resolve();
+        return;
+      }
+      reader.pread(buf, done, length - done, position + done, (err, n) => {
+        if (err) reject(err);
+        else if (n === 0) reject(new Error('unexpected EOF'));
+        else {
+          done += n;
+          step();
+        }
+      });
+    };
+    step();
+  });
+}
+
+/** `e` naming `path` (inflate and read failures carry none). */
+function withPath(e: OctxError, path: string): OctxError {
+  const first = e.issues[0]!;
+  return first.path === undefined ? OctxError.of({ ...first, path }) : e;
+}
+
+/**
+ * One entry's bytes from its stored data `raw`, with the checks of the streamed read: inflated
+ * (never beyond one byte more than declared), then size and CRC-32 ({@link checkedWhole}).
+ */
+function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError {
+  let bytes = raw;
+  if (f.entry.compressionMethod !== 0) {
+    try {
+      bytes = inflateRawSync(raw, { maxOutputLength: f.size + 1 });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return fail('OCTX_ARCHIVE_CORRUPT', moreThanDeclared(f.name, f.size), f.name);
+      return withPath(mapStreamError(e), f.name);
+    }
+  }
+  return checkedWhole({ path: f.name, size: f.size, crc32: f.crc32, sizeCode: 'OCTX_ARCHIVE_CORRUPT' }, bytes.length, crc32Of(bytes)) ?? bytes;
 }
 
 /** One regular file of the archive. */
@@ -412,7 +474,7 @@ export async function openZipSource(path: string, limits: ArchiveLimits): Promis
       files.set(a.name, { entry: a.entry, name: a.name, size: a.entry.uncompressedSize, crc32: a.entry.crc32, dataStart: dataStarts.get(a.entry)! });
       order.push(a.name);
     }
-    return new ZipSource(path, z, files, order, limits);
+    return new ZipSource(path, z, reader, files, order, limits);
   } catch (e) {
     if (zip) zip.close();
     else reader.close(() => undefined);
@@ -427,6 +489,7 @@ class ZipSource implements PackageSource {
   constructor(
     readonly path: string,
     private readonly zip: yauzl.ZipFile,
+    private readonly reader: FdReader,
     private readonly files: ReadonlyMap<string, ZipFileEntry>,
     private readonly order: readonly string[],
     private readonly limits: ArchiveLimits,
@@ -476,6 +539,52 @@ class ZipSource implements PackageSource {
       verify,
       mapStreamError,
     );
+  }
+
+  async readMany(names: readonly string[], each: (name: string, result: Buffer | OctxError) => void): Promise<void> {
+    const entries = names
+      .map((name) => {
+        const f = this.files.get(name);
+        if (!f) throw missing(name);
+        return f;
+      })
+      .sort((a, b) => a.dataStart - b.dataStart);
+    // A reference of our own: close() must not release the descriptor under these reads.
+    this.reader.holdRef();
+    try {
+      let scratch: Buffer | undefined;
+      for (let i = 0; i < entries.length;) {
+        if (this.closed) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: entries[i]!.name, message: 'the package is closed' });
+        // A run: entries whose data lie close together (a local header apart), up to RUN_BYTES.
+        const start = entries[i]!.dataStart;
+        let end = start + entries[i]!.entry.compressedSize;
+        let j = i + 1;
+        for (; j < entries.length; j++) {
+          const f = entries[j]!;
+          const fEnd = f.dataStart + f.entry.compressedSize;
+          if (f.dataStart - end > RUN_GAP_BYTES || fEnd - start > RUN_BYTES) break;
+          end = Math.max(end, fEnd);
+        }
+        const span = end - start;
+        let buf: Buffer;
+        if (span <= RUN_BYTES) buf = scratch ??= Buffer.allocUnsafe(RUN_BYTES);
+        else buf = Buffer.allocUnsafe(span);
+        let failure: OctxError | undefined;
+        try {
+          await readRange(this.reader, buf, span, start);
+        } catch (e) {
+          failure = mapStreamError(e);
+        }
+        for (let k = i; k < j; k++) {
+          const f = entries[k]!;
+          const raw = buf.subarray(f.dataStart - start, f.dataStart - start + f.entry.compressedSize);
+          each(f.name, failure ? withPath(failure, f.name) : checkedEntry(f, raw));
+        }
+        i = j;
+      }
+    } finally {
+      this.reader.dropRef();
+    }
   }
 
   async readAll(name: string, maxBytes: number = this.limits.maxFileSize): Promise<Buffer> {
