@@ -155,7 +155,7 @@ function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions, 
       }
       // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
       const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
-      const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: refs(), into, signal: options.signal });
+      const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: refs(), into: { ...into, path: options.output.tempPath }, signal: options.signal });
       sizes.set(target.path, size);
       options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: size, totalBytes: size });
       return { sha256, size, crc32 };

@@ -102,11 +102,18 @@ export async function verifyEntries(
       else indexes.set(path, [i]);
     }
     const settled = new Set<string>();
+    /** What the caller's `onEntry` threw: it passes through, as it does from a stream lane. */
+    let callerError: { error: unknown } | undefined;
     const settle = (path: string, entryIssue: OctxIssue | undefined): void => {
       settled.add(path);
       for (const i of indexes.get(path)!) {
         found[i] = entryIssue;
-        onEntry?.(i, sizes[i]!);
+        try {
+          onEntry?.(i, sizes[i]!);
+        } catch (error) {
+          callerError = { error };
+          throw error;
+        }
       }
     };
     try {
@@ -118,6 +125,7 @@ export async function verifyEntries(
         settle(path, got !== expected ? digestMismatch(path, got!, expected!).issues[0] : undefined);
       });
     } catch (e) {
+      if (callerError) throw callerError.error;
       if (signal?.aborted) return;
       // A failure of the reading itself (the package closed under it, say): each entry not yet
       // checked gets it as its issue, as a stream that failed to open would.

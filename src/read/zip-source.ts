@@ -18,7 +18,6 @@ import {
   VerifyStream,
   assertNoCollisions,
   checkedWhole,
-  moreThanDeclared,
   assertSafeName,
   collect,
   connect,
@@ -204,20 +203,23 @@ function withPath(e: OctxError, path: string): OctxError {
   return first.path === undefined ? OctxError.of({ ...first, path }) : e;
 }
 
+/** {@link checkedEntry}'s answer for data that did not inflate within the declared size. */
+const INFLATE_FAILED = Symbol('inflate failed');
+
 /**
  * One entry's bytes from its stored data `raw`, with the checks of the streamed read: inflated
  * (never beyond one byte more than declared), then size and CRC-32 ({@link checkedWhole}).
+ * {@link INFLATE_FAILED} when inflating failed: the caller re-reads the entry as a stream.
  */
-function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError {
+function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError | typeof INFLATE_FAILED {
   let bytes = raw;
   if (f.entry.compressionMethod !== 0) {
     try {
       // One output buffer of the entry's size: zlib's default 16 KiB chunk per small document
       // was garbage that waited for a GC (+8 MiB at the peak of a 2,000-document build).
       bytes = inflateRawSync(raw, { chunkSize: Math.max(64, f.size + 1), maxOutputLength: f.size + 1 });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return fail('OCTX_ARCHIVE_CORRUPT', moreThanDeclared(f.name, f.size), f.name);
-      return withPath(mapStreamError(e), f.name);
+    } catch {
+      return INFLATE_FAILED;
     }
   }
   return checkedWhole({ path: f.name, size: f.size, crc32: f.crc32, sizeCode: 'OCTX_ARCHIVE_CORRUPT' }, bytes.length, crc32Of(bytes)) ?? bytes;
@@ -580,12 +582,24 @@ class ZipSource implements PackageSource {
         for (let k = i; k < j; k++) {
           const f = entries[k]!;
           const raw = buf.subarray(f.dataStart - start, f.dataStart - start + f.entry.compressedSize);
-          each(f.name, failure ? withPath(failure, f.name) : checkedEntry(f, raw));
+          const result = failure ? withPath(failure, f.name) : checkedEntry(f, raw);
+          // Data that does not inflate: the stream decides what to report (a stream that saw
+          // more than the declared bytes before the damage says so; one whole-entry call cannot).
+          each(f.name, result === INFLATE_FAILED ? await this.#streamed(f.name) : result);
         }
         i = j;
       }
     } finally {
       this.reader.dropRef();
+    }
+  }
+
+  /** One entry through {@link open}: its bytes, or the error the stream raised. */
+  async #streamed(name: string): Promise<Buffer | OctxError> {
+    try {
+      return await collect(this.open(name));
+    } catch (e) {
+      return withPath(mapStreamError(e), name);
     }
   }
 

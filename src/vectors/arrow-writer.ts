@@ -39,7 +39,12 @@ export interface WriteArrowTargetOptions {
    * Writes into an open file instead (the archive being written), from `position` on; the handle
    * stays open and nothing is removed on failure (the caller discards the whole file).
    */
-  readonly into?: { readonly handle: FileHandle; readonly position: number };
+  readonly into?: {
+    readonly handle: FileHandle;
+    readonly position: number;
+    /** The file `handle` writes to, named in I/O errors. */
+    readonly path: string;
+  };
   /** Rows per record batch (default 8192): bounds memory to about batchRows × dimensions × 4 bytes. */
   readonly batchRows?: number;
   /** Cancels the write between batches with `OCTX_ABORTED`. */
@@ -179,7 +184,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   const batchRows = options.batchRows ?? DEFAULT_BATCH_ROWS;
   const path = VECTOR_TARGET_PATHS[spill.target];
   // Named in I/O errors: the file, or the entry of the archive.
-  const target = outPath ?? `${path} (in the archive)`;
+  const target = outPath ?? `${into!.path} (its entry ${path})`;
   if (!Number.isInteger(batchRows) || batchRows < 1 || batchRows > MAX_BATCH_ROWS) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: `batchRows must be an integer in 1…${MAX_BATCH_ROWS}, got ${String(batchRows)}` });
   }
