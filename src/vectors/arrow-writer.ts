@@ -97,9 +97,9 @@ class SchemaFirstFileWriter extends RecordBatchFileWriter<VectorTargetColumns> {
 
 /**
  * The writer's byte sink. apache-arrow writes every piece of the file synchronously into its
- * sink; this one hashes each piece at once and keeps it until {@link drainTo} writes it out.
- * Because everything is drained before the next batch is built, the batch buffers (which the
- * pieces may view) can be reused: the hot path allocates nothing per batch.
+ * sink; this one hashes each piece at once and keeps it until {@link startWrite} hands it to the
+ * file. Pieces may view the batch buffers, so a batch's buffers are reused only once its write
+ * has finished (see {@link BatchBuffers}): the hot path allocates nothing per batch.
  */
 class HashingSink extends AsyncByteQueue {
   readonly #hash = createHash('sha256');
@@ -121,29 +121,52 @@ class HashingSink extends AsyncByteQueue {
     this.size += bytes.byteLength;
   }
 
-  /** Writes the pending pieces to `fh` at `position`; returns the new position. */
-  async drainTo(fh: FileHandle, position: number): Promise<number> {
+  /**
+   * Starts writing the pending pieces to `fh` at `position` and returns the position after them
+   * at once, with the write (which the caller must await before reusing the buffers it views).
+   */
+  startWrite(fh: FileHandle, position: number): { next: number; written: Promise<void> } {
     const pieces = this.#pending;
     const total = this.#pendingBytes;
     this.#pending = [];
     this.#pendingBytes = 0;
-    if (total === 0) return position;
-    let written = 0;
-    // writev in groups (IOV_MAX is 1024 on Linux); a short write falls back to plain writes.
-    for (let start = 0; start < pieces.length; start += 512) {
-      const group = pieces.slice(start, start + 512);
-      const want = group.reduce((s, p) => s + p.byteLength, 0);
-      const { bytesWritten } = await fh.writev(group, position + written);
-      if (bytesWritten < want) await writeRest(fh, group, bytesWritten, position + written);
-      written += want;
-    }
-    return position + written;
+    const written = total === 0 ? Promise.resolve() : writePieces(fh, pieces, position);
+    // Awaited later (before the buffers are reused, and before returning); not unhandled meanwhile.
+    written.catch(() => undefined);
+    return { next: position + total, written };
   }
 
   /** Hex SHA-256 of everything accepted. */
   digest(): string {
     return this.#hash.digest('hex');
   }
+}
+
+/** Writes `pieces` at `position`: writev in groups (IOV_MAX is 1024 on Linux); a short write falls back to plain writes. */
+async function writePieces(fh: FileHandle, pieces: readonly Uint8Array[], position: number): Promise<void> {
+  let written = 0;
+  for (let start = 0; start < pieces.length; start += 512) {
+    const group = pieces.slice(start, start + 512);
+    const want = group.reduce((s, p) => s + p.byteLength, 0);
+    const { bytesWritten } = await fh.writev(group, position + written);
+    if (bytesWritten < want) await writeRest(fh, group, bytesWritten, position + written);
+    written += want;
+  }
+}
+
+/**
+ * One batch's buffers. There are two sets: while one batch's bytes are being written (the kernel
+ * allocating page-cache pages took half of the Arrow phase on the bench machine), the next batch
+ * is read from the spill, hashed and laid out in the other set.
+ */
+interface BatchBuffers {
+  readonly flat: Float32Array;
+  readonly indexes: Int32Array;
+  readonly offsets: Int32Array;
+  idBytes: Buffer;
+  readonly digestBytes: Uint8Array | undefined;
+  /** The write of the last batch laid out here: awaited before this set is filled again. */
+  written: Promise<void> | undefined;
 }
 
 async function writeRest(fh: FileHandle, pieces: readonly Uint8Array[], skip: number, position: number): Promise<void> {
@@ -196,15 +219,21 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   const utf8Type = new Utf8();
   const structType = new Struct(schema.fields);
 
-  // Batch buffers, allocated once and reused (see HashingSink).
+  // Batch buffers, two sets allocated once and reused in turn (see BatchBuffers, HashingSink).
   const cap = Array.isArray(rows) ? Math.max(1, Math.min(batchRows, rows.length)) : batchRows;
-  const flat = new Float32Array(cap * dims);
-  const indexes = new Int32Array(cap);
-  const offsets = new Int32Array(cap + 1);
-  let idBytes = Buffer.allocUnsafe(cap * 40);
+  const newSet = (): BatchBuffers => ({
+    flat: new Float32Array(cap * dims),
+    indexes: new Int32Array(cap),
+    offsets: new Int32Array(cap + 1),
+    idBytes: Buffer.allocUnsafe(cap * 40),
+    digestBytes: digests ? new Uint8Array(cap * INPUT_SHA256_HEX_LENGTH) : undefined,
+    written: undefined,
+  });
+  // A file of one batch needs one set only.
+  const sets: BatchBuffers[] = [newSet()];
+  let set = sets[0]!;
   let seen = new Uint8Array(1024);
   // input_sha256: fixed-width values, so the offsets never change.
-  const digestBytes = digests ? new Uint8Array(cap * INPUT_SHA256_HEX_LENGTH) : undefined;
   const digestOffsets = digests ? Int32Array.from({ length: cap + 1 }, (_, i) => i * INPUT_SHA256_HEX_LENGTH) : undefined;
 
   const sink = new HashingSink();
@@ -216,8 +245,18 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   let n = 0;
   let total = 0;
 
+  /** Starts writing what the sink holds; the write is awaited before `owner` is filled again. */
+  const startWrite = (owner: BatchBuffers | undefined): void => {
+    const { next, written } = sink.startWrite(fileHandle(), position);
+    position = next;
+    if (owner) owner.written = written;
+    else outstanding.push(written);
+  };
+  /** Writes not tied to a batch set (magic, schema, footer). */
+  const outstanding: Promise<void>[] = [];
   const emit = async (): Promise<void> => {
     throwIfAborted(signal);
+    const { flat, indexes, offsets, idBytes, digestBytes } = set;
     spill.readRows(indexes.subarray(0, n), flat);
     const values = n === cap ? flat : flat.subarray(0, n * dims);
     const child = makeData({ type: floatType, length: n * dims, nullCount: 0, data: values });
@@ -232,9 +271,28 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     }
     const data = makeData({ type: structType, length: n, nullCount: 0, children });
     writer.write(new RecordBatch(schema, data));
-    position = await sink.drainTo(fileHandle(), position);
+    startWrite(set);
     total += n;
     n = 0;
+    switchSets = true;
+  };
+  /** Moves to the other set for the next batch (the second is made on first use), once its last write is done. */
+  let switchSets = false;
+  const nextSet = async (): Promise<void> => {
+    switchSets = false;
+    if (sets.length === 1) sets.push(newSet());
+    set = set === sets[0] ? sets[1]! : sets[0]!;
+    const previous = set.written;
+    set.written = undefined;
+    await previous;
+  };
+  /** Waits for every write started (the first failure is thrown, once all have settled). */
+  const settleWrites = async (): Promise<void> => {
+    const all = [...outstanding, ...sets.map((x) => x.written)];
+    outstanding.length = 0;
+    for (const x of sets) x.written = undefined;
+    const results = await Promise.allSettled(all);
+    for (const r of results) if (r.status === 'rejected') throw r.reason;
   };
   const fileHandle = (): FileHandle => {
     if (fh === undefined) throw new Error('unreachable: output not open');
@@ -255,7 +313,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
       created = true;
     }
     writer.reset(sink, schema); // magic + schema message
-    position = await sink.drainTo(fh, position);
+    startWrite(undefined);
 
     for (;;) {
       const step = iterator.next();
@@ -288,19 +346,21 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
         throw OctxError.of({ code: 'OCTX_VECTOR_RECORD_ID_DUPLICATE', path, recordId: id, message: 'this record is listed twice' });
       }
       seen[recordIndex] = 1;
+      if (switchSets) await nextSet();
 
-      const start = offsets[n] ?? 0;
-      if (start + id.length * 3 > idBytes.length) {
-        const grown = Buffer.allocUnsafe(Math.max(idBytes.length * 2, start + id.length * 3));
-        idBytes.copy(grown, 0, 0, start);
-        idBytes = grown;
+      const start = set.offsets[n] ?? 0;
+      if (start + id.length * 3 > set.idBytes.length) {
+        // A new buffer, never the one a running write may still view.
+        const grown = Buffer.allocUnsafe(Math.max(set.idBytes.length * 2, start + id.length * 3));
+        set.idBytes.copy(grown, 0, 0, start);
+        set.idBytes = grown;
       }
-      const end = start + idBytes.write(id, start, 'utf8');
+      const end = start + set.idBytes.write(id, start, 'utf8');
       if (end > INT32_MAX) {
         throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', path, field: 'batchRows', message: 'the record ids of one batch exceed 2 GiB; use a smaller batchRows' });
       }
-      indexes[n] = recordIndex;
-      offsets[n + 1] = end;
+      set.indexes[n] = recordIndex;
+      set.offsets[n + 1] = end;
       n++;
       if (n === cap) await emit();
     }
@@ -314,7 +374,8 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     }
     throwIfAborted(signal);
     writer.finish(); // end-of-stream marker, footer, magic
-    position = await sink.drainTo(fh, position);
+    startWrite(undefined);
+    await settleWrites();
     const handle = fh;
     fh = undefined;
     if (created) {
@@ -332,6 +393,8 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
     if (isSystemError(e)) throw ioError(`cannot write ${target}`, e);
     throw e;
   } finally {
+    // No write may outlive the call: the caller closes (or removes) the file next.
+    await settleWrites().catch(() => undefined);
     // Let a generator or cursor behind `rows` release its resources when we stop early.
     if (!exhausted) await Promise.resolve(iterator.return?.()).catch(() => undefined);
     if (fh !== undefined && created) await fh.close().catch(() => undefined);
