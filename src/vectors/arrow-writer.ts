@@ -288,7 +288,7 @@ export async function writeArrowTarget(options: WriteArrowTargetOptions): Promis
   };
   /** Waits for every write started (the first failure is thrown, once all have settled). */
   const settleWrites = async (): Promise<void> => {
-    const all = [...outstanding, ...sets.map((x) => x.written)];
+    const all = [...outstanding, ...sets.map((x) => x.written).filter((w): w is Promise<void> => w !== undefined)];
     outstanding.length = 0;
     for (const x of sets) x.written = undefined;
     const results = await Promise.allSettled(all);
