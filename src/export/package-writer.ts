@@ -28,7 +28,11 @@ export interface WritePackageOptions {
   readonly compressionLevel: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
-  /** Called once the manifest is known, before the archive is written: fail fast here. */
+  /**
+   * Called once the manifest is known: after the Arrow files are written into the temporary
+   * archive (the manifest lists their digests), before the other entries. Throwing aborts the
+   * export and removes the temporary file.
+   */
   readonly beforeWrite?: (manifest: Manifest) => void | Promise<void>;
   /** Last step before publishing (record the release); throwing aborts and removes the file. */
   readonly beforePublish?: (manifest: Manifest) => void | Promise<void>;

@@ -3,9 +3,9 @@ import { readdirSync } from 'node:fs';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_ENTRY_BYTES, verifyEntries } from '../../src/export/verify-entries.js';
-import type { OctxIssue } from '../../src/model/errors.js';
-import { openPackage, sourceOf, type OctxPackage } from '../../src/read/open-package.js';
+import { openPackage } from '../../src/read/open-package.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
+import { verifyAll } from '../helpers/verify-runs.js';
 import { cleanupTempDirs, manifestFor, rawZip, writeBytes, type RawEntry } from '../read/helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -50,16 +50,6 @@ function entries(): RawEntry[] {
     { name: 'knowledge/r-deflated-exactly-small.md', data: d('knowledge/r-deflated-exactly-small.md'), method: 8, crc: 9 },
     { name: 'knowledge/s-non-final-then-eof.md', data: s, method: 8, payload: Buffer.concat([hdr, s]) },
   ];
-}
-
-async function verifyAll(pkg: OctxPackage, runs: boolean): Promise<(OctxIssue | undefined)[]> {
-  const source = sourceOf(pkg);
-  Object.defineProperty(source, 'readMany', { configurable: true, value: runs ? source.readMany!.bind(source) : undefined });
-  try {
-    return await verifyEntries(pkg, pkg.listedFiles(), undefined);
-  } finally {
-    delete (source as { readMany?: unknown }).readMany;
-  }
 }
 
 describe('readMany differential, more cases', () => {

@@ -7,10 +7,9 @@
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_ENTRY_BYTES, verifyEntries } from '../../src/export/verify-entries.js';
-import type { OctxIssue } from '../../src/model/errors.js';
-import { openPackage, sourceOf, type OctxPackage } from '../../src/read/open-package.js';
-import type { PackageSource } from '../../src/read/source.js';
+import { openPackage, sourceOf } from '../../src/read/open-package.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
+import { verifyAll } from '../helpers/verify-runs.js';
 import { cleanupTempDirs, manifestFor, rawZip, writeBytes, type RawEntry } from '../read/helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -83,30 +82,6 @@ const EXPECTED_CODES: Record<string, string | undefined> = {
 async function damagedPackage(): Promise<string> {
   const manifest = `${JSON.stringify(manifestFor({ files: INTENDED }), null, 2)}\n`;
   return writeBytes(rawZip([{ name: 'manifest.json', data: manifest, method: 8 }, ...entries()]));
-}
-
-/** Issues of every listed entry: through runs (`readMany`) or, with it hidden, one stream each. */
-async function verifyAll(pkg: OctxPackage, runs: boolean): Promise<(OctxIssue | undefined)[]> {
-  const source = sourceOf(pkg);
-  const readMany = source.readMany?.bind(source);
-  let calls = 0;
-  // An own property shadows the prototype's method for this package only.
-  Object.defineProperty(source, 'readMany', {
-    configurable: true,
-    value: runs
-      ? (...args: Parameters<NonNullable<PackageSource['readMany']>>) => {
-          calls += 1;
-          return readMany!(...args);
-        }
-      : undefined,
-  });
-  try {
-    const found = await verifyEntries(pkg, pkg.listedFiles(), undefined);
-    expect(calls).toBe(runs ? 1 : 0);
-    return found;
-  } finally {
-    delete (source as { readMany?: unknown }).readMany;
-  }
 }
 
 describe('integrity verification of small entries in runs', () => {
