@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_ENTRY_BYTES, verifyEntries } from '../../src/export/verify-entries.js';
 import { openPackage } from '../../src/read/open-package.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
-import { verifyAll } from '../helpers/verify-runs.js';
+import { smallDocumentsPackage, verifyAll } from '../helpers/verify-runs.js';
 import { cleanupTempDirs, manifestFor, rawZip, writeBytes, type RawEntry } from '../read/helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -67,10 +67,7 @@ describe('readMany differential, more cases', () => {
   });
 
   it('abort from the each path: OCTX_ABORTED, no fd left after close', async () => {
-    const files: Record<string, Buffer> = {};
-    for (let i = 0; i < 400; i++) files[`knowledge/d${String(i).padStart(3, '0')}.md`] = text(300 + i, 8000);
-    const manifest = `${JSON.stringify(manifestFor({ files }), null, 2)}\n`;
-    const path = await writeBytes(rawZip([{ name: 'manifest.json', data: manifest }, ...Object.entries(files).map(([name, data]) => ({ name, data, method: 8 }))]));
+    const path = await smallDocumentsPackage(400, 300, 8);
     const before = readdirSync('/proc/self/fd').length;
     const pkg = await openPackage(path);
     const ac = new AbortController();
@@ -82,10 +79,7 @@ describe('readMany differential, more cases', () => {
   });
 
   it('pkg.close() while readMany runs: every unchecked entry gets an issue, no fd left', async () => {
-    const files: Record<string, Buffer> = {};
-    for (let i = 0; i < 400; i++) files[`knowledge/d${String(i).padStart(3, '0')}.md`] = text(700 + i, 8000);
-    const manifest = `${JSON.stringify(manifestFor({ files }), null, 2)}\n`;
-    const path = await writeBytes(rawZip([{ name: 'manifest.json', data: manifest }, ...Object.entries(files).map(([name, data]) => ({ name, data }))]));
+    const path = await smallDocumentsPackage(400, 700, 0);
     const before = readdirSync('/proc/self/fd').length;
     const pkg = await openPackage(path);
     let closing: Promise<void> | undefined;

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SMALL_ENTRY_BYTES, verifyEntries } from '../../src/export/verify-entries.js';
 import { openPackage, sourceOf } from '../../src/read/open-package.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
-import { verifyAll } from '../helpers/verify-runs.js';
+import { smallDocumentsPackage, verifyAll } from '../helpers/verify-runs.js';
 import { cleanupTempDirs, manifestFor, rawZip, writeBytes, type RawEntry } from '../read/helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -103,10 +103,7 @@ describe('integrity verification of small entries in runs', () => {
   });
 
   it('reads adjacent small entries with one read per run of up to 1 MiB', async () => {
-    const files: Record<string, Buffer> = {};
-    for (let i = 0; i < 300; i++) files[`knowledge/d${String(i).padStart(3, '0')}.md`] = text(100 + i, 8000);
-    const manifest = `${JSON.stringify(manifestFor({ files }), null, 2)}\n`;
-    const path = await writeBytes(rawZip([{ name: 'manifest.json', data: manifest }, ...Object.entries(files).map(([name, data]) => ({ name, data }))]));
+    const path = await smallDocumentsPackage(300, 100, 0);
     const pkg = await openPackage(path);
     try {
       const source = sourceOf(pkg) as unknown as { reader: { pread: (...a: unknown[]) => void } };

@@ -3,6 +3,8 @@ import { verifyEntries } from '../../src/export/verify-entries.js';
 import type { OctxIssue } from '../../src/model/errors.js';
 import { sourceOf, type OctxPackage } from '../../src/read/open-package.js';
 import type { PackageSource } from '../../src/read/source.js';
+import { manifestFor, rawZip, writeBytes } from '../read/helpers.js';
+import { xorshiftBytes } from './bytes.js';
 
 /**
  * Issues of every listed entry of `pkg`, verified through runs of small entries (`readMany`,
@@ -30,4 +32,15 @@ export async function verifyAll(pkg: OctxPackage, runs: boolean): Promise<(OctxI
   } finally {
     delete (source as { readMany?: unknown }).readMany;
   }
+}
+
+/**
+ * Writes a package of `count` small documents of 8,000 text-like bytes each (seeds from `seed`),
+ * stored or deflated, and returns its path: enough adjacent small entries for several runs.
+ */
+export async function smallDocumentsPackage(count: number, seed: number, method: 0 | 8): Promise<string> {
+  const files: Record<string, Buffer> = {};
+  for (let i = 0; i < count; i++) files[`knowledge/d${String(i).padStart(3, '0')}.md`] = xorshiftBytes(8000, seed + i, { textLike: true });
+  const manifest = `${JSON.stringify(manifestFor({ files }), null, 2)}\n`;
+  return writeBytes(rawZip([{ name: 'manifest.json', data: manifest }, ...Object.entries(files).map(([name, data]) => ({ name, data, method }))]));
 }
