@@ -91,11 +91,10 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
       await options.beforeWrite?.(manifest);
       return manifestBytes(manifest);
     };
-    const streamedSizes = new Map<string, number>();
     const written = await writeArchive(options.output.tempPath, makeManifest, files, {
       level: options.compressionLevel,
       ...(options.limits?.maxCompressionRatio !== undefined ? { maxCompressionRatio: options.limits.maxCompressionRatio } : {}),
-      streamed: plan.arrowTargets.map((target) => arrowPayload(target, options, streamedSizes)),
+      streamed: plan.arrowTargets.map((target) => arrowPayload(target, options)),
       timings,
       signal: options.signal,
       onProgress: options.onProgress,
@@ -125,11 +124,9 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
       // ignored: see above
     }
     const byName = new Map(written.map((w) => [w.name, w]));
-    const planned = new Map(files.map((f) => [f.path, f]));
     const reportFiles: ReportFile[] = published.files.map(({ path, sha256 }) => {
       const w = byName.get(path)!;
-      const size = planned.get(path)?.size ?? streamedSizes.get(path)!;
-      return { path, size, sha256, compressedSize: w.compressedSize, method: w.method };
+      return { path, size: w.size, sha256, compressedSize: w.compressedSize, method: w.method };
     });
     const archiveSize = (await stat(options.output.path)).size;
     return { manifest: published, files: reportFiles, archiveSize, timings };
@@ -142,9 +139,9 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
 
 /**
  * A vector target as a streamed payload: its Arrow bytes are produced straight into the archive
- * (no temporary file, no copy), hashed as they are written. Records each written size in `sizes`.
+ * (no temporary file, no copy), hashed as they are written.
  */
-function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions, sizes: Map<string, number>): StreamedPayload {
+function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions): StreamedPayload {
   const rows = target.rows.length;
   let idUnits = 0;
   for (const dense of target.rows) idUnits += target.ids(dense).length;
@@ -160,7 +157,6 @@ function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions, 
       // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
       const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
       const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: refs(), into: { ...into, path: options.output.tempPath }, signal: options.signal });
-      sizes.set(target.path, size);
       options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: size, totalBytes: size });
       return { sha256, size, crc32 };
     },

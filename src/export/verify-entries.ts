@@ -6,8 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
-import { createHash } from 'node:crypto';
-import { digestMismatch, sourceOf, type ListedFile, type OctxPackage } from '../read/open-package.js';
+import { listedDigestProblem, sourceOf, type ListedFile, type OctxPackage } from '../read/open-package.js';
 
 /**
  * Entries re-read at once. Inflate runs on the libuv pool and CRC-32 plus SHA-256 on the
@@ -91,9 +90,6 @@ export async function verifyEntries(
   };
   const batch = async (): Promise<void> => {
     if (batched.length === 0) return;
-    // As openFile() checks: against the first listing of a path.
-    const listed = new Map<string, string>();
-    for (const f of pkg.listedFiles()) if (!listed.has(f.path)) listed.set(f.path, f.sha256);
     const indexes = new Map<string, number[]>();
     for (const i of batched) {
       const path = files[i]!.path;
@@ -120,9 +116,8 @@ export async function verifyEntries(
       await source.readMany!([...indexes.keys()], (path, result) => {
         if (signal?.aborted) throw verifyAborted();
         if (result instanceof OctxError) return settle(path, issueOf(result, path));
-        const expected = listed.get(path);
-        const got = expected === undefined ? undefined : createHash('sha256').update(result).digest('hex');
-        settle(path, got !== expected ? digestMismatch(path, got!, expected!).issues[0] : undefined);
+        // As openFile() checks: against the first listing of a path.
+        settle(path, listedDigestProblem(pkg, path, result)?.issues[0]);
       });
     } catch (e) {
       if (callerError) throw callerError.error;

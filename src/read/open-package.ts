@@ -119,6 +119,16 @@ export interface OctxPackage {
 
 const SOURCES = new WeakMap<OctxPackage, PackageSource>();
 
+/**
+ * The error of a whole file's `bytes` that are not what `pkg`'s manifest lists for `path` (as
+ * `readFile` and `openFile` check them), or `undefined`: for readers that see a file whole
+ * without either call (the export's verification of small entries). Not part of the public API.
+ */
+export function listedDigestProblem(pkg: OctxPackage, path: string, bytes: Buffer): OctxError | undefined {
+  if (!(pkg instanceof Package)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'not a package returned by openPackage' });
+  return pkg.digestProblem(path, bytes);
+}
+
 /** The container behind a package (for the validator; not part of the public API). */
 export function sourceOf(pkg: OctxPackage): PackageSource {
   const s = SOURCES.get(pkg);
@@ -244,7 +254,7 @@ export async function openPackage(path: string, options: OpenPackageOptions = {}
 }
 
 /** The error of a file whose SHA-256 (`got`, hex) is not the one the manifest lists. */
-export function digestMismatch(path: string, got: string, expected: string): OctxError {
+function digestMismatch(path: string, got: string, expected: string): OctxError {
   return OctxError.of({ code: 'OCTX_FILE_DIGEST_MISMATCH', path, message: `${path} has SHA-256 ${got}, but the manifest lists ${expected}` });
 }
 
@@ -302,12 +312,17 @@ class Package implements OctxPackage {
 
   async readFile(path: string): Promise<Buffer> {
     const bytes = await this.source.readAll(path, this.limits.maxFileSize);
-    const expected = this.listed.get(path);
-    if (expected !== undefined) {
-      const got = createHash('sha256').update(bytes).digest('hex');
-      if (got !== expected) throw digestMismatch(path, got, expected);
-    }
+    const problem = this.digestProblem(path, bytes);
+    if (problem) throw problem;
     return bytes;
+  }
+
+  /** The error of `bytes` read for `path` when they are not what the manifest lists (the first listing of a path counts). */
+  digestProblem(path: string, bytes: Buffer): OctxError | undefined {
+    const expected = this.listed.get(path);
+    if (expected === undefined) return undefined;
+    const got = createHash('sha256').update(bytes).digest('hex');
+    return got === expected ? undefined : digestMismatch(path, got, expected);
   }
 
   openFile(path: string): Readable {
