@@ -19,12 +19,10 @@ export interface ZipEntryData {
   readonly zip64?: boolean;
 }
 
-/** Options of {@link assembleZip}. */
+/** Options of {@link ZipAssembler.create}. */
 export interface AssembleZipOptions {
   /** Write ZIP64 extra fields on every entry (the reference writer does); default: only when needed. */
   readonly forceZip64?: boolean;
-  /** Called after each entry is written (progress). */
-  readonly onEntry?: (index: number) => void;
   readonly signal?: AbortSignal;
 }
 
@@ -238,31 +236,6 @@ export class ZipAssembler {
   }
 }
 
-/**
- * Writes a ZIP (ZIP64 when needed) from entries whose data is already prepared, in the given
- * order (central directory in the same order); see {@link ZipAssembler}.
- * @throws OctxError `OCTX_IO_ERROR` (the target exists, a source is short), `OCTX_ABORTED`
- */
-export async function assembleZip(outPath: string, entries: readonly ZipEntryData[], options: AssembleZipOptions = {}): Promise<void> {
-  const zip = await ZipAssembler.create(outPath, options);
-  try {
-    for (const [index, entry] of entries.entries()) {
-      await zip.add(entry);
-      try {
-        options.onEntry?.(index);
-      } catch (e) {
-        throw new CallerError(e);
-      }
-    }
-    await zip.finish();
-  } catch (e) {
-    if (e instanceof CallerError) throw e.inner;
-    throw e;
-  } finally {
-    await zip.close();
-  }
-}
-
 function ioError(outPath: string, e: unknown): OctxError {
   return new OctxError('OCTX_IO_ERROR', `writing ${outPath} failed: ${(e as Error).message}`, { cause: e });
 }
@@ -275,10 +248,10 @@ async function writeFully(out: FileHandle, bytes: Buffer, position: number): Pro
   }
 }
 
-/** Carries an exception of the caller's code (`onEntry`, a streamed entry's writer) through unchanged: it is not ours to reword. */
+/** Carries an exception of the caller's code (a streamed entry's writer) through unchanged: it is not ours to reword. */
 class CallerError extends Error {
   constructor(readonly inner: unknown) {
-    super('onEntry failed');
+    super('the caller failed');
   }
 }
 

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
 import { resolveLimits } from '../../src/model/limits.js';
 import { PackageBuilder } from '../../src/index.js';
-import { assembleZip } from '../../src/package/zip-assembler.js';
+import { assembleZip } from '../helpers/assemble-zip.js';
 import { openZipSource } from '../../src/read/zip-source.js';
 import { openPackage, validatePackage, type ValidationReport } from '../../src/read/index.js';
 import { GUIDE_MD, entriesOf, rawZip, tempDir, writeBytes, writeZip, type RawEntry } from './helpers.js';
