@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { OctxError } from '../model/errors.js';
 import type { ByteSegment } from './payload-spill.js';
+import { writeFully } from './write-fully.js';
 
 /** One archive entry whose bytes are ready: compressed (or not), with CRC and sizes known. */
 export interface ZipEntryData {
@@ -238,14 +239,6 @@ export class ZipAssembler {
 
 function ioError(outPath: string, e: unknown): OctxError {
   return new OctxError('OCTX_IO_ERROR', `writing ${outPath} failed: ${(e as Error).message}`, { cause: e });
-}
-
-async function writeFully(out: FileHandle, bytes: Buffer, position: number): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) {
-    const { bytesWritten } = await out.write(bytes, written, bytes.length - written, position + written);
-    written += bytesWritten;
-  }
 }
 
 /** Carries an exception of the caller's code (a streamed entry's writer) through unchanged: it is not ours to reword. */

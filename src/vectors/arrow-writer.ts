@@ -15,6 +15,7 @@ import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { INPUT_SHA256_HEX_LENGTH, VECTOR_COLUMNS } from '../model/vector-format.js';
 import { throwIfAborted } from './abort.js';
 import { DEFAULT_BATCH_ROWS } from './arrow-file-size.js';
+import { writeFully } from '../package/write-fully.js';
 import type { VectorRows } from './vector-spill.js';
 
 /**
@@ -173,11 +174,7 @@ async function writeRest(fh: FileHandle, pieces: readonly Uint8Array[], skip: nu
   let at = 0;
   for (const p of pieces) {
     const from = Math.max(0, skip - at);
-    let off = from;
-    while (off < p.byteLength) {
-      const { bytesWritten } = await fh.write(p, off, p.byteLength - off, position + at + off);
-      off += bytesWritten;
-    }
+    if (from < p.byteLength) await writeFully(fh, p.subarray(from), position + at + from);
     at += p.byteLength;
   }
 }

@@ -95,4 +95,32 @@ describe('writeArrowTarget: reused batch buffers, bytes hashed as written', () =
     expect(settled).toBe(calls);
     expect(existsSync(outPath)).toBe(false);
   });
+  it('a short writev is completed by plain writes: the same bytes as without one', async () => {
+    const spill = filledSpill(300);
+    const whole = await writeArrowTarget({ spill, rows: rowsOf(300), outPath: path.join(dir, 'whole.arrow'), batchRows: 50 });
+    const probe = await open(path.join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as { writev: (...a: unknown[]) => Promise<{ bytesWritten: number }>; write: (...a: unknown[]) => Promise<unknown> };
+    await probe.close();
+    const realV = proto.writev;
+    let shortened = 0;
+    // Every writev writes only its first piece and half of the second (when there is one).
+    vi.spyOn(proto, 'writev').mockImplementation(function (this: unknown, pieces: unknown, position: unknown) {
+      const list = pieces as Uint8Array[];
+      if (list.length < 2) return realV.call(this, list, position);
+      shortened += 1;
+      const part = [list[0]!, list[1]!.subarray(0, list[1]!.byteLength >> 1)];
+      return realV.call(this, part, position);
+    });
+    const write = vi.spyOn(proto, 'write');
+    let r;
+    try {
+      r = await writeArrowTarget({ spill, rows: rowsOf(300), outPath: path.join(dir, 'short.arrow'), batchRows: 50 });
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(shortened).toBeGreaterThan(0);
+    expect(write).toHaveBeenCalled();
+    expect(r.sha256).toBe(whole.sha256);
+    expect(readFileSync(path.join(dir, 'short.arrow')).equals(readFileSync(path.join(dir, 'whole.arrow')))).toBe(true);
+  });
 });
