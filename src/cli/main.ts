@@ -7,8 +7,11 @@
 import { main } from './cli.js';
 import { endQuietlyOnClosedPipe, pipeClosed } from './closed-pipe.js';
 import { installSignalCleanup } from './signals.js';
+import { capYoungGeneration } from './young-generation.js';
 
 installSignalCleanup();
+// The CLI owns its process, so it may size V8's heap (see young-generation.ts: −11 MiB of `build`'s peak).
+capYoungGeneration();
 endQuietlyOnClosedPipe();
 const code = await main(process.argv.slice(2));
 process.exitCode = pipeClosed() ? 0 : code;
