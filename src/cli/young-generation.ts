@@ -15,6 +15,8 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * it). So a timer watches the new space and sets the factor to 1 (no growth) once the cap is
  * reached, and back to V8's default of 2 when V8 has shrunk it below (it does, when allocation
  * slows down): the new space can pass the cap by at most one growth, up to V8's own maximum.
+ * The factor is set again at every look while at the cap, because creating an isolate (a worker
+ * thread: the compressing thread, a verification worker) resets it to 2.
  *
  * For the CLI process only: an SDK must not change the V8 flags of the application it runs in.
  */
@@ -68,7 +70,9 @@ export function capYoungGeneration(options: YoungGenerationCapOptions = {}): () 
   };
   const look = (): void => {
     const atCap = newSpaceBytes() >= capBytes;
-    if (atCap !== growthStopped) setGrowth(atCap);
+    // Said again at every look while at the cap: V8 sets a factor below 2 back to 2 whenever an
+    // isolate is created, so each worker thread the process starts would lift the cap.
+    if (atCap || growthStopped) setGrowth(atCap);
   };
   look();
   const timer = setInterval(look, options.pollMs ?? YOUNG_GENERATION_POLL_MS);

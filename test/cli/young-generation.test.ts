@@ -53,6 +53,22 @@ describe('capYoungGeneration (the CLI keeps V8 from growing its new space past a
     expect(free).toBeGreaterThan(4 * MiB);
   });
 
+  it('holds the cap across a worker thread started meanwhile (V8 resets the factor for every new isolate)', () => {
+    const { before, after } = inChild(`
+      const { Worker } = await import('node:worker_threads');
+      capYoungGeneration({ capBytes: 4 << 20, pollMs: 1, v8Options: [] });
+      const before = await churn(150);
+      const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+      await new Promise((resolve) => worker.once('online', resolve));
+      worker.unref();
+      const after = await churn(300);
+      console.log(JSON.stringify({ before, after }));
+      process.exit(0);
+    `);
+    expect(before).toBeLessThanOrEqual(4 * MiB);
+    expect(after).toBeLessThanOrEqual(4 * MiB);
+  });
+
   it('leaves a young generation the user sized alone', () => {
     const { grown } = inChild(`
       capYoungGeneration({ capBytes: 4 << 20, pollMs: 1, v8Options: ['--max-semi-space-size=16'] });
