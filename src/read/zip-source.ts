@@ -337,11 +337,56 @@ function checkCentralEntry(e: yauzl.Entry, limits: ArchiveLimits, budget: SizeBu
   return { name, isDirectory };
 }
 
-/** Checks the local header against the central one; returns the end of the entry's data. */
-async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSize: number): Promise<number> {
+/** Bytes of a local header read for its checks: the fixed part, the name, and room for a short extra field. */
+function localHeadLength(e: yauzl.Entry, fileSize: number): number {
+  return Math.min(30 + e.fileNameLength + 64, fileSize - e.relativeOffsetOfLocalHeader);
+}
+
+/**
+ * Local headers closer together than this are read in one `pread` (the entries' data between
+ * them comes along): a package of small documents has thousands of headers a few KiB apart, and
+ * one asynchronous read each cost ~0.1 ms of round trip (1,216 documents: ~120 ms of every open).
+ */
+export const LOCAL_HEADER_RUN_BYTES = 1 << 20;
+
+/**
+ * The first bytes of every entry's local header ({@link localHeadLength}), aligned with
+ * `entries`, read in runs of headers in offset order that each span at most
+ * {@link LOCAL_HEADER_RUN_BYTES}. An entry whose header starts past the end of the file gets
+ * `undefined` (its check says so). Each head is copied out of its run, so no run outlives its read.
+ */
+async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileSize: number): Promise<(Buffer | undefined)[]> {
+  const heads = new Array<Buffer | undefined>(entries.length);
+  const byOffset = entries
+    .map((e, i) => i)
+    .filter((i) => entries[i]!.relativeOffsetOfLocalHeader + 30 <= fileSize)
+    .sort((a, b) => entries[a]!.relativeOffsetOfLocalHeader - entries[b]!.relativeOffsetOfLocalHeader);
+  let k = 0;
+  while (k < byOffset.length) {
+    const runStart = entries[byOffset[k]!]!.relativeOffsetOfLocalHeader;
+    let runEnd = runStart + localHeadLength(entries[byOffset[k]!]!, fileSize);
+    let last = k + 1;
+    while (last < byOffset.length) {
+      const e = entries[byOffset[last]!]!;
+      const end = Math.max(runEnd, e.relativeOffsetOfLocalHeader + localHeadLength(e, fileSize));
+      if (end - runStart > LOCAL_HEADER_RUN_BYTES) break;
+      runEnd = end;
+      last++;
+    }
+    const run = await preadExact(fd, runEnd - runStart, runStart);
+    for (; k < last; k++) {
+      const e = entries[byOffset[k]!]!;
+      const at = e.relativeOffsetOfLocalHeader - runStart;
+      heads[byOffset[k]!] = Buffer.from(run.subarray(at, at + localHeadLength(e, fileSize)));
+    }
+  }
+  return heads;
+}
+
+/** Checks the local header (its first bytes: `head`) against the central one; returns the end of the entry's data. */
+async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSize: number, head: Buffer | undefined): Promise<number> {
   const start = e.relativeOffsetOfLocalHeader;
-  if (start + 30 > fileSize) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" points outside the archive`, name);
-  const head = await preadExact(fd, Math.min(30 + e.fileNameLength + 64, fileSize - start), start);
+  if (start + 30 > fileSize || head === undefined) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" points outside the archive`, name);
   if (head.readUInt32LE(0) !== LOCAL_HEADER_SIG) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" has no local header at its offset`, name);
   const flags = head.readUInt16LE(6);
   const method = head.readUInt16LE(8);
@@ -458,8 +503,15 @@ export async function openZipSource(path: string, limits: ArchiveLimits): Promis
 
     const ranges: { start: number; end: number; name: string }[] = [];
     const dataStarts = new Map<yauzl.Entry, number>();
-    for (const a of all) {
-      const end = await checkLocalHeader(fd, a.entry, a.name, size);
+    // Read first, checked after in central-directory order: the first bad entry is the one reported.
+    const heads = await readLocalHeads(
+      fd,
+      all.map((a) => a.entry),
+      size,
+    );
+    for (let i = 0; i < all.length; i++) {
+      const a = all[i]!;
+      const end = await checkLocalHeader(fd, a.entry, a.name, size, heads[i]);
       if (end > eocd.cdOffset) throw fail('OCTX_ARCHIVE_INVALID', `entry "${a.name}" overlaps the central directory`, a.name);
       ranges.push({ start: a.entry.relativeOffsetOfLocalHeader, end, name: a.name });
       dataStarts.set(a.entry, end - a.entry.compressedSize);
