@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { OctxError } from '../model/errors.js';
 import type { ByteSegment } from './payload-spill.js';
@@ -49,6 +50,14 @@ const DOS_TIME = 0;
 const EXTERNAL_ATTRIBUTES = (0o100644 << 16) >>> 0;
 const METHOD = { store: 0, deflate: 8 } as const;
 const BUFFER_BYTES = 1 << 20;
+
+/**
+ * Segments up to this size are read synchronously. They are a spill's compressed blocks, written
+ * moments ago (in the page cache): a read takes microseconds, where an asynchronous one costs a
+ * round trip through the libuv pool (~0.1 ms). An export of 1,216 small documents made 1,216 of
+ * them, one after the other.
+ */
+const SYNC_READ_BYTES = 64 * 1024;
 
 interface CentralRecord {
   readonly name: Buffer;
@@ -393,7 +402,8 @@ class BufferedWriter {
     while (done < length) {
       if (this.#used === this.#buf.length) await this.#rotate();
       const want = Math.min(length - done, this.#buf.length - this.#used);
-      const { bytesRead } = await source.read(this.#buf, this.#used, want, offset + done);
+      const bytesRead =
+        want <= SYNC_READ_BYTES ? readSync(source.fd, this.#buf, this.#used, want, offset + done) : (await source.read(this.#buf, this.#used, want, offset + done)).bytesRead;
       if (bytesRead === 0) throw new OctxError('OCTX_IO_ERROR', `${entryName} changed while it was archived: its source ended ${length - done} bytes early`);
       this.#used += bytesRead;
       done += bytesRead;

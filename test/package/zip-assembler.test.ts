@@ -159,6 +159,17 @@ describe('assembleZip', () => {
       code: 'OCTX_IO_ERROR',
       message: expect.stringMatching(/a changed while it was archived/),
     });
+    // Segments over 64 KiB are read asynchronously, smaller ones synchronously: both notice.
+    const longer = join(dir, 'longer');
+    writeFileSync(longer, Buffer.alloc(100 * 1024, 1));
+    await expect(
+      assembleZip(join(dir, 'w.zip'), [
+        { name: 'b', method: 'store', crc32: 0, size: 300 * 1024, compressedSize: 300 * 1024, segments: [{ file: longer, offset: 0, length: 300 * 1024 }] },
+      ]),
+    ).rejects.toMatchObject({
+      code: 'OCTX_IO_ERROR',
+      message: expect.stringMatching(/b changed while it was archived: its source ended 204800 bytes early/),
+    });
     await expect(
       assembleZip(join(dir, 'y.zip'), [{ name: 'a', method: 'store', crc32: 0, size: 1, compressedSize: 1, segments: [{ file: join(dir, 'missing'), offset: 0, length: 1 }] }]),
     ).rejects.toMatchObject({
