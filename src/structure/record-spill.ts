@@ -17,8 +17,13 @@ export class RecordSpill {
   /** Path of the JSONL file on disk. */
   readonly file: string;
   readonly #payload: PayloadSpill;
-  #pending: string[] = [];
-  #pendingLength = 0;
+  /**
+   * Lines are encoded straight into this buffer, reused after every flush (the payload spill
+   * keeps no reference to what it is given). Joining the lines into one string and encoding that
+   * cost two copies of every byte (W bench: 110 ms of the `add*` calls).
+   */
+  readonly #buffer = Buffer.allocUnsafe(FLUSH_AT);
+  #used = 0;
   #lines = 0;
   #maxLineBytes = 0;
 
@@ -40,21 +45,32 @@ export class RecordSpill {
 
   /** Appends one JSONL line (without its newline). */
   append(line: string): void {
-    // A UTF-16 unit is at most 3 UTF-8 bytes: only lines that could beat the maximum are measured.
-    if (line.length * 3 > this.#maxLineBytes) this.#maxLineBytes = Math.max(this.#maxLineBytes, Buffer.byteLength(line, 'utf8'));
-    this.#pending.push(line, '\n');
-    this.#pendingLength += line.length + 1;
+    // A UTF-16 unit is at most 3 UTF-8 bytes: a line that surely fits is encoded without measuring.
+    const most = line.length * 3 + 1;
+    if (most > FLUSH_AT - this.#used) {
+      this.flush();
+      if (most > FLUSH_AT) {
+        // Longer than the buffer could ever hold: written on its own.
+        const bytes = Buffer.from(`${line}\n`, 'utf8');
+        this.#maxLineBytes = Math.max(this.#maxLineBytes, bytes.length - 1);
+        this.#lines += 1;
+        this.#payload.write(bytes);
+        return;
+      }
+    }
+    const n = this.#buffer.write(line, this.#used, 'utf8');
+    this.#buffer[this.#used + n] = 0x0a;
+    this.#used += n + 1;
+    if (n > this.#maxLineBytes) this.#maxLineBytes = n;
     this.#lines += 1;
-    if (this.#pendingLength >= FLUSH_AT) this.flush();
   }
 
   /** Writes buffered lines to disk (and into the running digests). */
   flush(): void {
-    if (this.#pending.length === 0) return;
-    const buf = Buffer.from(this.#pending.join(''), 'utf8');
-    this.#pending = [];
-    this.#pendingLength = 0;
-    this.#payload.write(buf);
+    if (this.#used === 0) return;
+    const used = this.#used;
+    this.#used = 0;
+    this.#payload.write(this.#buffer.subarray(0, used));
   }
 
   /**
