@@ -42,8 +42,13 @@ function invalid(message: string): OctxError {
 
 /** Reads exactly `length` bytes at `position`, or fails with `OCTX_ARCHIVE_INVALID`. */
 export function preadExact(fd: number, length: number, position: number): Promise<Buffer> {
+  return preadInto(fd, Buffer.allocUnsafe(length), position);
+}
+
+/** Fills `buf` from `position` of `fd` (see {@link preadExact}); resolves with `buf`. */
+export function preadInto(fd: number, buf: Buffer, position: number): Promise<Buffer> {
+  const length = buf.length;
   return new Promise((resolve, reject) => {
-    const buf = Buffer.allocUnsafe(length);
     let done = 0;
     const step = (): void => {
       if (done === length) {

@@ -28,7 +28,7 @@ import {
   type PackageSource,
   type RawEntryName,
 } from './source.js';
-import { preadExact, readEndOfCentralDirectory } from './zip-eocd.js';
+import { preadExact, preadInto, readEndOfCentralDirectory } from './zip-eocd.js';
 
 /** The central directory is held in memory while it is walked; refuse absurd sizes first. */
 const MAX_CENTRAL_DIRECTORY_BYTES = 256 * 1024 * 1024;
@@ -361,6 +361,9 @@ async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileS
     .map((e, i) => i)
     .filter((i) => entries[i]!.relativeOffsetOfLocalHeader + 30 <= fileSize)
     .sort((a, b) => entries[a]!.relativeOffsetOfLocalHeader - entries[b]!.relativeOffsetOfLocalHeader);
+  // One buffer for every run (each head is copied out): a fresh one per run left megabytes of
+  // garbage at the start of every verification.
+  let buffer: Buffer | undefined;
   let k = 0;
   while (k < byOffset.length) {
     const runStart = entries[byOffset[k]!]!.relativeOffsetOfLocalHeader;
@@ -373,7 +376,8 @@ async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileS
       runEnd = end;
       last++;
     }
-    const run = await preadExact(fd, runEnd - runStart, runStart);
+    if (buffer === undefined || buffer.length < runEnd - runStart) buffer = Buffer.allocUnsafe(Math.max(runEnd - runStart, Math.min(LOCAL_HEADER_RUN_BYTES, 64 * 1024)));
+    const run = await preadInto(fd, buffer.subarray(0, runEnd - runStart), runStart);
     for (; k < last; k++) {
       const e = entries[byOffset[k]!]!;
       const at = e.relativeOffsetOfLocalHeader - runStart;
