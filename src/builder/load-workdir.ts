@@ -19,6 +19,7 @@ import { linkTargets, resolveLocalLink } from '../knowledge/local-links.js';
 import { RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { frontmatterSyntax, toYamlFrontmatter } from './foreign-frontmatter.js';
 import { groupLeftOut, type LeftOutGroup } from './left-out.js';
+import { readAhead } from './read-ahead.js';
 import { fileKind } from '../package/regular-file.js';
 
 /**
@@ -367,7 +368,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   files.sort(compareUtf8);
   found.unscanned.sort(compareUtf8);
   const isDocument = (rel: string): boolean => rel.startsWith(tree) && rel.endsWith('.md') && posix.basename(rel) !== '.md';
-  await checkListing(dir, files, limits, isDocument);
+  const sizes = await checkListing(dir, files, limits, isDocument);
   onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   const fileSet = new Set(files);
   const ignored: string[] = [];
@@ -398,8 +399,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   let read = 0;
   let bytes = 0;
   onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
-  for (const rel of markdown) {
-    const bytesOfFile = await readFile(join(dir, rel));
+  for await (const { path: rel, value: bytesOfFile } of readAhead(markdown, (file) => readFile(join(dir, file)), { sizeOf: (file) => sizes.get(file) })) {
     read++;
     bytes += bytesOfFile.length;
     const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
@@ -627,7 +627,7 @@ function findDanglingLinks(links: readonly { from: string; targets: readonly str
  * Refuses a folder whose documents and extension files alone exceed the limits (each becomes one
  * package entry at least as large as the file), from the listing and file sizes, before a byte is read.
  */
-async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits, isDocument: (rel: string) => boolean): Promise<void> {
+async function checkListing(dir: string, files: readonly string[], limits: ArchiveLimits, isDocument: (rel: string) => boolean): Promise<ReadonlyMap<string, number>> {
   const payloads = files.filter((rel) => isDocument(rel) || rel.startsWith('extensions/'));
   let sized: { path: string; size: number }[] = [];
   if (payloads.length + 1 <= limits.maxEntries) sized = await Promise.all(payloads.map(async (path) => ({ path, size: (await stat(join(dir, path))).size })));
@@ -639,6 +639,7 @@ async function checkListing(dir: string, files: readonly string[], limits: Archi
       issues,
     );
   }
+  return new Map(sized.map(({ path, size }) => [path, size]));
 }
 
 async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, file: string): Promise<number> {
