@@ -19,8 +19,14 @@ import { linkTargets, resolveLocalLink } from '../knowledge/local-links.js';
 import { RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { frontmatterSyntax, toYamlFrontmatter } from './foreign-frontmatter.js';
 import { groupLeftOut, type LeftOutGroup } from './left-out.js';
-import { readAhead } from './read-ahead.js';
+import { ByteBudget } from '../read/byte-budget.js';
+import { inOrder } from '../read/in-order.js';
 import { fileKind } from '../package/regular-file.js';
+
+/** Pages of a working folder read ahead of the one being added (the libuv pool has four threads). */
+const DOCUMENTS_READ_AHEAD = 8;
+/** Bytes of pages read ahead at most (from the listing's sizes; a larger page is read alone). */
+const DOCUMENTS_READ_AHEAD_BYTES = 16 * 1024 * 1024;
 
 /**
  * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
@@ -399,7 +405,13 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   let read = 0;
   let bytes = 0;
   onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
-  for await (const { path: rel, value: bytesOfFile } of readAhead(markdown, (file) => readFile(join(dir, file)), { sizeOf: (file) => sizes.get(file) })) {
+  // Read a few pages ahead (bounded by the listing's sizes): one readFile at a time was four
+  // libuv round trips per page while the main thread waited (2,000 pages: ~0.4 s of a 3 s build).
+  const pages = inOrder(markdown, DOCUMENTS_READ_AHEAD, (file) => readFile(join(dir, file)), {
+    bytes: new ByteBudget(DOCUMENTS_READ_AHEAD_BYTES),
+    cost: (file) => sizes.get(file) ?? DOCUMENTS_READ_AHEAD_BYTES,
+  });
+  for await (const [rel, bytesOfFile] of pages) {
     read++;
     bytes += bytesOfFile.length;
     const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });

@@ -33,6 +33,7 @@ import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
 import { ByteBudget } from './byte-budget.js';
+import { inOrder } from './in-order.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';
@@ -201,43 +202,6 @@ function withConsumer(report: ValidationReport, profile: ConsumerProfile | undef
       issues: [issue({ code: 'OCTX_CONSUMER_INCOMPATIBLE', message: `${profile.name}: not checked, the package could not be read` })],
     },
   };
-}
-
-/**
- * Settles promises in input order with at most `width` in flight; never leaves a rejection
- * unhandled. With a `budget`, each item first reserves `cost(item)` bytes, given back once the
- * consumer is done with its result (when the generator resumes): the memory of results read
- * ahead is bounded by bytes, not only by count. Reservations are granted in item order, and the
- * consumer always waits on the oldest item, so the budget cannot deadlock.
- */
-async function* inOrder<T, R>(
-  items: readonly T[],
-  width: number,
-  fn: (item: T) => Promise<R>,
-  budget?: { readonly bytes: ByteBudget; readonly cost: (item: T) => number },
-): AsyncGenerator<[T, R], void, undefined> {
-  type Settled = ({ ok: true; value: R } | { ok: false; error: unknown }) & { release: () => void };
-  const none = (): void => {};
-  const start = async (item: T): Promise<Settled> => {
-    const release = budget ? await budget.bytes.acquire(budget.cost(item)) : none;
-    return fn(item).then(
-      (value) => ({ ok: true, value, release }),
-      (error: unknown) => ({ ok: false, error, release }),
-    );
-  };
-  const pending: Promise<Settled>[] = [];
-  let next = 0;
-  while (next < items.length && pending.length < width) pending.push(start(items[next++]!));
-  for (let i = 0; i < items.length; i++) {
-    const r = await pending.shift()!;
-    if (next < items.length) pending.push(start(items[next++]!));
-    try {
-      if (!r.ok) throw r.error;
-      yield [items[i]!, r.value];
-    } finally {
-      r.release();
-    }
-  }
 }
 
 /**
