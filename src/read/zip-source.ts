@@ -337,32 +337,48 @@ function checkCentralEntry(e: yauzl.Entry, limits: ArchiveLimits, budget: SizeBu
   return { name, isDirectory };
 }
 
-/** Bytes of a local header read for its checks: the fixed part, the name, and room for a short extra field. */
+/** Bytes of a local header its checks read: the fixed part and the name the central directory gives. */
 function localHeadLength(e: yauzl.Entry, fileSize: number): number {
-  return Math.min(30 + e.fileNameLength + 64, fileSize - e.relativeOffsetOfLocalHeader);
+  return Math.min(30 + e.fileNameLength, fileSize - e.relativeOffsetOfLocalHeader);
 }
 
 /**
- * Local headers closer together than this are read in one `pread` (the entries' data between
- * them comes along): a package of small documents has thousands of headers a few KiB apart, and
- * one asynchronous read each cost ~0.1 ms of round trip (1,216 documents: ~120 ms of every open).
+ * Nearby local headers are read in one `pread` (the entries' data between them comes along): a
+ * package of small documents has thousands of headers a few KiB apart, and one asynchronous read
+ * each cost ~0.1 ms of round trip (1,216 documents: ~120 ms of every open). A run spans at most
+ * this many bytes…
  */
 export const LOCAL_HEADER_RUN_BYTES = 1 << 20;
 
 /**
- * The first bytes of every entry's local header ({@link localHeadLength}), aligned with
- * `entries`, read in runs of headers in offset order that each span at most
- * {@link LOCAL_HEADER_RUN_BYTES}. An entry whose header starts past the end of the file gets
- * `undefined` (its check says so). Each head is copied out of its run, so no run outlives its read.
+ * …and takes the next header only when the data before it is at most this long, so that opening
+ * an archive of large entries reads their headers, not their data.
  */
-async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileSize: number): Promise<(Buffer | undefined)[]> {
-  const heads = new Array<Buffer | undefined>(entries.length);
+export const LOCAL_HEADER_RUN_GAP_BYTES = 64 * 1024;
+
+/** What the checks need of one local header, taken while its run is in memory (no bytes kept). */
+interface LocalHead {
+  readonly signature: number;
+  readonly flags: number;
+  readonly method: number;
+  readonly nameLength: number;
+  readonly extraLength: number;
+  /** Whether the local name equals the central one (`false` also when it could not be compared: it is read again to say so). */
+  readonly nameMatches: boolean;
+}
+
+/**
+ * The local header of every entry, aligned with `entries`, read in runs of nearby headers in
+ * offset order ({@link LOCAL_HEADER_RUN_BYTES}, {@link LOCAL_HEADER_RUN_GAP_BYTES}) through one
+ * reused buffer. An entry whose header starts past the end of the file gets `undefined` (its check
+ * says so).
+ */
+async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileSize: number): Promise<(LocalHead | undefined)[]> {
+  const heads = new Array<LocalHead | undefined>(entries.length);
   const byOffset = entries
     .map((e, i) => i)
     .filter((i) => entries[i]!.relativeOffsetOfLocalHeader + 30 <= fileSize)
     .sort((a, b) => entries[a]!.relativeOffsetOfLocalHeader - entries[b]!.relativeOffsetOfLocalHeader);
-  // One buffer for every run (each head is copied out): a fresh one per run left megabytes of
-  // garbage at the start of every verification.
   let buffer: Buffer | undefined;
   let k = 0;
   while (k < byOffset.length) {
@@ -371,31 +387,38 @@ async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileS
     let last = k + 1;
     while (last < byOffset.length) {
       const e = entries[byOffset[last]!]!;
+      if (e.relativeOffsetOfLocalHeader - runEnd > LOCAL_HEADER_RUN_GAP_BYTES) break;
       const end = Math.max(runEnd, e.relativeOffsetOfLocalHeader + localHeadLength(e, fileSize));
       if (end - runStart > LOCAL_HEADER_RUN_BYTES) break;
       runEnd = end;
       last++;
     }
-    if (buffer === undefined || buffer.length < runEnd - runStart) buffer = Buffer.allocUnsafe(Math.max(runEnd - runStart, Math.min(LOCAL_HEADER_RUN_BYTES, 64 * 1024)));
+    if (buffer === undefined || buffer.length < runEnd - runStart) buffer = Buffer.allocUnsafe(Math.max(runEnd - runStart, 64 * 1024));
     const run = await preadInto(fd, buffer.subarray(0, runEnd - runStart), runStart);
     for (; k < last; k++) {
       const e = entries[byOffset[k]!]!;
       const at = e.relativeOffsetOfLocalHeader - runStart;
-      heads[byOffset[k]!] = Buffer.from(run.subarray(at, at + localHeadLength(e, fileSize)));
+      const nameLength = run.readUInt16LE(at + 26);
+      const nameEnd = at + 30 + nameLength;
+      heads[byOffset[k]!] = {
+        signature: run.readUInt32LE(at),
+        flags: run.readUInt16LE(at + 6),
+        method: run.readUInt16LE(at + 8),
+        nameLength,
+        extraLength: run.readUInt16LE(at + 28),
+        nameMatches: nameLength === e.fileNameLength && nameEnd <= at + localHeadLength(e, fileSize) && run.subarray(at + 30, nameEnd).equals(e.fileNameRaw),
+      };
     }
   }
   return heads;
 }
 
-/** Checks the local header (its first bytes: `head`) against the central one; returns the end of the entry's data. */
-async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSize: number, head: Buffer | undefined): Promise<number> {
+/** Checks the local header (`head`, read by {@link readLocalHeads}) against the central one; returns the end of the entry's data. */
+async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSize: number, head: LocalHead | undefined): Promise<number> {
   const start = e.relativeOffsetOfLocalHeader;
   if (start + 30 > fileSize || head === undefined) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" points outside the archive`, name);
-  if (head.readUInt32LE(0) !== LOCAL_HEADER_SIG) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" has no local header at its offset`, name);
-  const flags = head.readUInt16LE(6);
-  const method = head.readUInt16LE(8);
-  const nameLength = head.readUInt16LE(26);
-  const extraLength = head.readUInt16LE(28);
+  if (head.signature !== LOCAL_HEADER_SIG) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" has no local header at its offset`, name);
+  const { flags, method, nameLength, extraLength } = head;
   if (flags !== e.generalPurposeBitFlag) {
     throw fail(
       'OCTX_SECURITY_ERROR',
@@ -406,9 +429,12 @@ async function checkLocalHeader(fd: number, e: yauzl.Entry, name: string, fileSi
   if (method !== e.compressionMethod) {
     throw fail('OCTX_SECURITY_ERROR', `entry "${name}": local header method ${method} differs from the central directory ${e.compressionMethod}`, name);
   }
-  const localName = 30 + nameLength <= head.length ? head.subarray(30, 30 + nameLength) : await preadExact(fd, nameLength, start + 30);
-  if (!localName.equals(e.fileNameRaw)) {
-    throw fail('OCTX_SECURITY_ERROR', `entry "${name}": local header name "${safeForMessage(localName.toString('latin1'))}" differs from the central directory`, name);
+  if (!head.nameMatches) {
+    // Read again only to name it (or to fail on an archive that ends inside it).
+    const localName = await preadExact(fd, nameLength, start + 30);
+    if (!localName.equals(e.fileNameRaw)) {
+      throw fail('OCTX_SECURITY_ERROR', `entry "${name}": local header name "${safeForMessage(localName.toString('latin1'))}" differs from the central directory`, name);
+    }
   }
   const dataEnd = start + 30 + nameLength + extraLength + e.compressedSize;
   if (dataEnd > fileSize) throw fail('OCTX_ARCHIVE_INVALID', `entry "${name}" data overflows the archive`, name);
