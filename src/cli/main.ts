@@ -10,7 +10,7 @@ import { installSignalCleanup } from './signals.js';
 import { capYoungGeneration } from './young-generation.js';
 
 installSignalCleanup();
-// The CLI owns its process, so it may size V8's heap (see young-generation.ts: −11 MiB of `build`'s peak).
+// The CLI owns its process, so it may size V8's heap (see young-generation.ts: −20 MiB of `build`'s peak).
 capYoungGeneration();
 endQuietlyOnClosedPipe();
 const code = await main(process.argv.slice(2));
