@@ -862,8 +862,9 @@ export class PackageBuilder {
    * bound in flight). Text is compressed on the thread pool while records are added, but a loop that
    * never yields to the event loop only gets as far as that bound; the rest is compressed at
    * export. A CPU-bound producer can `await builder.drain()` every few thousand records (or per
-   * document) so compression keeps pace on the other cores. Optional: awaiting anything that
-   * does I/O has the same effect.
+   * document) so compression keeps pace on the other cores. While less than half the bound is in
+   * flight it resolves at once, without an event-loop turn (finished work is then delivered by a
+   * later call). Optional: awaiting anything that does I/O has the same effect.
    */
   async drain(): Promise<void> {
     await this.#background?.drain();
