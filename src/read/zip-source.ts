@@ -170,10 +170,47 @@ class RangeStream extends Readable {
   }
 }
 
-/** {@link ZipSource.readMany} reads up to this many bytes at once (one run of adjacent entries). */
-const RUN_BYTES = 1024 * 1024;
-/** Entries further apart than this (more than a local header with a long name) start a new run. */
-const RUN_GAP_BYTES = 64 * 1024;
+/**
+ * Where the reader needs many small pieces of an archive — every local header at open, the data of
+ * small entries in {@link ZipSource.readMany} — nearby pieces are read with one positional read
+ * instead of one asynchronous read each (~0.1 ms of round trip apiece: 1,216 documents cost ~120 ms
+ * of every open). A run spans at most this many bytes…
+ */
+export const RUN_BYTES = 1024 * 1024;
+/**
+ * …and bridges gaps of at most this many bytes (more than a local header with a long name), so
+ * that the data of large entries between the pieces is not read for nothing.
+ */
+export const RUN_GAP_BYTES = 64 * 1024;
+
+/** Pieces `[first, end)` of a list sorted by offset, read together as bytes `[start, stop)`. */
+interface Run {
+  readonly first: number;
+  readonly end: number;
+  readonly start: number;
+  readonly stop: number;
+}
+
+/**
+ * Groups `count` pieces, sorted by their first byte (`startOf`; `stopOf` is one past their last),
+ * into runs of at most {@link RUN_BYTES} that bridge gaps of at most {@link RUN_GAP_BYTES}; a piece
+ * longer than a run is a run of its own.
+ */
+function* runsOf(count: number, startOf: (i: number) => number, stopOf: (i: number) => number): Generator<Run> {
+  let first = 0;
+  while (first < count) {
+    const start = startOf(first);
+    let stop = stopOf(first);
+    let end = first + 1;
+    for (; end < count; end++) {
+      const next = Math.max(stop, stopOf(end));
+      if (startOf(end) - stop > RUN_GAP_BYTES || next - start > RUN_BYTES) break;
+      stop = next;
+    }
+    yield { first, end, start, stop };
+    first = end;
+  }
+}
 
 /** Reads `length` bytes at `position` into `buf` through the reader (short reads continue; EOF fails). */
 function readRange(reader: FdReader, buf: Buffer, length: number, position: number): Promise<void> {
@@ -342,20 +379,6 @@ function localHeadLength(e: yauzl.Entry, fileSize: number): number {
   return Math.min(30 + e.fileNameLength, fileSize - e.relativeOffsetOfLocalHeader);
 }
 
-/**
- * Nearby local headers are read in one `pread` (the entries' data between them comes along): a
- * package of small documents has thousands of headers a few KiB apart, and one asynchronous read
- * each cost ~0.1 ms of round trip (1,216 documents: ~120 ms of every open). A run spans at most
- * this many bytes…
- */
-export const LOCAL_HEADER_RUN_BYTES = 1 << 20;
-
-/**
- * …and takes the next header only when the data before it is at most this long, so that opening
- * an archive of large entries reads their headers, not their data.
- */
-export const LOCAL_HEADER_RUN_GAP_BYTES = 64 * 1024;
-
 /** What the checks need of one local header, taken while its run is in memory (no bytes kept). */
 interface LocalHead {
   readonly signature: number;
@@ -369,9 +392,8 @@ interface LocalHead {
 
 /**
  * The local header of every entry, aligned with `entries`, read in runs of nearby headers in
- * offset order ({@link LOCAL_HEADER_RUN_BYTES}, {@link LOCAL_HEADER_RUN_GAP_BYTES}) through one
- * reused buffer. An entry whose header starts past the end of the file gets `undefined` (its check
- * says so).
+ * offset order ({@link runsOf}) through one reused buffer. An entry whose header starts past the
+ * end of the file gets `undefined` (its check says so).
  */
 async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileSize: number): Promise<(LocalHead | undefined)[]> {
   const heads = new Array<LocalHead | undefined>(entries.length);
@@ -379,25 +401,14 @@ async function readLocalHeads(fd: number, entries: readonly yauzl.Entry[], fileS
     .map((e, i) => i)
     .filter((i) => entries[i]!.relativeOffsetOfLocalHeader + 30 <= fileSize)
     .sort((a, b) => entries[a]!.relativeOffsetOfLocalHeader - entries[b]!.relativeOffsetOfLocalHeader);
+  const startOf = (k: number): number => entries[byOffset[k]!]!.relativeOffsetOfLocalHeader;
   let buffer: Buffer | undefined;
-  let k = 0;
-  while (k < byOffset.length) {
-    const runStart = entries[byOffset[k]!]!.relativeOffsetOfLocalHeader;
-    let runEnd = runStart + localHeadLength(entries[byOffset[k]!]!, fileSize);
-    let last = k + 1;
-    while (last < byOffset.length) {
-      const e = entries[byOffset[last]!]!;
-      if (e.relativeOffsetOfLocalHeader - runEnd > LOCAL_HEADER_RUN_GAP_BYTES) break;
-      const end = Math.max(runEnd, e.relativeOffsetOfLocalHeader + localHeadLength(e, fileSize));
-      if (end - runStart > LOCAL_HEADER_RUN_BYTES) break;
-      runEnd = end;
-      last++;
-    }
-    if (buffer === undefined || buffer.length < runEnd - runStart) buffer = Buffer.allocUnsafe(Math.max(runEnd - runStart, 64 * 1024));
-    const run = await preadInto(fd, buffer.subarray(0, runEnd - runStart), runStart);
-    for (; k < last; k++) {
+  for (const { first, end, start, stop } of runsOf(byOffset.length, startOf, (k) => startOf(k) + localHeadLength(entries[byOffset[k]!]!, fileSize))) {
+    if (buffer === undefined || buffer.length < stop - start) buffer = Buffer.allocUnsafe(Math.max(stop - start, 64 * 1024));
+    const run = await preadInto(fd, buffer.subarray(0, stop - start), start);
+    for (let k = first; k < end; k++) {
       const e = entries[byOffset[k]!]!;
-      const at = e.relativeOffsetOfLocalHeader - runStart;
+      const at = e.relativeOffsetOfLocalHeader - start;
       const nameLength = run.readUInt16LE(at + 26);
       const nameEnd = at + 30 + nameLength;
       heads[byOffset[k]!] = {
@@ -639,19 +650,14 @@ class ZipSource implements PackageSource {
     this.reader.holdRef();
     try {
       let scratch: Buffer | undefined;
-      for (let i = 0; i < entries.length;) {
-        if (this.closed) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: entries[i]!.name, message: 'the package is closed' });
-        // A run: entries whose data lie close together (a local header apart), up to RUN_BYTES.
-        const start = entries[i]!.dataStart;
-        let end = start + entries[i]!.entry.compressedSize;
-        let j = i + 1;
-        for (; j < entries.length; j++) {
-          const f = entries[j]!;
-          const fEnd = f.dataStart + f.entry.compressedSize;
-          if (f.dataStart - end > RUN_GAP_BYTES || fEnd - start > RUN_BYTES) break;
-          end = Math.max(end, fEnd);
-        }
-        const span = end - start;
+      // A run: entries whose data lie close together (a local header apart).
+      for (const { first, end, start, stop } of runsOf(
+        entries.length,
+        (k) => entries[k]!.dataStart,
+        (k) => entries[k]!.dataStart + entries[k]!.entry.compressedSize,
+      )) {
+        if (this.closed) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: entries[first]!.name, message: 'the package is closed' });
+        const span = stop - start;
         let buf: Buffer;
         if (span <= RUN_BYTES) buf = scratch ??= Buffer.allocUnsafe(RUN_BYTES);
         else buf = Buffer.allocUnsafe(span);
@@ -661,7 +667,7 @@ class ZipSource implements PackageSource {
         } catch (e) {
           failure = mapStreamError(e);
         }
-        for (let k = i; k < j; k++) {
+        for (let k = first; k < end; k++) {
           const f = entries[k]!;
           const raw = buf.subarray(f.dataStart - start, f.dataStart - start + f.entry.compressedSize);
           const result = failure ? withPath(failure, f.name) : checkedEntry(f, raw);
@@ -669,7 +675,6 @@ class ZipSource implements PackageSource {
           // more than the declared bytes before the damage says so; one whole-entry call cannot).
           each(f.name, result === INFLATE_FAILED ? await this.#streamed(f.name) : result);
         }
-        i = j;
       }
     } finally {
       this.reader.dropRef();

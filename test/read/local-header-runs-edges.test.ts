@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveLimits } from '../../src/model/limits.js';
 import { OctxError } from '../../src/model/errors.js';
-import { LOCAL_HEADER_RUN_BYTES, openZipSource } from '../../src/read/zip-source.js';
+import { RUN_BYTES, openZipSource } from '../../src/read/zip-source.js';
 import { cleanupTempDirs, rawZip, writeBytes, type RawEntry } from './helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -144,8 +144,8 @@ describe('local headers read in runs: edge archives', () => {
   it('reads and checks headers on both sides of the run boundary', async () => {
     const name = 'vectors/v.arrow';
     for (const d of [-95, -94, -93, -64, -1, 0, 1]) {
-      // The second header starts LOCAL_HEADER_RUN_BYTES + d bytes into the file.
-      const big: RawEntry = { name, data: randomBytes(LOCAL_HEADER_RUN_BYTES - 30 - name.length + d) };
+      // The second header starts RUN_BYTES + d bytes into the file.
+      const big: RawEntry = { name, data: randomBytes(RUN_BYTES - 30 - name.length + d) };
       const good = await outcome(rawZip([big, A, B]));
       expect(good).toMatchObject({ names: [name, 'knowledge/a.md', 'knowledge/b.md'] });
       expect(await outcome(rawZip([big, { ...A, local: { name: 'knowledge/x.md' } }, B]))).toMatchObject({

@@ -1,6 +1,6 @@
 /**
  * The reader reads local headers in runs, entry data between them included; a run bridges only
- * small gaps (LOCAL_HEADER_RUN_GAP_BYTES). Found in review: runs that bridged any gap up to 1 MiB
+ * small gaps (RUN_GAP_BYTES). Found in review: runs that bridged any gap up to 1 MiB
  * made opening an archive of entries of a few hundred KiB read most of it (400 × 500 KB stored
  * entries: 127 MiB read by openZipSource against 0.2 MiB before; from a cold page cache the open
  * took 146–265 ms against 47–50 ms). Opening reads about the headers, not the data between them.

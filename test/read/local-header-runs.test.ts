@@ -1,7 +1,7 @@
 /**
  * The reader checks every entry's local header against the central directory when it opens an
  * archive. The headers are read in runs of nearby headers (one read per run of at most
- * LOCAL_HEADER_RUN_BYTES, not one per entry); these tests pin that the runs change nothing a
+ * RUN_BYTES, not one per entry); these tests pin that the runs change nothing a
  * caller can see: every entry of an archive whose headers fall into several runs opens and reads,
  * and of several bad headers the first in central-directory order is the one reported, wherever
  * the headers lie in the file.
@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveLimits } from '../../src/model/limits.js';
 import { OctxError } from '../../src/model/errors.js';
-import { LOCAL_HEADER_RUN_BYTES, openZipSource } from '../../src/read/zip-source.js';
+import { RUN_BYTES, openZipSource } from '../../src/read/zip-source.js';
 import { cleanupTempDirs, rawZip, writeBytes, type RawEntry } from './helpers.js';
 
 afterAll(cleanupTempDirs);
@@ -32,8 +32,8 @@ describe('local headers read in runs', () => {
   it('opens and reads every entry when the headers fall into several runs', async () => {
     // Small entries close together (one run), entries larger than a run between them (a new run
     // each time), and a run that ends exactly where a large entry's data begins.
-    const big = randomBytes(LOCAL_HEADER_RUN_BYTES + 12_345);
-    const bigger = randomBytes(2 * LOCAL_HEADER_RUN_BYTES + 7);
+    const big = randomBytes(RUN_BYTES + 12_345);
+    const bigger = randomBytes(2 * RUN_BYTES + 7);
     const entries: RawEntry[] = [
       ...Array.from({ length: 40 }, (_, i) => ({ name: `knowledge/a${i}.md`, data: `# a${i}\n` })),
       { name: 'vectors/one.arrow', data: big },
