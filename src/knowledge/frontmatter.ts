@@ -66,7 +66,7 @@ export interface ParsedFrontmatter {
    * `data` is: treat both as read-only.
    */
   readonly yaml11: Record<string, unknown>;
-  /** The block's YAML node count ({@link countYamlNodes}): the export checks it against its limits. */
+  /** The block's YAML node count ({@link lexCounted}): the export checks it against its limits. */
   readonly nodes: number;
 }
 
@@ -81,7 +81,7 @@ export type ParseResult = { ok: true; value: ParsedFrontmatter } | { ok: false; 
 export interface FrontmatterBounds {
   /** UTF-8 bytes of the block (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterBytes`). */
   readonly maxBytes?: number;
-  /** YAML nodes of the block, see {@link countYamlNodes} (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes`). */
+  /** YAML nodes of the block, see {@link lexCounted} (default `DEFAULT_ARCHIVE_LIMITS.maxFrontmatterNodes`). */
   readonly maxNodes?: number;
 }
 
@@ -98,27 +98,15 @@ function opensNode(token: string): boolean {
 }
 
 /**
- * Counts the YAML nodes of `source` on the lexer's tokens (streamed, nothing kept), stopping as
- * soon as the count passes `max`: linear in the text and constant in memory. Every scalar, alias
- * and node indicator counts, so an empty value counts through its indicator and the count bounds
- * the nodes parsing would compose (`key: value` counts 3, a flow list item 2). Returns the count,
- * or `max + 1` when it passes `max`.
+ * Lexes `source` once, counting its YAML nodes on the lexer's tokens and stopping as soon as the
+ * count passes `max`: linear in the text. Every scalar, alias and node indicator counts, so an
+ * empty value counts through its indicator and the count bounds the nodes parsing would compose
+ * (`key: value` counts 3, a flow list item 2). Returns the count (`max + 1` when it passes `max`)
+ * and the tokens, which the parser is then fed instead of lexing the text again (the lexer was a
+ * fifth of a small frontmatter's cost, twice); `lexemes` is `undefined` past `max`. The tokens
+ * kept are slices of a block already bounded in bytes.
  */
-export function countYamlNodes(source: string, max: number): number {
-  let nodes = 0;
-  for (const token of new Lexer().lex(source)) {
-    if (opensNode(token) && ++nodes > max) return nodes;
-  }
-  return nodes;
-}
-
-/**
- * The lexer's tokens of `source` with its node count ({@link countYamlNodes}), lexed once: the
- * parser is then fed these tokens instead of lexing the text again (the lexer was a fifth of a
- * small frontmatter's cost, twice). `lexemes` is `undefined` when the count passes `max`, which
- * stops the lexing there; the tokens kept are slices of a block already bounded in bytes.
- */
-function lexCounted(source: string, max: number): { readonly nodes: number; readonly lexemes: readonly string[] | undefined } {
+export function lexCounted(source: string, max: number): { readonly nodes: number; readonly lexemes: readonly string[] | undefined } {
   const lexemes: string[] = [];
   let nodes = 0;
   for (const token of new Lexer().lex(source)) {

@@ -12,7 +12,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PackageBuilder, isOctxError } from '../../src/index.js';
-import { countYamlNodes, parseFrontmatter } from '../../src/knowledge/frontmatter.js';
+import { lexCounted, parseFrontmatter } from '../../src/knowledge/frontmatter.js';
 import { DEFAULT_ARCHIVE_LIMITS } from '../../src/model/limits.js';
 import { openPackage, validatePackage } from '../../src/read/index.js';
 import { DOC_ID, cleanupTempDirs, entriesOf, writeDir, writeZip } from '../read/helpers.js';
@@ -59,14 +59,14 @@ function runUnder512(script: string): Promise<{ code: number | null; signal: str
   });
 }
 
-describe('countYamlNodes', () => {
+describe('lexCounted (the YAML node count)', () => {
   it('counts every scalar and node indicator, and stops past the bound', () => {
-    expect(countYamlNodes('a: 1\nb: "x"\n', 100)).toBe(6);
-    expect(countYamlNodes('a: [1, 2, 3]\n', 100)).toBe(8);
-    expect(countYamlNodes("a:\n  - x\n  - 'y'\n", 100)).toBe(6);
+    expect(lexCounted('a: 1\nb: "x"\n', 100).nodes).toBe(6);
+    expect(lexCounted('a: [1, 2, 3]\n', 100).nodes).toBe(8);
+    expect(lexCounted("a:\n  - x\n  - 'y'\n", 100).nodes).toBe(6);
     // Quoted text and comments hold no nodes, whatever their commas and colons.
-    expect(countYamlNodes('a: "x, y: [z]" # b: [1, 2]\n', 100)).toBe(3);
-    expect(countYamlNodes(manyKeys(1000), 10)).toBe(11);
+    expect(lexCounted('a: "x, y: [z]" # b: [1, 2]\n', 100).nodes).toBe(3);
+    expect(lexCounted(manyKeys(1000), 10).nodes).toBe(11);
   });
 });
 
