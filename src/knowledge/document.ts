@@ -175,7 +175,8 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   }
   if (!parsed.ok && parsed.tooComplex) throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: parsed.reason });
   if (!parsed.ok) fail(path, `unsafe or invalid YAML frontmatter: ${parsed.reason}`);
-  const { data, document, yaml11 } = parsed.value;
+  // `document` is not read here: for a simple block it is parsed only when it is needed.
+  const { data, yaml11 } = parsed.value;
   if (data.type !== undefined) {
     const problem = documentTypeProblem(data.type, yaml11.type);
     if (problem) throw OctxError.of({ code: 'OCTX_DOCUMENT_TYPE_MISSING', path, field: 'type', message: problem });
@@ -199,7 +200,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     const given = (octx as Record<string, unknown>).document_id;
     if (given === undefined) {
       documentId = options.mintId(path);
-      const { at, indent } = octxInsertion(document, fm, path);
+      const { at, indent } = octxInsertion(parsed.value.document, fm, path);
       fm = `${fm.slice(0, at)}${indent}document_id: ${yamlQuote(documentId)}${newline}${fm.slice(at)}`;
     } else {
       const given11 = (yaml11.octx as Record<string, unknown> | undefined)?.document_id;

@@ -1,5 +1,6 @@
 import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node, type YAMLMap } from 'yaml';
 import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
+import { readSimpleFrontmatter, type SimpleFrontmatter } from './simple-frontmatter.js';
 
 /**
  * The parts of a Markdown file: an optional YAML frontmatter block between `---` fences on the
@@ -336,6 +337,40 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
   if (tooLarge !== undefined) return { ok: false, reason: tooLarge, tooLarge: true };
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
+  // The plainest blocks (most of them) are read without the yaml library: same result.
+  const simple = readSimpleFrontmatter(source);
+  if (simple !== undefined && simple.nodes <= maxNodes) return { ok: true, value: simpleValue(source, simple) };
+  return parseWithYaml(source, maxNodes);
+}
+
+/**
+ * The parsed form of a block {@link readSimpleFrontmatter} read: its data is the same under YAML
+ * 1.2 and 1.1 (`yaml11` is `data`), and the yaml `document` (wanted only to insert a missing
+ * `document_id`) is parsed the first time it is asked for.
+ */
+function simpleValue(source: string, simple: SimpleFrontmatter): ParsedFrontmatter {
+  let document: Document.Parsed | undefined;
+  return {
+    data: simple.data,
+    yaml11: simple.data,
+    nodes: simple.nodes,
+    get document(): Document.Parsed {
+      if (document === undefined) {
+        const full = parseWithYaml(source, Number.MAX_SAFE_INTEGER);
+        if (!full.ok) throw new Error(`unreachable: a simple frontmatter block failed the full parse: ${full.reason}`);
+        document = full.value.document;
+      }
+      return document;
+    },
+  };
+}
+
+/**
+ * {@link parseFrontmatter} with the yaml library, after its size and character checks: every
+ * safe-YAML rule, both readings, the node bound. Exported for the differential test of
+ * `simple-frontmatter.ts`.
+ */
+export function parseWithYaml(source: string, maxNodes: number): ParseResult {
   // Hostile nesting is named as such (it is also refused, fast, by the parse below).
   if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
   // Each composed node costs ~1.7 KB (twice when the YAML 1.1 reading runs too): the count is
