@@ -20,8 +20,9 @@ export interface SimpleFrontmatter {
 }
 
 // A key: letters, digits, "_" and "-", starting with a letter or "_" (never "__", which could
-// name `__proto__`).
-const KEY = '(?!__)[A-Za-z_][A-Za-z0-9_-]*';
+// name `__proto__`), of at most 1024 characters: YAML's bound on an implicit key, which the yaml
+// library and PyYAML enforce.
+const KEY = '(?!__)[A-Za-z_][A-Za-z0-9_-]{0,1023}';
 // Letters the reader takes in plain values besides ASCII: Latin-1 and Latin Extended letters, CJK
 // (from U+3001: U+3000 is a space), Hangul and the full-width forms. None is a YAML indicator,
 // a space or a line break in either YAML version.

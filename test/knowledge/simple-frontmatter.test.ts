@@ -87,6 +87,7 @@ describe('readSimpleFrontmatter', () => {
       'title: !!str x\n', // a tag
       'title: 019B76DA-A800-7000-8000-000000000001\n', // not a canonical (lower-case) UUID
       '  title: x\n', // indented at the root
+      `${'k'.repeat(1025)}: x\n`, // a key above YAML's 1024-character bound
     ]) {
       expect(readSimpleFrontmatter(source), JSON.stringify(source)).toBeUndefined();
     }
