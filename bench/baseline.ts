@@ -27,7 +27,7 @@ import { pipeline } from 'node:stream/promises';
 import { createDeflateRaw, deflateRaw, deflateRawSync, type DeflateRaw } from 'node:zlib';
 import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData } from 'apache-arrow';
 import { prepareVectorConfig } from 'octx-export';
-import { corpusSpec, ensureDir, isMain, measure, parseArgs, parseSize } from './common.js';
+import { corpusSpec, digestOfDigests, ensureDir, isMain, measure, parseArgs, parseSize } from './common.js';
 import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink, type CorpusSpec, type Target } from './corpus.js';
 
 /** Same constant as src/structure/record-spill.ts: lines are flushed in ~1 MiB pieces. */
@@ -304,14 +304,6 @@ export async function runBaseline(o: BaselineOptions) {
     payloadBytes,
     compressedBytes: docs.compressed + Object.values(files).reduce((n, f) => n + (f.compressed ?? f.size), 0),
   };
-}
-
-/** SHA-256 over "path sha256\n" lines sorted by path: compares thousands of documents at once. */
-export function digestOfDigests(pairs: readonly (readonly [string, string])[]): string {
-  const sorted = [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  const h = createHash('sha256');
-  for (const [p, d] of sorted) h.update(`${p} ${d}\n`);
-  return h.digest('hex');
 }
 
 /** Generation only: the records are produced and dropped. */

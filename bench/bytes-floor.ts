@@ -19,8 +19,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { constants, deflateRawSync } from 'node:zlib';
 import { prepareVectorConfig } from 'octx-export';
-import { ARROW_FILES, ArrowSink, digestOfDigests, FLUSH_AT, STRUCTURE_FILES } from './baseline.js';
-import { corpusSpec, isMain, measure, parseArgs, parseSize, SectionClock } from './common.js';
+import { ARROW_FILES, ArrowSink, FLUSH_AT, STRUCTURE_FILES } from './baseline.js';
+import { corpusSpec, digestOfDigests, isMain, measure, parseArgs, parseSize, SectionClock } from './common.js';
 import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink, type CorpusSpec, type Target } from './corpus.js';
 
 /** DEFLATE's window: the history a piece may refer back to. */

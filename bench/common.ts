@@ -5,6 +5,7 @@
  * Every measured run happens in a fresh child process (see bench/run.ts) so that peak RSS
  * (`process.resourceUsage().maxRSS`) belongs to exactly one measurement.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -242,4 +243,17 @@ export function staleDistWarning(): string | undefined {
   if (newest(join(REPO_ROOT, 'src')) > statSync(entry).mtimeMs)
     return 'WARNING: src/ has files newer than dist/index.js: run `npm run build` first to measure the current code (or pass --sdk src).';
   return undefined;
+}
+
+/**
+ * SHA-256 over "path sha256\n" lines sorted by path: compares thousands of documents at once.
+ * Here, not in baseline.ts: the exporter child must not import baseline.ts, whose apache-arrow
+ * import would load the library before the exporter's clock starts (the SDK loads it itself, at
+ * export time, and that load is part of its cost).
+ */
+export function digestOfDigests(pairs: readonly (readonly [string, string])[]): string {
+  const sorted = [...pairs].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+  const h = createHash('sha256');
+  for (const [p, d] of sorted) h.update(`${p} ${d}\n`);
+  return h.digest('hex');
 }

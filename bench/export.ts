@@ -13,8 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import { PackageBuilder } from 'octx-export';
-import { digestOfDigests } from './baseline.js';
-import { corpusSpec, ensureDir, isMain, measure, parseArgs, parseSize, RAISED_LIMITS } from './common.js';
+import { corpusSpec, digestOfDigests, ensureDir, isMain, measure, parseArgs, parseSize, RAISED_LIMITS } from './common.js';
 import { DIMENSIONS, generateCorpus, recordCount, vectorConfig, type CorpusSink, type CorpusSpec } from './corpus.js';
 
 /** Fixed asset id and release, so repeated runs write identical packages. */

@@ -5,6 +5,7 @@ import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventR
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
 import { AtomicOutput } from '../package/atomic-output.js';
 import { BackgroundDeflate } from '../package/background-deflate.js';
+import { preloadArrowWriter } from '../vectors/arrow-writer-loader.js';
 import { PayloadSpill } from '../package/payload-spill.js';
 import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
@@ -530,6 +531,8 @@ export class PackageBuilder {
     if (!spill) {
       spill = new VectorSpill({ file: join(this.#dir, `${target}.f32`), target, dimensions: config.dimensions, normalized: config.normalized });
       this.#vectorSpills.set(target, spill);
+      // The export will write Arrow files: their writer loads while the caller goes on.
+      preloadArrowWriter();
     }
     // The common call (no digest, no replace) shares one options object, and the try/catch of
     // #collect is inlined: no closure either, so nothing is allocated per vector.

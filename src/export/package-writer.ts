@@ -9,6 +9,7 @@ import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, t
 import type { ArchiveLimits } from '../model/limits.js';
 import { writeArchive, type StreamedPayload, type WrittenStreamed } from './archive-writer.js';
 import { arrowFileSizeBound } from '../vectors/arrow-file-size.js';
+import { loadArrowWriter } from '../vectors/arrow-writer-loader.js';
 
 /** Identity and release data the manifest needs. */
 export interface PackageIdentity {
@@ -155,7 +156,7 @@ function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions):
         for (const dense of target.rows) yield { recordIndex: dense, id: target.ids(dense) };
       }
       // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors.
-      const { writeArrowTarget } = await import('../vectors/arrow-writer.js');
+      const { writeArrowTarget } = await loadArrowWriter();
       const { sha256, size, crc32 } = await writeArrowTarget({ spill: target.spill, rows: refs(), into: { ...into, path: options.output.tempPath }, signal: options.signal });
       options.onProgress?.({ phase: 'arrow', kind: target.target, completed: rows, total: rows, bytes: size, totalBytes: size });
       return { sha256, size, crc32 };
