@@ -539,6 +539,8 @@ export class PackageBuilder {
     const addOptions = inputSha256 === undefined ? (replace ? REPLACE_VECTOR : ADD_VECTOR) : { inputSha256, replace };
     try {
       spill.add(dense, recordId, vector, addOptions);
+      // Vectors make a build large: they count towards moving compression to its thread.
+      this.#background?.countSpilled(config.dimensions * 4);
     } catch (e) {
       if (e instanceof OctxError && e.code === 'OCTX_IO_ERROR') this.#poisoned = e;
       throw e;
