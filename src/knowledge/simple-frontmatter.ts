@@ -12,6 +12,8 @@
  * which also gives the errors. A differential test compares the two on generated blocks.
  */
 
+import { detachedString } from '../model/detached-string.js';
+
 /** A block read here: its data (strings and one level of mappings) and its YAML node count. */
 export interface SimpleFrontmatter {
   readonly data: Record<string, string | Record<string, string>>;
@@ -52,21 +54,10 @@ function typedWord(word: string): boolean {
   return TYPED_WORDS.has(word.toLowerCase()) || MANTISSA_LESS_FLOAT.test(word);
 }
 
-/** A value of a matched line: the plain text, or the quoted text without its quotes. */
+/** A value of a matched line: the plain text, or the quoted text without its quotes (a copy: see `detachedString`). */
 function valueOf(plain: string | undefined, quoted: string | undefined): string | undefined {
-  if (plain !== undefined) return typedWord(plain) ? undefined : detached(plain);
-  return detached(quoted!.slice(1, -1));
-}
-
-/**
- * `s` as a string of its own. A regular-expression match is a slice of the text it was found in,
- * and V8 keeps a slice's whole parent alive: a builder keeps each document's title and id, so
- * every document's full Markdown stayed in memory (M bench: +330 MiB of heap). Concatenating
- * and slicing makes V8 copy the characters into a new flat string; the yaml library's values
- * were always copies.
- */
-function detached(s: string): string {
-  return ` ${s}`.slice(1);
+  if (plain !== undefined) return typedWord(plain) ? undefined : detachedString(plain);
+  return detachedString(quoted!.slice(1, -1));
 }
 
 /**
