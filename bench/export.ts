@@ -89,7 +89,8 @@ export async function runExport(o: ExportRunOptions) {
       ...(o.raisedLimits ? { limits: { ...RAISED_LIMITS } } : {}),
       onProgress: (e) => {
         if (e.phase !== 'write' && e.phase !== 'verify') return;
-        // Verification runs until its last entry is checked; fsync and rename follow ('publish').
+        // `integrity` verification runs until its last entry is checked; fsync and rename follow
+        // ('publish'). (`full` reports its progress as phase 'validate', not sampled apart here.)
         const next = e.phase === 'write' ? 'zip' : e.completed < e.total ? 'verify' : 'publish';
         // Sampled when the phase changes, not at every entry's event: reading the RSS ~2,500
         // times (once per entry written and verified) cost the W export ~40 ms of its own time.

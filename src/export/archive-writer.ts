@@ -2,7 +2,8 @@ import { deflateRawSync, crc32 } from 'node:zlib';
 import type { ProgressEvent } from '../plan/report.js';
 import { compareUtf8 } from '../model/paths.js';
 import type { PayloadSource } from '../package/payload-source.js';
-import type { PayloadSpill, SpilledEntry } from '../package/payload-spill.js';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { DEFAULT_COMPRESS_JOBS, type PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 import { ZipAssembler, type StreamTarget, type StreamedBytes, type ZipEntryData } from '../package/zip-assembler.js';
 
 /**
@@ -99,12 +100,18 @@ export async function writeArchive(path: string, manifest: ManifestSource, paylo
   });
   // What the background left to compress (the last blocks, the JSONL tails) is compressed on the
   // pool while the Arrow files are written: that phase keeps the main thread busy and leaves the
-  // other core mostly idle (W bench: the compress step after it took 0.05 s). Two jobs at a time,
-  // so the Arrow writes still find pool threads. Quiet: its progress is reported as the compress
-  // step below, which then finds (almost) nothing left.
+  // other core mostly idle (W bench: the compress step after it took 0.05 s). Two jobs at a time
+  // while the Arrow writes need pool threads too, the usual four once they are done. Quiet: its
+  // progress is reported as the compress step below, which then finds nothing left. Its own
+  // signal stops it when the export fails meanwhile (no waiting for the rest of it).
   let early: Promise<void> | undefined;
+  const earlyLimit = pLimit(EARLY_COMPRESS_JOBS);
+  const earlyStop = new AbortController();
+  const stopEarly = (): void => earlyStop.abort();
+  options.signal?.addEventListener('abort', stopEarly);
+  if (options.signal?.aborted) stopEarly();
   if (level > 0 && streamed.length > 0) {
-    early = compressSpilled(sorted, level, options.signal, undefined, EARLY_COMPRESS_JOBS);
+    early = compressSpilled(sorted, level, earlyStop.signal, undefined, earlyLimit);
     early.catch(() => undefined); // awaited below, or settled in `finally`
   }
   try {
@@ -121,6 +128,7 @@ export async function writeArchive(path: string, manifest: ManifestSource, paylo
     t = performance.now();
     const rest: ArchivePayload[] = [...sorted, { path: 'manifest.json', source: { bytes: manifestBytes }, size: manifestBytes.length }];
     // Its failure (a spill read error, an abort) is the export's.
+    earlyLimit.concurrency = DEFAULT_COMPRESS_JOBS;
     await early;
     if (level > 0) await compressSpilled(rest, level, options.signal, options.onProgress);
     if (options.timings) options.timings.compress = performance.now() - t;
@@ -144,7 +152,10 @@ export async function writeArchive(path: string, manifest: ManifestSource, paylo
       return { name, size: e.size, compressedSize: e.compressedSize, method: e.method };
     });
   } finally {
-    // No compression job outlives the call (the caller removes the spills next).
+    // No compression job outlives the call (the caller removes the spills next); after a failure
+    // the jobs not started yet are dropped.
+    earlyStop.abort();
+    options.signal?.removeEventListener('abort', stopEarly);
     await early?.catch(() => undefined);
     await zip.close();
   }
@@ -162,7 +173,7 @@ async function compressSpilled(
   level: number,
   signal: AbortSignal | undefined,
   onProgress: ((event: ProgressEvent) => void) | undefined,
-  concurrency?: number,
+  limit?: LimitFunction,
 ): Promise<void> {
   const bySpill = new Map<PayloadSpill, SpilledEntry[]>();
   for (const p of payloads) {
@@ -179,7 +190,7 @@ async function compressSpilled(
   let bytes = 0;
   onProgress?.({ phase: 'compress', kind: 'entries', completed, total, bytes, totalBytes });
   for (const [spill, entries] of bySpill) {
-    await spill.compress(entries, level, { ...(signal ? { signal } : {}), ...(concurrency !== undefined ? { concurrency } : {}) });
+    await spill.compress(entries, level, { ...(signal ? { signal } : {}), ...(limit ? { limit } : {}) });
     completed += entries.length;
     bytes += entries.reduce((m, e) => m + e.size, 0);
     onProgress?.({ phase: 'compress', kind: 'entries', completed, total, bytes, totalBytes });

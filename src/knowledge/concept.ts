@@ -1,4 +1,5 @@
 import { issue, type OctxIssue } from '../model/errors.js';
+import { detachedString } from '../model/detached-string.js';
 import { isUuidV7 } from '../model/ids.js';
 import { parseFrontmatter, splitFrontmatter, type FrontmatterBounds } from './frontmatter.js';
 
@@ -57,7 +58,10 @@ export function readConceptDocument(path: string, text: string, bounds?: number 
           message: `octx.document_id must be a canonical lowercase UUIDv7 string (got ${JSON.stringify(id) ?? 'nothing'})`,
         }),
       );
-    } else documentId = id;
+    } else {
+      // A copy: a slice of the block would keep the whole block alive while the reader holds ids.
+      documentId = detachedString(id);
+    }
   }
   return { issues, frontmatter: data, body: split.parts.body, ...(documentId ? { documentId } : {}) };
 }

@@ -1,5 +1,6 @@
 import { isMap, isScalar, type Document } from 'yaml';
 import { OctxError } from '../model/errors.js';
+import { detachedString } from '../model/detached-string.js';
 import { isUuidV7 } from '../model/ids.js';
 import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { documentTypeProblem } from './concept.js';
@@ -186,8 +187,10 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   let fm = frontmatter;
   const appended: string[] = [];
   if (data.type === undefined) appended.push(`type: ${yamlQuote(type)}`);
+  // Copies (see `detachedString`): the builder keeps the title and id until the export, and a
+  // slice of the frontmatter would keep the whole document alive with them.
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a title may be any YAML scalar (`title: 2024`); String() is the intended conversion
-  const title = data.title === undefined ? deriveTitle(body, baseName(path)) : String(data.title);
+  const title = data.title === undefined ? deriveTitle(body, baseName(path)) : detachedString(String(data.title));
   if (data.title === undefined) appended.push(`title: ${yamlQuote(title)}`);
   const octx = data.octx;
   let documentId: string;
@@ -212,7 +215,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
           message: `octx.document_id must be a canonical lowercase UUIDv7 (got ${JSON.stringify(given)})`,
         });
       }
-      documentId = given;
+      documentId = detachedString(given);
     }
   }
   const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };

@@ -1,3 +1,5 @@
+import { detachedString } from '../model/detached-string.js';
+
 /**
  * The local files a Markdown body links to: inline links and images (`[t](a.md)`,
  * `![alt](img/x.png "title")`), reference definitions (`[id]: a.md`) and `<img src="…">`,
@@ -30,7 +32,9 @@ export function linkTargets(body: string): string[] {
     for (const m of text.matchAll(INLINE)) out.push(m[1]!);
     for (const m of text.matchAll(IMG_SRC)) out.push(m[1] ?? m[2]!);
   }
-  return out.map((t) => (t.startsWith('<') && t.endsWith('>') ? t.slice(1, -1) : t));
+  // Copies (see `detachedString`): a loader keeps the targets of every page until all are read,
+  // and slices would keep every linking page alive with them.
+  return out.map((t) => detachedString(t.startsWith('<') && t.endsWith('>') ? t.slice(1, -1) : t));
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
-import pLimit from 'p-limit';
+import pLimit, { type LimitFunction } from 'p-limit';
 import { Float64Column } from '../model/columns.js';
 import { OctxError } from '../model/errors.js';
 import type { BackgroundDeflate } from './background-deflate.js';
@@ -49,10 +49,18 @@ export interface PayloadSpillOptions {
   readonly background?: BackgroundDeflate;
 }
 
+/** Blocks {@link PayloadSpill.compress} runs at once by default: the libuv pool's size. */
+export const DEFAULT_COMPRESS_JOBS = 4;
+
 /** Options of {@link PayloadSpill.compress}. */
 export interface CompressOptions {
   /** Blocks compressed at the same time on the thread pool (default 4, the pool's size). */
   readonly concurrency?: number;
+  /**
+   * The limiter to run the jobs under instead (`concurrency` is then ignored): a caller that
+   * raises its concurrency later (p-limit's setter) speeds up jobs already queued.
+   */
+  readonly limit?: LimitFunction;
   readonly signal?: AbortSignal;
 }
 
@@ -243,7 +251,7 @@ export class PayloadSpill {
     // Background jobs still running would otherwise be done twice.
     await this.#background?.settle();
     this.#throwIfFailed();
-    const limit = pLimit(options.concurrency ?? 4);
+    const limit = options.limit ?? pLimit(options.concurrency ?? DEFAULT_COMPRESS_JOBS);
     const jobs: Promise<void>[] = [];
     const job = (rawOffset: number, rawLength: number, dictLength: number, store: (compressed: Buffer) => void): void => {
       jobs.push(
