@@ -7,12 +7,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { writeArchive, type ArchivePayload, type StreamedPayload } from '../../src/export/archive-writer.js';
+import { writeArchive, type ArchivePayload } from '../../src/export/archive-writer.js';
 import { PayloadSpill, type SpilledEntry } from '../../src/package/payload-spill.js';
 import type { ProgressEvent } from '../../src/plan/report.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
+import { gatedStreamed } from '../helpers/streamed-payload.js';
 import { tempDir } from '../helpers/temp.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 
@@ -28,19 +28,6 @@ function spilled(dir: string, count: number): { spill: PayloadSpill; payloads: A
     payloads.push({ path: `knowledge/d${String(i).padStart(3, '0')}.md`, size: entry.size, source: { spilled: entry } });
   }
   return { spill, payloads };
-}
-
-/** A streamed payload that waits `gate` before writing its bytes (the Arrow writing, slowed down). */
-function slowStreamed(path: string, bytes: Buffer, gate: () => Promise<void>): StreamedPayload {
-  return {
-    path,
-    sizeBound: bytes.length,
-    write: async ({ handle, position }) => {
-      await gate();
-      await handle.write(bytes, 0, bytes.length, position);
-      return { size: bytes.length, crc32: crc32(bytes), sha256: createHash('sha256').update(bytes).digest('hex') };
-    },
-  };
 }
 
 describe('compression beside the Arrow writing', () => {
@@ -69,7 +56,7 @@ describe('compression beside the Arrow writing', () => {
     };
     await writeArchive(join(dir, 'a.octx'), () => Buffer.from('{}'), a.payloads, {
       level: 6,
-      streamed: [slowStreamed('vectors/chunks.arrow', arrow, waitForCompression)],
+      streamed: [gatedStreamed('vectors/chunks.arrow', arrow, waitForCompression)],
       onProgress: (e) => events.push(e),
     });
     a.spill.close();
@@ -124,7 +111,7 @@ describe('compression beside the Arrow writing', () => {
         level: 6,
         signal: controller.signal,
         streamed: [
-          slowStreamed('vectors/chunks.arrow', arrow, async () => {
+          gatedStreamed('vectors/chunks.arrow', arrow, async () => {
             controller.abort();
           }),
         ],

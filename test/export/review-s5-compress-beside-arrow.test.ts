@@ -10,13 +10,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
-import { crc32 } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { writeArchive, type ArchivePayload, type StreamedPayload } from '../../src/export/archive-writer.js';
+import { writeArchive, type ArchivePayload } from '../../src/export/archive-writer.js';
 import { PayloadSpill, type SpilledEntry } from '../../src/package/payload-spill.js';
 import type { ProgressEvent } from '../../src/plan/report.js';
 import { RecordSpill } from '../../src/structure/record-spill.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
+import { gatedStreamed } from '../helpers/streamed-payload.js';
 import { tempDir } from '../helpers/temp.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 
@@ -85,18 +85,6 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   }
 }
 
-function streamed(path: string, bytes: Buffer, gate: () => Promise<void>): StreamedPayload {
-  return {
-    path,
-    sizeBound: bytes.length,
-    write: async ({ handle, position }) => {
-      await gate();
-      await handle.write(bytes, 0, bytes.length, position);
-      return { size: bytes.length, crc32: crc32(bytes), sha256: createHash('sha256').update(bytes).digest('hex') };
-    },
-  };
-}
-
 function contentEntries(file: string) {
   return inspectZip(file)
     .filter((e) => e.name !== 'manifest.json' && !e.name.endsWith('.arrow'))
@@ -125,7 +113,7 @@ describe('review s5: compression beside the Arrow writing', () => {
     await writeArchive(join(dir, 'a.octx'), () => Buffer.from('{}'), a.payloads, {
       level: 6,
       // Everything, tails included, is compressed by the early pass before the Arrow bytes go in.
-      streamed: [streamed('vectors/chunks.arrow', arrow, () => until(() => allCompressed(a, 6), 'the early pass'))],
+      streamed: [gatedStreamed('vectors/chunks.arrow', arrow, () => until(() => allCompressed(a, 6), 'the early pass'))],
       onProgress: (e) => eventsA.push(e),
     });
     const b = setup(join(dir, 'b'));
@@ -157,7 +145,7 @@ describe('review s5: compression beside the Arrow writing', () => {
       writeArchive(join(dir, 'x.octx'), () => Buffer.from('{}'), s.payloads, {
         level: 6,
         streamed: [
-          streamed('vectors/chunks.arrow', randomBytes(1000), async () => {
+          gatedStreamed('vectors/chunks.arrow', randomBytes(1000), async () => {
             await new Promise((resolve) => setTimeout(resolve, 30));
             arrowWritten = true;
           }),
@@ -202,7 +190,7 @@ describe('review s5: compression beside the Arrow writing', () => {
         level: 6,
         signal: controller.signal,
         streamed: [
-          streamed('vectors/chunks.arrow', randomBytes(1000), async () => {
+          gatedStreamed('vectors/chunks.arrow', randomBytes(1000), async () => {
             await until(() => anyCompressed(s, 6), 'a first block');
             controller.abort();
           }),

@@ -15,6 +15,12 @@ const SHAPES = {
   'a fast-path frontmatter with a title': `'---\\ntype: Document\\ntitle: "Document ' + i + ' title"\\noctx:\\n  document_id: ' + id(0x1000 + i) + '\\n---\\n\\n'`,
   'a frontmatter without a title (taken from the first heading)': `'---\\ntype: Document\\noctx:\\n  document_id: ' + id(0x1000 + i) + '\\n---\\n\\n# Heading of document ' + i + ' here\\n\\n'`,
   'no frontmatter (title from the first heading, id minted)': `'# Heading of document ' + i + ' here\\n\\n'`,
+  // Blocks the fast path declines, read by the yaml library, whose plain and single-quoted values
+  // are slices too (found by a review); double-quoted ones it builds as copies.
+  'a plain title read by the yaml library (a comment line, id minted)': `'---\\n# written by hand\\ntype: Document\\ntitle: Document ' + i + ' of the handbook\\n---\\n\\n'`,
+  'a single-quoted title beside a tag list': `'---\\ntype: Document\\ntitle: \\'Document ' + i + ' of the handbook\\'\\ntags: [guide, setup]\\n---\\n\\n'`,
+  'a plain document_id read by the yaml library (title from the first heading)': `'---\\n# written by hand\\ntype: Document\\noctx:\\n  document_id: ' + id(0x1000 + i) + '\\n---\\n\\n# Heading of document ' + i + ' here\\n\\n'`,
+  'a double-quoted title and document_id read by the yaml library': `'---\\n# written by hand\\ntype: Document\\ntitle: "Document ' + i + ' of the handbook"\\noctx:\\n  document_id: "' + id(0x1000 + i) + '"\\n---\\n\\n'`,
 };
 
 const script = (head: string): string => `
