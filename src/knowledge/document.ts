@@ -152,7 +152,8 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
 
   if (frontmatter === undefined) {
     const documentId = options.mintId(path);
-    const title = deriveTitle(body, baseName(path));
+    // A copy, as below: the builder keeps it until the export.
+    const title = detachedString(deriveTitle(body, baseName(path)));
     // Fresh frontmatter: block style, strings double-quoted so YAML 1.1 and 1.2 readers agree.
     // Only the fences and the new block use the document's line ending; the body is untouched.
     const block = [`type: ${yamlQuote(type)}`, `title: ${yamlQuote(title)}`, 'octx:', `  document_id: ${yamlQuote(documentId)}`].join(newline);
@@ -188,9 +189,9 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   const appended: string[] = [];
   if (data.type === undefined) appended.push(`type: ${yamlQuote(type)}`);
   // Copies (see `detachedString`): the builder keeps the title and id until the export, and a
-  // slice of the frontmatter would keep the whole document alive with them.
+  // slice of the document (a heading, a frontmatter value) would keep all of it alive with them.
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a title may be any YAML scalar (`title: 2024`); String() is the intended conversion
-  const title = data.title === undefined ? deriveTitle(body, baseName(path)) : detachedString(String(data.title));
+  const title = detachedString(data.title === undefined ? deriveTitle(body, baseName(path)) : String(data.title));
   if (data.title === undefined) appended.push(`title: ${yamlQuote(title)}`);
   const octx = data.octx;
   let documentId: string;

@@ -12,8 +12,6 @@
  * which also gives the errors. A differential test compares the two on generated blocks.
  */
 
-import { detachedString } from '../model/detached-string.js';
-
 /** A block read here: its data (strings and one level of mappings) and its YAML node count. */
 export interface SimpleFrontmatter {
   readonly data: Record<string, string | Record<string, string>>;
@@ -54,10 +52,13 @@ function typedWord(word: string): boolean {
   return TYPED_WORDS.has(word.toLowerCase()) || MANTISSA_LESS_FLOAT.test(word);
 }
 
-/** A value of a matched line: the plain text, or the quoted text without its quotes (a copy: see `detachedString`). */
+/**
+ * A value of a matched line: the plain text, or the quoted text without its quotes. Slices of the
+ * block, as the yaml library's plain values are: a caller that keeps one copies it.
+ */
 function valueOf(plain: string | undefined, quoted: string | undefined): string | undefined {
-  if (plain !== undefined) return typedWord(plain) ? undefined : detachedString(plain);
-  return detachedString(quoted!.slice(1, -1));
+  if (plain !== undefined) return typedWord(plain) ? undefined : plain;
+  return quoted!.slice(1, -1);
 }
 
 /**

@@ -1,9 +1,7 @@
-import { detachedString } from '../model/detached-string.js';
-
 /**
  * The title the reference gives a document without one: the first level-one ATX heading outside
- * fenced code blocks, else the file stem with `-` and `_` turned into spaces. The title is a copy,
- * not a slice that would keep the whole document alive (see `detachedString`).
+ * fenced code blocks, else the file stem with `-` and `_` turned into spaces. The heading is a
+ * slice of `body`: a caller that keeps the title copies it (`detachedString`).
  */
 export function deriveTitle(body: string, fileName: string): string {
   let fence: string | undefined;
@@ -18,7 +16,7 @@ export function deriveTitle(body: string, fileName: string): string {
     }
     if (fence !== undefined) continue;
     const h = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(line);
-    if (h && h[1]!.trim() !== '') return detachedString(h[1]!.trim());
+    if (h && h[1]!.trim() !== '') return h[1]!.trim();
   }
   const stem = fileName.replace(/\.md$/, '').replace(/[-_]+/g, ' ').trim();
   return stem === '' ? fileName : stem;
