@@ -14,7 +14,7 @@
 import { spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { mergeFrontmatter } from '../../src/adapters/rag/frontmatter-merge.js';
+import { mergeFrontmatter } from '../../src/adapters/shared/frontmatter-merge.js';
 import { readConceptDocument } from '../../src/knowledge/concept.js';
 import { prepareDocument } from '../../src/knowledge/document.js';
 import { lexCounted, parseFrontmatter, parseWithYaml } from '../../src/knowledge/frontmatter.js';
@@ -441,7 +441,7 @@ describe('callers, against a copy whose fast path is switched off', () => {
       prepareDocument: (await import('../../src/knowledge/document.js')).prepareDocument,
       readConceptDocument: (await import('../../src/knowledge/concept.js')).readConceptDocument,
       reservedDocumentProblems: (await import('../../src/knowledge/reserved.js')).reservedDocumentProblems,
-      mergeFrontmatter: (await import('../../src/adapters/rag/frontmatter-merge.js')).mergeFrontmatter,
+      mergeFrontmatter: (await import('../../src/adapters/shared/frontmatter-merge.js')).mergeFrontmatter,
     }));
   });
 
