@@ -25,7 +25,7 @@ const LAYERS = {
   export: ['model', 'package', 'knowledge', 'structure', 'vectors', 'consumers', 'read', 'plan'],
   // floor 6: the public builder
   builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export'],
-  // floor 7: input adapters (RAG, ingest, SAG database)
+  // floor 7: input adapters (RAG, ingest, SAG database) and what they share (adapters/shared; rule adapters-independent)
   adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
 };
 
@@ -41,6 +41,14 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: 'adapters-independent',
+      comment:
+        'An adapter imports only its own folder and src/adapters/shared/ (what every adapter needs lives there, not in another adapter); src/adapters/shared/ imports no adapter.',
+      severity: 'error',
+      from: { path: '^src/adapters/([^/]+)/' },
+      to: { path: '^src/adapters/', pathNot: ['^src/adapters/$1/', '^src/adapters/shared/'] },
+    },
     {
       name: 'no-circular',
       comment: 'A cycle between modules of src/ (type-only imports count too): split the shared part into a lower module.',
