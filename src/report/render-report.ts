@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import { stat, writeFile } from 'node:fs/promises';
 import { consumerProfile, type ConsumerName } from '../consumers/index.js';
 import { OctxError, type OctxIssue } from '../model/errors.js';
+import { fsFailure } from '../model/fs-errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { ProgressListener } from '../model/progress.js';
@@ -328,7 +329,7 @@ export async function renderReport(path: string, options: RenderReportOptions = 
     try {
       await writeFile(out.tempPath, html, { flag: 'wx' });
     } catch (e) {
-      throw new OctxError('OCTX_IO_ERROR', `could not write ${out.path}: ${(e as Error).message}`, { cause: e });
+      throw fsFailure(e, { path: out.path, field: 'output', action: 'write the report', invalidCode: 'OCTX_OUTPUT_INVALID' });
     }
     await out.commit();
     return { html, bytes, output: out.path, data };

@@ -195,6 +195,8 @@ describe('output and errors', () => {
     await renderReport(demo, { output: out, overwrite: true });
     expect(readFileSync(out, 'utf8')).toBe(r.html);
     expect(readdirSync(join(out, '..'))).toEqual(['r.html']);
+    // A folder is no output file, even with overwrite.
+    expect((await failureAsync(renderReport(demo, { output: join(out, '..'), overwrite: true }))).code).toBe('OCTX_OUTPUT_INVALID');
   });
 
   it('options: unknown keys, bad budgets, a bad consumer or timestamp are OCTX_OPTIONS_INVALID; a missing package OCTX_OPEN_ERROR', async () => {
