@@ -3,7 +3,7 @@
 // `npm run build` writes it to dist/report/page.js, which ships; tests that run from the sources
 // rebuild it when it is missing or older than the page code (test/helpers/report-page.ts).
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, URL } from 'node:url';
 import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);

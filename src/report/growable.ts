@@ -65,7 +65,7 @@ export class Growable<T extends TypedLike> {
     let n = Math.max(16, this.#data.length * 2);
     while (n < min) n *= 2;
     const next = new this.ctor(n);
-    next.set(this.#data as unknown as ArrayLike<number>);
+    next.set(this.#data);
     this.#data = next;
   }
 }

@@ -76,7 +76,7 @@ export function layoutGraph(order: number, edges: readonly (readonly [number, nu
   let maxX = -Infinity;
   let maxY = -Infinity;
   for (let i = 0; i < order; i++) {
-    const a = graph.getNodeAttributes(String(i)) as { x: number; y: number };
+    const a = graph.getNodeAttributes(String(i));
     const x = Number.isFinite(a.x) ? a.x : 0;
     const y = Number.isFinite(a.y) ? a.y : 0;
     out[2 * i] = x;

@@ -29,6 +29,23 @@ import {
   type PackageCounts,
 } from './report-fixtures.js';
 
+// What the callbacks that run in the page use of it: this program has no DOM types (Node's).
+declare const window: { readonly octxReport?: { readonly graph: { nodePosition(id: string): { x: number; y: number } | null } | null } };
+declare const document: {
+  getElementById(id: string): { getAttribute(name: string): string | null } | null;
+  createElement(tag: 'canvas'): {
+    width: number;
+    height: number;
+    getContext(kind: '2d'): { drawImage(image: unknown, x: number, y: number): void; getImageData(x: number, y: number, w: number, h: number): { data: ArrayLike<number> } } | null;
+  };
+};
+declare class Image {
+  src: string;
+  readonly width: number;
+  readonly height: number;
+  decode(): Promise<void>;
+}
+
 /** Where the screenshots go (git-ignored). */
 const SHOTS = join(ROOT, 'test-output/report');
 
@@ -205,7 +222,7 @@ describe('the report in Chromium', () => {
       expect(added[1]).toBeGreaterThan(0);
       expect(await numberIn(l.page, '#diff-documents [data-diff="added"] td.num')).toBe(added[1]);
       // The diff section comes before the validation section.
-      expect(await l.page.evaluate(() => [...document.querySelectorAll('main > section')].map((s) => s.id).slice(0, 2))).toEqual(['diff', 'validation']);
+      expect(await l.page.locator('main > section').evaluateAll((sections) => sections.slice(0, 2).map((s) => s.id))).toEqual(['diff', 'validation']);
       expect(await l.page.locator('[data-fact="derived from"]').textContent()).toContain(l.result.data.asset.derivedFrom!.assetId!);
       expect(await l.page.locator('#consumer-verdict').textContent()).toBe(l.result.data.validation.consumer!.verdict);
     } finally {
@@ -253,7 +270,7 @@ describe('the report in Chromium', () => {
     try {
       await l.page.locator('#documents-table tbody tr').first().click();
       await l.page.waitForTimeout(300);
-      expect(await l.page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(await l.page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
       expect(l.errors).toEqual([]);
       expect(await l.page.locator('#asset-name').textContent()).toBe(HOSTILE.assetName);
       expect(await l.page.title()).toBe(`${HOSTILE.assetName} 1.0.0 — octx report`);
@@ -267,7 +284,7 @@ describe('the report in Chromium', () => {
       const entity = g.nodes.findIndex((n) => n.kind === 'entity');
       expect(await clickNode(l.page, g.nodes[entity]!.id, 'events')).toEqual([HOSTILE.event]);
       expect(await l.page.locator('#node-details h3').first().textContent()).toBe(HOSTILE.entity);
-      expect(await l.page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
+      expect(await l.page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
       // The CSP refuses a request the page did not plan (connect-src 'none'), before it leaves.
       const fetched = await l.page.evaluate(() =>
         fetch('http://127.0.0.1:9/x').then(

@@ -30,7 +30,7 @@ function budget(values: OptionValues, name: string): number | undefined {
 function openInBrowser(file: string, warn: (message: string) => void): void {
   const [command, args] = process.platform === 'darwin' ? ['open', [file]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', file]] : ['xdg-open', [file]];
   try {
-    const child = spawn(command, args as string[], { detached: true, stdio: 'ignore' });
+    const child = spawn(command, args, { detached: true, stdio: 'ignore' });
     child.on('error', (e) => warn(`could not open the report with ${command}: ${e.message}`));
     child.unref();
   } catch (e) {

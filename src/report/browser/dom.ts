@@ -98,7 +98,7 @@ export function sortableTable<T>(
   let order = trs.slice();
   const head = el('tr');
   const table = el('table', { id }, el('thead', {}, head), body);
-  columns.forEach((c, k) => {
+  columns.forEach((c) => {
     const th = el('th', { class: `sortable${c.numeric ? ' num' : ''}`, scope: 'col' }, c.title);
     th.addEventListener('click', () => {
       const descending = th.getAttribute('aria-sort') === 'ascending';

@@ -13,7 +13,7 @@ declare global {
   }
 }
 
-const data = JSON.parse(document.getElementById(DATA_ELEMENT_ID)!.textContent!) as ReportData;
+const data = JSON.parse(document.getElementById(DATA_ELEMENT_ID)!.textContent) as ReportData;
 
 /** A `dt`/`dd` list of facts (missing values shown as —). */
 function facts(id: string, rows: readonly (readonly [string, Child])[]): HTMLElement {
