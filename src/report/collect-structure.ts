@@ -46,7 +46,7 @@ export interface StructureTables {
 }
 
 /** A record's string field, or undefined. */
-const text = (r: unknown, field: string): string | undefined => {
+export const text = (r: unknown, field: string): string | undefined => {
   const v = (r as Record<string, unknown> | null)?.[field];
   return typeof v === 'string' ? v : undefined;
 };

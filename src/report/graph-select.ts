@@ -10,7 +10,7 @@ import { IdKind } from '../model/id-kind.js';
 import type { OctxPackage } from '../read/open-package.js';
 import type { IdSpace } from '../read/id-space.js';
 import type { DocumentTable } from './collect-documents.js';
-import { eachRecord, refField, type StructureTables } from './collect-structure.js';
+import { eachRecord, refField, text, type StructureTables } from './collect-structure.js';
 
 /** Chunks listed per drawn event. */
 const CHUNKS_PER_EVENT = 10;
@@ -44,10 +44,6 @@ export interface SelectedGraph {
 }
 
 const clip = (s: string): string => (s.length > MAX_LABEL ? `${s.slice(0, MAX_LABEL)}…` : s);
-const text = (r: unknown, field: string): string | undefined => {
-  const v = (r as Record<string, unknown> | null)?.[field];
-  return typeof v === 'string' ? v : undefined;
-};
 
 /** Entities ranked by degree (descending), ties in file order: their indices. */
 function rankEntities(t: StructureTables, n: number): number[] {
