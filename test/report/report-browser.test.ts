@@ -69,6 +69,10 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+let demo: Promise<string> | undefined;
+/** The demo package, built once for the tests that show it and derive from it. */
+const demoOnce = (): Promise<string> => (demo ??= demoPackage(dir));
+
 /** A loaded page and what it did while loading. */
 interface Loaded {
   readonly page: Page;
@@ -168,7 +172,7 @@ async function clickNode(page: Page, id: string, name: string): Promise<string[]
 describe('the report in Chromium', () => {
   it('the demo package: counts, a drawn graph with pixels, a click on the top entity lists its events', async (ctx) => {
     if (!browser) return ctx.skip(skipReason);
-    const pkg = await demoPackage(dir);
+    const pkg = await demoOnce();
     const l = await open('demo', pkg);
     try {
       await commonChecks(l, await packageCounts(pkg), 'demo');
@@ -209,9 +213,7 @@ describe('the report in Chromium', () => {
 
   it('a derived package with --previous: the diff table at the top, derived_from and the consumer verdict', async (ctx) => {
     if (!browser) return ctx.skip(skipReason);
-    const sourceDir = join(dir, 'source');
-    mkdirSync(sourceDir);
-    const source = await demoPackage(sourceDir);
+    const source = await demoOnce();
     const pkg = await derivedPackage(dir, source);
     const l = await open('derived', pkg, { previous: source, consumer: 'sag-1.7' });
     try {
