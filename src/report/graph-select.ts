@@ -1,8 +1,9 @@
 /**
  * Which part of the entity graph the page draws, and what it says about each drawn node. Events
- * and entities are the nodes, event-entity links the edges. Past the node budget the top nodes by
- * degree are drawn (ties: entities first, then file order, so the choice is the same every time);
- * past the edge budget, the first links in file order among them. Then one more pass per file
+ * and entities are the nodes, event-entity links the edges. Past the node budget, the entities of
+ * highest degree and the events most linked to them are drawn (see {@link chooseNodes}; ties in
+ * file order, so the choice is the same every time); past the edge budget, the first links in
+ * file order among them. Then one more pass per file
  * reads only what the drawn nodes need: event titles, entity names, the first chunks of each
  * drawn event.
  */
@@ -45,27 +46,60 @@ export interface SelectedGraph {
 
 const clip = (s: string): string => (s.length > MAX_LABEL ? `${s.slice(0, MAX_LABEL)}…` : s);
 
-/** Entities ranked by degree (descending), ties in file order: their indices. */
-function rankEntities(t: StructureTables, n: number): number[] {
-  const all = Array.from({ length: t.eventsPerEntity.length }, (_, i) => i);
-  all.sort((a, b) => t.eventsPerEntity[b]! - t.eventsPerEntity[a]! || a - b);
+/** The indices of the `n` largest of `keys` (descending; ties by `tie`, descending, then index), among `keep`. */
+function topIndices(keys: ArrayLike<number>, n: number, tie: ArrayLike<number> = keys, keep: (i: number) => boolean = () => true): number[] {
+  const all: number[] = [];
+  for (let i = 0; i < keys.length; i++) if (keep(i)) all.push(i);
+  all.sort((a, b) => keys[b]! - keys[a]! || tie[b]! - tie[a]! || a - b);
   return all.slice(0, n);
+}
+
+/** Share of the node budget given first to entities, when the graph is larger than the budget. */
+const ENTITY_SHARE = 0.4;
+
+/**
+ * The drawn nodes, as candidates (entity i is i, event j is `entityCount + j`), ascending. All of
+ * them within the budget. Past it, the graph is bipartite — a node's neighbours are all of the
+ * other kind — so the top nodes by degree alone could all be entities with no edge among them
+ * (a 1M-chunk corpus: every entity has more links than any event). So: the entities of highest
+ * degree take up to {@link ENTITY_SHARE} of the budget, then the events most linked to them (one
+ * more pass over the links), then more entities, then more events, by degree, while room is left.
+ */
+async function chooseNodes(pkg: OctxPackage, ids: IdSpace, t: StructureTables, max: number): Promise<number[]> {
+  const eventCount = t.entitiesPerEvent.length;
+  const entityCount = t.eventsPerEntity.length;
+  if (eventCount + entityCount <= max) return Array.from({ length: eventCount + entityCount }, (_, i) => i);
+  const entities = topIndices(t.eventsPerEntity, eventCount === 0 ? max : Math.min(entityCount, Math.ceil(max * ENTITY_SHARE)));
+  const chosenEntity = new Uint8Array(entityCount);
+  for (const n of entities) chosenEntity[n] = 1;
+  const linksIn = new Uint32Array(eventCount);
+  const eeEvent = refField('event-entity', 'event');
+  const eeEntity = refField('event-entity', 'entity');
+  await eachRecord(pkg, 'event-entity', [], (r) => {
+    const n = ids.indexOf(text(r, eeEntity) ?? '', IdKind.entity);
+    if (n < 0 || chosenEntity[n] === 0) return;
+    const e = ids.indexOf(text(r, eeEvent) ?? '', IdKind.event);
+    if (e >= 0) linksIn[e]!++;
+  });
+  const events = topIndices(linksIn, max - entities.length, t.entitiesPerEvent, (e) => linksIn[e]! > 0);
+  const chosenEvent = new Uint8Array(eventCount);
+  for (const e of events) chosenEvent[e] = 1;
+  let room = max - entities.length - events.length;
+  if (room > 0) {
+    const more = topIndices(t.eventsPerEntity, room, t.eventsPerEntity, (n) => chosenEntity[n] === 0);
+    entities.push(...more);
+    room -= more.length;
+  }
+  if (room > 0) events.push(...topIndices(t.entitiesPerEvent, room, t.entitiesPerEvent, (e) => chosenEvent[e] === 0));
+  return [...entities, ...events.map((e) => entityCount + e)].sort((a, b) => a - b);
 }
 
 /** Chooses the drawn nodes and edges and reads their labels and chunks. */
 export async function selectGraph(pkg: OctxPackage, ids: IdSpace, t: StructureTables, budgets: GraphBudgets): Promise<SelectedGraph> {
   const eventCount = t.entitiesPerEvent.length;
   const entityCount = t.eventsPerEntity.length;
-  // Candidates as one number each: entity i is i, event j is entityCount + j.
   const degree = (c: number): number => (c < entityCount ? t.eventsPerEntity[c]! : t.entitiesPerEvent[c - entityCount]!);
-  let chosen: number[];
-  if (eventCount + entityCount <= budgets.maxNodes) chosen = Array.from({ length: eventCount + entityCount }, (_, i) => i);
-  else {
-    const all = new Uint32Array(eventCount + entityCount);
-    for (let i = 0; i < all.length; i++) all[i] = i;
-    chosen = Array.from(all.sort((a, b) => degree(b) - degree(a) || a - b).subarray(0, budgets.maxNodes));
-    chosen.sort((a, b) => a - b);
-  }
+  const chosen = await chooseNodes(pkg, ids, t, budgets.maxNodes);
   const nodeOfEvent = new Int32Array(eventCount).fill(-1);
   const nodeOfEntity = new Int32Array(entityCount).fill(-1);
   const g: SelectedGraph = { kinds: [], records: [], ids: [], labels: [], degrees: [], typeOf: [], edges: [], edgesAmongNodes: 0, chunks: new Map(), topEntities: [] };
@@ -81,7 +115,7 @@ export async function selectGraph(pkg: OctxPackage, ids: IdSpace, t: StructureTa
     g.typeOf.push(isEntity ? t.entityType[index]! : -1);
     (isEntity ? nodeOfEntity : nodeOfEvent)[index] = node;
   }
-  const top = rankEntities(t, budgets.topEntities);
+  const top = topIndices(t.eventsPerEntity, budgets.topEntities);
   const topName = new Map<number, string>(top.map((i) => [i, '']));
 
   const unreadable: string[] = [];

@@ -42,7 +42,7 @@ export interface RenderReportOptions {
   readonly consumer?: ConsumerName;
   /** Resource limits for reading the package(s); missing fields take the reference defaults. */
   readonly limits?: Partial<ArchiveLimits>;
-  /** Graph nodes drawn at most (default 5,000): past it, the top nodes by degree. */
+  /** Graph nodes drawn at most (default 5,000): past it, the entities of highest degree and the events most linked to them. */
   readonly maxNodes?: number;
   /** Graph edges drawn at most (default 20,000). */
   readonly maxEdges?: number;

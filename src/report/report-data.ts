@@ -86,7 +86,7 @@ export interface ReportGraph {
   readonly nodes: readonly ReportNode[];
   /** Edges as pairs of indices into `nodes`. */
   readonly edges: readonly (readonly [number, number])[];
-  /** The node budget: past it, the top nodes by degree are drawn. */
+  /** The node budget: past it, the entities of highest degree and the events most linked to them are drawn. */
   readonly maxNodes: number;
   readonly maxEdges: number;
   /** Paths of the documents the events' chunks belong to (`chunks` index into it). */

@@ -145,15 +145,29 @@ describe('the page', () => {
 });
 
 describe('budgets', () => {
-  it('past maxNodes: the top nodes by degree, their links among them, and the totals', async () => {
+  it('past maxNodes: the entities of highest degree, then the events most linked to them; their links; the totals', async () => {
     const full = (await renderReport(synthetic)).data.graph!;
     const g = (await renderReport(synthetic, { maxNodes: 25, maxEdges: 30 })).data.graph!;
     expect(g.nodes).toHaveLength(25);
     expect(g.totalNodes).toBe(full.totalNodes);
-    const degrees = full.nodes.map((n) => n.degree).sort((a, b) => b - a);
-    expect(g.nodes.map((n) => n.degree).sort((a, b) => b - a)).toEqual(degrees.slice(0, 25));
-    expect(g.edges.length).toBeLessThanOrEqual(30);
-    expect(g.edgesAmongNodes).toBeGreaterThanOrEqual(g.edges.length);
+    // 40 % of the budget: the 10 entities of highest degree.
+    const entities = g.nodes.filter((n) => n.kind === 'entity');
+    const byDegree = full.nodes.filter((n) => n.kind === 'entity').sort((a, b) => b.degree - a.degree);
+    expect(entities).toHaveLength(10);
+    expect(Math.min(...entities.map((n) => n.degree))).toBeGreaterThanOrEqual(byDegree[9]!.degree);
+    // Then 15 events, each linked to at least as many of those entities as any event left out.
+    const chosen = new Set(entities.map((n) => n.id));
+    const linksIn = (eventId: string): number => {
+      const i = full.nodes.findIndex((n) => n.id === eventId);
+      return full.edges.filter(([a, b]) => a === i && chosen.has(full.nodes[b]!.id)).length;
+    };
+    const drawn = g.nodes.filter((n) => n.kind === 'event');
+    expect(drawn).toHaveLength(15);
+    const left = full.nodes.filter((n) => n.kind === 'event' && !drawn.some((d) => d.id === n.id));
+    expect(Math.min(...drawn.map((n) => linksIn(n.id)))).toBeGreaterThanOrEqual(Math.max(...left.map((n) => linksIn(n.id))));
+    // Every drawn event has an edge; the edges are the package's links among drawn nodes, at most maxEdges.
+    expect(g.edgesAmongNodes).toBeGreaterThanOrEqual(15);
+    expect(g.edges).toHaveLength(Math.min(30, g.edgesAmongNodes));
     for (const [a, b] of g.edges) expect([g.nodes[a]!.kind, g.nodes[b]!.kind]).toEqual(['event', 'entity']);
     expect([g.maxNodes, g.maxEdges]).toEqual([25, 30]);
   });

@@ -251,7 +251,7 @@ describe('the report in Chromium', () => {
     try {
       await commonChecks(l, await packageCounts(pkg), 'vectors');
       const g = l.result.data.graph!;
-      expect(await l.page.locator('#graph-note').textContent()).toContain(`Showing the top 150 of ${g.totalNodes.toLocaleString('en-US')} nodes by degree`);
+      expect(await l.page.locator('#graph-note').textContent()).toContain(`Showing 150 of ${g.totalNodes.toLocaleString('en-US')} nodes (node budget 150)`);
       expect(await graphPixels(l.page)).toBeGreaterThan(2000);
       const event = g.nodes.findIndex((n) => n.kind === 'event');
       const entities = g.edges.filter(([a]) => a === event).map(([, b]) => `${g.nodes[b]!.label} (${g.nodes[b]!.type})`);

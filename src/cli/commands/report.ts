@@ -56,7 +56,11 @@ export const reportCommand: Command = {
     mkdir: { type: 'boolean', description: 'create the folder of -o when it is missing' },
     previous: { type: 'string', value: '<old.octx>', description: 'a previous release (or the source of a derived asset): the page opens with what changed' },
     consumer: { type: 'string', value: '<name>', description: 'also show what this consumer profile makes of the package: seed, sag-1.7' },
-    'max-nodes': { type: 'string', value: '<n>', description: 'graph nodes drawn at most (default 5000): past it, the top nodes by degree' },
+    'max-nodes': {
+      type: 'string',
+      value: '<n>',
+      description: 'graph nodes drawn at most (default 5000): past it, the entities of highest degree and the events most linked to them',
+    },
     'max-documents': { type: 'string', value: '<n>', description: 'rows of the documents table (default 2000): past it, an evenly spaced sample' },
     timestamp: { type: 'boolean', description: 'put the time of rendering on the page (the bytes then differ between runs)' },
     open: { type: 'boolean', description: 'open the page in the default browser when it is written' },

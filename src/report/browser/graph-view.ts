@@ -72,7 +72,15 @@ function showDetails(panel: HTMLElement, g: ReportGraph, neighbours: readonly nu
     const p = provenance(g, [n]);
     append(panel, list('Chunks', p.chunks, n.chunkCount ?? p.chunks.length, 'chunks'), list('Documents', p.documents, p.documents.length, 'documents'));
   }
-  if (linked.length < n.degree) append(panel, el('p', { class: 'note' }, `${num(linked.length)} of ${num(n.degree)} links are drawn (the graph shows the top nodes by degree).`));
+  if (linked.length < n.degree)
+    append(
+      panel,
+      el(
+        'p',
+        { class: 'note' },
+        `${num(linked.length)} of ${num(n.degree)} links are drawn (past its node budget the graph draws the entities of highest degree and the events most linked to them).`,
+      ),
+    );
 }
 
 /** Draws `g` into `container`; clicks fill `panel`. */

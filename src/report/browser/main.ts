@@ -264,7 +264,7 @@ function graphSection(): { section: HTMLElement; draw: () => GraphHandle } | nul
   const panel = el('div', { id: 'node-details' }, el('p', { class: 'note' }, 'Click a node to see its events, chunks and documents.'));
   const shown =
     g.nodes.length < g.totalNodes
-      ? `Showing the top ${num(g.nodes.length)} of ${num(g.totalNodes)} nodes by degree (node budget ${num(g.maxNodes)})`
+      ? `Showing ${num(g.nodes.length)} of ${num(g.totalNodes)} nodes (node budget ${num(g.maxNodes)}): the entities of highest degree and the events most linked to them`
       : `All ${num(g.totalNodes)} nodes`;
   const edges =
     g.edges.length < g.edgesAmongNodes
