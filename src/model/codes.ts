@@ -115,6 +115,7 @@ export const OCTX_CODES = {
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
   OCTX_SAG_NOT_ENGINE_DB:
     "producer: from-sag was given an SQLite file without the zleap-sag engine tables (e.g. SAG's application database ./.data/sag.db instead of ./.data/engine/sag.db)",
+  OCTX_REPORT_SCRIPT_MISSING: 'producer: the report page script (dist/report/page.js, bundled at build time) is missing or cannot be inlined: a source checkout that was not built',
   OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
   OCTX_INDEX_FILE_RENAMED:
     'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
