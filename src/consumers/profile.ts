@@ -39,6 +39,11 @@ export type ConsumerRule =
       readonly max: number;
       readonly stored?: (value: string) => string;
       readonly storedAs?: string;
+      /**
+       * How the consumer turns a value that is not a string into text (SAG: `str(v or "")`);
+       * without it, only strings are measured.
+       */
+      readonly text?: (value: unknown) => string;
     })
   /** A number field within [min, max] (absent: the consumer's default applies). */
   | (RuleBase & { readonly rule: 'range'; readonly field: string; readonly min: number; readonly max: number })
