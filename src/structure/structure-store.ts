@@ -21,6 +21,9 @@ function assertRoom(links: Int32Column, kind: string): void {
   if (links.length >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
 }
 
+/** The largest value of an Int32 column (`columns.ts`). */
+const INT32_MAX = 2 ** 31 - 1;
+
 /** Ordinals up to this fit the Int32 ordinal column; larger ones (legal, never seen) use a side set. */
 const MAX_COLUMN_ORDINAL = 2 ** 31 - 1;
 
@@ -227,6 +230,16 @@ export class StructureStore {
       const field = fields[f]!;
       if (field.as === 'id') this.#ids.assertFree(values[field.at] as string, defines!);
       else if (field.as === 'ref') dense[field.at] = values[field.at] === undefined ? -1 : this.#ids.ref(values[field.at] as string);
+      else if ((values[field.at] as number | undefined) !== undefined && (values[field.at] as number) > INT32_MAX) {
+        // The one integer column (an event's level) holds 32 bits: a larger value is refused, never
+        // narrowed. A level is a depth in the hierarchy, and no hierarchy is that deep.
+        throw OctxError.of({
+          code: 'OCTX_EVENT_LEVEL_INVALID',
+          recordId: typeof values[0] === 'string' ? values[0] : undefined,
+          field: 'level',
+          message: `${kind} ${String(values[0])}: level ${String(values[field.at])} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
+        });
+      }
     }
     if (plan.ends !== undefined) {
       const [a, b] = plan.ends;
