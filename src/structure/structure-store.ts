@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { Int32Column } from '../model/columns.js';
+import { editDistance } from '../model/edit-distance.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
 import { explainInvalid, fieldPosition, readRecord, recordObject, type RecordRead } from './record-check.js';
@@ -19,6 +20,27 @@ const MAX_LINKS = 16_000_000;
 
 function assertRoom(links: Int32Column, kind: string): void {
   if (links.length >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
+}
+
+/**
+ * `kind` is one of `RECORD_KIND_ORDER`, as a primitive string: `addRecord` is called with names
+ * from data (a working folder, an adapter), and `'__proto__'` or `'Chunk'` must not reach the
+ * tables indexed by kind.
+ * @throws OctxError `OCTX_RECORD_KIND_UNKNOWN`, with the closest kind when one is close
+ */
+function assertRecordKind(kind: unknown): asserts kind is RecordKind {
+  if (typeof kind === 'string' && (RECORD_KIND_ORDER as readonly string[]).includes(kind)) return;
+  const shown = typeof kind === 'string' ? JSON.stringify(kind) : `a value of type ${kind === null ? 'null' : typeof kind}`;
+  let near: string | undefined;
+  if (typeof kind === 'string') {
+    const lower = kind.toLowerCase().replace(/_/g, '-');
+    near = RECORD_KIND_ORDER.find((k) => k === lower || k === `${lower.replace(/s$/, '')}`) ?? RECORD_KIND_ORDER.find((k) => editDistance(lower, k, 2) <= 2);
+  }
+  throw OctxError.of({
+    code: 'OCTX_RECORD_KIND_UNKNOWN',
+    field: 'kind',
+    message: `addRecord: unknown record kind ${shown}; the kinds are ${RECORD_KIND_ORDER.join(', ')}${near !== undefined ? ` (did you mean "${near}"?)` : ''}`,
+  });
 }
 
 /** The largest value of an Int32 column (`columns.ts`). */
@@ -220,6 +242,7 @@ export class StructureStore {
    * @throws OctxError
    */
   add(kind: RecordKind, input: unknown): void {
+    assertRecordKind(kind);
     const read = this.#take(kind, input);
     const plan = this.#plans[kind];
     const { row, fields } = plan;
