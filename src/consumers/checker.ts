@@ -118,7 +118,7 @@ export class ConsumerChecker {
     const value = record[rule.field];
     switch (rule.rule) {
       case 'max-length': {
-        const text = typeof value === 'string' ? value : value !== undefined && rule.text ? rule.text(value) : undefined;
+        const text = rule.text ? rule.text(value, record) : typeof value === 'string' ? value : undefined;
         if (text === undefined) return undefined;
         const n = codePointLength(rule.stored ? rule.stored(text) : text);
         const as = rule.storedAs !== undefined ? ` as stored (${rule.storedAs})` : '';

@@ -8,7 +8,7 @@ import { parseFrontmatter, splitFrontmatter, stripBom, type FrontmatterBounds, t
 import { quoteRetyped } from './pyyaml-reading.js';
 import { yamlQuote } from './yaml-quote.js';
 import { reservedDocumentProblems } from './reserved.js';
-import { deriveTitle } from './title.js';
+import { deriveTitle, isPythonTitle, pythonHeadingTitle } from './title.js';
 
 /** A document as the caller hands it to `addDocument`. */
 export interface DocumentInput {
@@ -28,6 +28,14 @@ export interface PreparedDocument {
   readonly documentId?: string;
   /** The frontmatter `title` (concepts only). */
   readonly title?: string;
+  /** The frontmatter `title` value when it is not a string (`title: 2024`, `title: null`). */
+  readonly titleValue?: unknown;
+  /**
+   * Set only when the title is not a string Python's `strip()` leaves non-empty: the title a
+   * Python reader (SAG's importer) takes instead, from the body's first `# ` line or the file
+   * stem ({@link pythonHeadingTitle}).
+   */
+  readonly titleFallback?: string;
   /** The frontmatter `type` (concepts only). */
   readonly type?: string;
   /** The exact bytes that go into the package: UTF-8, never a BOM. */
@@ -159,6 +167,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       kind: 'concept',
       documentId,
       title,
+      ...(isPythonTitle(title) ? {} : { titleFallback: detachedString(pythonHeadingTitle(body, path)) }),
       type,
       bytes: Buffer.from(out, 'utf8'),
       frontmatterBytes: Buffer.byteLength(`${block}${newline}`),
@@ -186,7 +195,8 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   let yaml: ParsedFrontmatter = parsed.value;
   if (fm !== frontmatter) {
     const quoted = parseFrontmatter(fm, boundsOf(options));
-    if (!quoted.ok || quoted.value.retyped.length > 0) fail(path, `quoting the values PyYAML reads otherwise does not give a block both read alike${quoted.ok ? '' : ` (${quoted.reason})`}`);
+    if (!quoted.ok || quoted.value.retyped.length > 0)
+      fail(path, `quoting the values PyYAML reads otherwise does not give a block both read alike${quoted.ok ? '' : ` (${quoted.reason})`}`);
     yaml = quoted.value;
   }
   const appended: string[] = [];
@@ -221,7 +231,16 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       documentId = detachedString(given);
     }
   }
-  const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };
+  const pythonTitle = data.title === undefined ? title : data.title;
+  const result = {
+    path,
+    kind: 'concept' as const,
+    documentId,
+    title,
+    ...(data.title !== undefined && typeof data.title !== 'string' ? { titleValue: structuredClone(data.title) } : {}),
+    ...(isPythonTitle(pythonTitle) ? {} : { titleFallback: detachedString(pythonHeadingTitle(body, path)) }),
+    type: typeof data.type === 'string' ? data.type : type,
+  };
   if (fm === frontmatter && appended.length === 0) {
     return { ...result, bytes: Buffer.from(text, 'utf8'), frontmatterBytes: Buffer.byteLength(frontmatter), frontmatterNodes: parsed.value.nodes };
   }
@@ -255,7 +274,8 @@ function assertReadable(path: string, frontmatter: string, bounds: FrontmatterBo
     throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: `with the keys it lacks added, ${again.reason}` });
   }
   if (!again.ok) fail(path, `the completed frontmatter does not parse (${again.reason}); add type, title and octx.document_id yourself`);
-  if (again.value.retyped.length > 0) fail(path, `the completed frontmatter reads differently under PyYAML (${again.value.retyped[0]!.where}); add type, title and octx.document_id yourself`);
+  if (again.value.retyped.length > 0)
+    fail(path, `the completed frontmatter reads differently under PyYAML (${again.value.retyped[0]!.where}); add type, title and octx.document_id yourself`);
   if (before === undefined) return again.value.nodes;
   for (const [key, value] of Object.entries(before)) {
     const now = again.value.data[key];

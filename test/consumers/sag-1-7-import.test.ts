@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConsumerChecker, PackageBuilder, SAG_1_7_PROFILE } from '../../src/index.js';
+import { ConsumerChecker, PackageBuilder, SAG_1_7_PROFILE, validatePackage } from '../../src/index.js';
 import { pythonFloatRepr, pythonStr, sagExtraProblem } from '../../src/consumers/python/builtins.js';
 import { failureAsync as failure } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
@@ -114,5 +114,46 @@ describe('an export for sag-1.7 refuses what SAG’s insert refuses', () => {
     const e = await failure(b.export({ output: join(tempDir(), 'p.octx'), consumer: 'sag-1.7' }));
     expect(e.code).toBe('OCTX_CONSUMER_INCOMPATIBLE');
     expect(e.issues.map((i) => `${i.recordId} ${i.field}`).sort()).toStrictEqual([`${id(1)} extra_data`, `${id(4)} type`]);
+  });
+});
+
+describe('sag-1.7: a document title SAG cannot use is replaced by the body’s first "# " line', () => {
+  const DOC = id(0xd1);
+  /** Export (and validate) one document with this frontmatter title and body, for sag-1.7. */
+  async function titleIssues(title: string, body: string): Promise<{ exported: string[]; validated: string[] }> {
+    const build = () =>
+      new PackageBuilder({ asset: { id: id(9), name: 'SAG' }, release: { version: '1.0.0', createdAt: '2026-07-12T10:00:00Z' } }).addDocument({
+        path: 'notes/a.md',
+        markdown: `---\ntitle: ${title}\noctx:\n  document_id: ${DOC}\n---\n${body}`,
+      });
+    const seed = join(tempDir(), 'seed.octx');
+    await build().export({ output: seed });
+    const validated = (await validatePackage(seed, { consumer: 'sag-1.7' })).consumer!.issues.filter((i) => i.severity === 'error').map((i) => `${i.field}: ${i.message}`);
+    let exported: string[] = [];
+    try {
+      await build().export({ output: join(tempDir(), 'p.octx'), consumer: 'sag-1.7' });
+    } catch (e) {
+      exported = (e as { issues: { field?: string; message: string }[] }).issues.map((i) => `${i.field}: ${i.message}`);
+    }
+    return { exported, validated };
+  }
+  const long = `# ${'h'.repeat(501)}\n`;
+
+  it.each([['0x1F'], ['null'], ['"\\u0085"'], ['"  "'], ['[a]']])('title %s falls back to a 501-character heading: refused at export and by the validator', async (title) => {
+    const { exported, validated } = await titleIssues(title, long);
+    expect(exported).toHaveLength(1);
+    expect(exported[0]).toMatch(/^title: .* is 501 characters as stored/);
+    expect(validated).toStrictEqual(exported);
+  });
+
+  it('a usable title is measured, not the heading; a 500-character heading passes; no heading: the file stem', async () => {
+    expect(await titleIssues('"Short"', long)).toStrictEqual({ exported: [], validated: [] });
+    expect(await titleIssues('null', `# ${'h'.repeat(500)}\n`)).toStrictEqual({ exported: [], validated: [] });
+    expect(await titleIssues('null', `#${'h'.repeat(600)}\n  # ${'h'.repeat(600)}\n`)).toStrictEqual({ exported: [], validated: [] });
+  });
+
+  it('splits the body as Python’s splitlines() does (U+2028 ends a line)', async () => {
+    const { exported } = await titleIssues('null', `intro\u2028# ${'h'.repeat(501)}\n`);
+    expect(exported).toHaveLength(1);
   });
 });
