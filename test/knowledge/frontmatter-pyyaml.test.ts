@@ -88,9 +88,7 @@ describe('keys PyYAML reads as one key (YAML 1.1 equality)', () => {
 describe('values PyYAML types otherwise', () => {
   it('writes a plain string PyYAML types otherwise double-quoted, and keeps everything else byte for byte', () => {
     const block = `date: 2024-02-05   # published\ndraft: yes\ntime: 12:30\nlist: [a, on, 1_000]\n<<: {b: 1}\nv: =\n${TAIL}`;
-    expect(build(block)).toBe(
-      `---\ndate: "2024-02-05"   # published\ndraft: "yes"\ntime: "12:30"\nlist: [a, "on", "1_000"]\n"<<": {b: 1}\nv: "="\n${TAIL}---\nBody\n`,
-    );
+    expect(build(block)).toBe(`---\ndate: "2024-02-05"   # published\ndraft: "yes"\ntime: "12:30"\nlist: [a, "on", "1_000"]\n"<<": {b: 1}\nv: "="\n${TAIL}---\nBody\n`);
   });
 
   it('the validator names each such value, with both readings', () => {
@@ -98,10 +96,13 @@ describe('values PyYAML types otherwise', () => {
       {
         code: 'OCTX_DOCUMENT_FRONTMATTER',
         field: 'date',
-        message: 'date: YAML 1.2 reads the string "2024-02-05" and PyYAML (YAML 1.1, the reference reader) reads a date/time (2024-02-05); quote it so every reader reads the string',
+        message:
+          'date: YAML 1.2 reads the string "2024-02-05" and PyYAML (YAML 1.1, the reference reader) reads a date/time (2024-02-05); quote it so every reader reads the string',
       },
     ]);
-    expect(validate('tags: [a, yes]\n').map((i) => i.message)).toStrictEqual([expect.stringContaining('tags[1]: YAML 1.2 reads the string "yes" and PyYAML (YAML 1.1, the reference reader) reads True')]);
+    expect(validate('tags: [a, yes]\n').map((i) => i.message)).toStrictEqual([
+      expect.stringContaining('tags[1]: YAML 1.2 reads the string "yes" and PyYAML (YAML 1.1, the reference reader) reads True'),
+    ]);
   });
 
   it.each([
@@ -173,6 +174,9 @@ describe('what the SDK writes', () => {
     const out = prepareDocument({ path: 'x.md', markdown: '# a\u0085d\ufeffe\n' }, { mintId: () => ID }).bytes.toString('utf8');
     expect(out).toContain('title: "a\\u0085d\\ufeffe"\n');
     expect(yamlQuote('a\u2028b\u2029c')).toBe('"a\\u2028b\\u2029c"');
-    expect(parseFrontmatter(`title: ${yamlQuote('a\u2028b\u2029c\u0085\ufeff\u007f')}\n`)).toMatchObject({ ok: true, value: { data: { title: 'a\u2028b\u2029c\u0085\ufeff\u007f' }, retyped: [] } });
+    expect(parseFrontmatter(`title: ${yamlQuote('a\u2028b\u2029c\u0085\ufeff\u007f')}\n`)).toMatchObject({
+      ok: true,
+      value: { data: { title: 'a\u2028b\u2029c\u0085\ufeff\u007f' }, retyped: [] },
+    });
   });
 });

@@ -70,10 +70,61 @@ function same(a: Typed, b: Typed): boolean {
 // ---- generators, biased to where YAML 1.1 (PyYAML) and 1.2 part ----
 
 const TRICKY = [
-  'yes', 'Yes', 'NO', 'on', 'Off', 'y', 'n', 'true', 'False', 'null', 'Null', '~', '',
-  '1', '1.0', '07', '7', '08', '010', '0o17', '0x1F', '-0x1F', '0b101', '0b_', '1_000', '1000', '1e3', '1.0e3', '1.5e+3', '1e+3', '.5', '-.inf', '.NaN', '.nan', '+12', '-0', '-0.0',
-  '12:30', '1:20:30', '190:20:30.15', '2024-01-01', '2024-1-1 10:00:00', '2001-12-14t21:59:43.10-05:00', '2024-02-30',
-  '<<', '=', 'e5', '9007199254740993', '12345678901234567890', 'Document', 'a b', 'a: b', 'x #y', 'ü', '产品',
+  'yes',
+  'Yes',
+  'NO',
+  'on',
+  'Off',
+  'y',
+  'n',
+  'true',
+  'False',
+  'null',
+  'Null',
+  '~',
+  '',
+  '1',
+  '1.0',
+  '07',
+  '7',
+  '08',
+  '010',
+  '0o17',
+  '0x1F',
+  '-0x1F',
+  '0b101',
+  '0b_',
+  '1_000',
+  '1000',
+  '1e3',
+  '1.0e3',
+  '1.5e+3',
+  '1e+3',
+  '.5',
+  '-.inf',
+  '.NaN',
+  '.nan',
+  '+12',
+  '-0',
+  '-0.0',
+  '12:30',
+  '1:20:30',
+  '190:20:30.15',
+  '2024-01-01',
+  '2024-1-1 10:00:00',
+  '2001-12-14t21:59:43.10-05:00',
+  '2024-02-30',
+  '<<',
+  '=',
+  'e5',
+  '9007199254740993',
+  '12345678901234567890',
+  'Document',
+  'a b',
+  'a: b',
+  'x #y',
+  'ü',
+  '产品',
 ];
 const SPECIAL_UNITS = ['\t', ':', '#', '-', '?', '"', "'", '\\', ',', '[', '}', '\u0085', '\u2028', '\u2029', '\ufeff', '\u00a0', '!', '&', '*', '|', '>', '%', '@'];
 const textUnit = fc.oneof(
@@ -85,7 +136,13 @@ const text = fc.string({ unit: textUnit, minLength: 1, maxLength: 8 });
 const plain = fc.oneof({ arbitrary: fc.constantFrom(...TRICKY), weight: 4 }, { arbitrary: text, weight: 2 });
 const ESCAPES = ['\\t', '\\/', '\\u2028', '\\N', '\\L', '\\P', '\\_', '\\x85', '\\e', '\\0', '\\"', '\\\\', '\\ ', '\\a', '\\U0001F600', '\\uFEFF', '\\x41'];
 const doubleQuoted = fc
-  .array(fc.oneof(fc.constantFrom(...ESCAPES), text.map((t) => t.replace(/["\\]/g, ''))), { maxLength: 4 })
+  .array(
+    fc.oneof(
+      fc.constantFrom(...ESCAPES),
+      text.map((t) => t.replace(/["\\]/g, '')),
+    ),
+    { maxLength: 4 },
+  )
   .map((parts) => `"${parts.join('')}"`);
 const singleQuoted = text.map((t) => `'${t.replace(/'/g, "''")}'`);
 const blockScalar = fc
@@ -107,7 +164,10 @@ const entry = fc.oneof(
   { arbitrary: fc.tuple(key, inlineValue, comment).map(([k, v, c]) => `${k}: ${v}${c}`), weight: 8 },
   { arbitrary: fc.tuple(key, blockScalar).map(([k, v]) => `${k}: ${v}`), weight: 1 },
   { arbitrary: fc.tuple(key, fc.array(inlineValue, { minLength: 1, maxLength: 3 })).map(([k, xs]) => `${k}:\n${xs.map((x) => `  - ${x}`).join('\n')}`), weight: 1 },
-  { arbitrary: fc.tuple(key, fc.array(fc.tuple(key, inlineValue), { minLength: 1, maxLength: 2 })).map(([k, xs]) => `${k}:\n${xs.map(([a, b]) => `  ${a}: ${b}`).join('\n')}`), weight: 1 },
+  {
+    arbitrary: fc.tuple(key, fc.array(fc.tuple(key, inlineValue), { minLength: 1, maxLength: 2 })).map(([k, xs]) => `${k}:\n${xs.map(([a, b]) => `  ${a}: ${b}`).join('\n')}`),
+    weight: 1,
+  },
   { arbitrary: fc.tuple(key, plain, plain).map(([k, a, b]) => `${k}: ${a}\n  ${b}`), weight: 1 },
 );
 const block = fc.array(entry, { minLength: 1, maxLength: 5 }).map((lines) => `${lines.join('\n')}\n`);
@@ -210,7 +270,8 @@ describe('frontmatter against real PyYAML', () => {
       if (parsed.value.retyped.length > 0) {
         counts.retyped++;
         // Listed as retyped: PyYAML must really read it otherwise.
-        if ('ok' in theirs && same(ours, theirs.ok)) wrong.push({ source, problem: 'listed as retyped, but PyYAML reads the same', retyped: parsed.value.retyped.map((r) => r.where) });
+        if ('ok' in theirs && same(ours, theirs.ok))
+          wrong.push({ source, problem: 'listed as retyped, but PyYAML reads the same', retyped: parsed.value.retyped.map((r) => r.where) });
         return;
       }
       counts.accepted++;
@@ -224,7 +285,8 @@ describe('frontmatter against real PyYAML', () => {
       if (before.ok && before.value.retyped.length > 0) counts.quotedByBuilder++;
       const again = parseFrontmatter(o.block);
       if (!again.ok || again.value.retyped.length > 0) wrong.push({ source: blocks[i], written: o.block, problem: 'the written block does not read alike' });
-      else if (!('ok' in theirs) || !same(typed12(o.block), theirs.ok)) wrong.push({ source: blocks[i], written: o.block, problem: 'PyYAML reads the written block otherwise', theirs });
+      else if (!('ok' in theirs) || !same(typed12(o.block), theirs.ok))
+        wrong.push({ source: blocks[i], written: o.block, problem: 'PyYAML reads the written block otherwise', theirs });
     });
     if (process.env.PYYAML_DIFF_DUMP) (await import('node:fs')).writeFileSync(process.env.PYYAML_DIFF_DUMP, wrong.map((x) => JSON.stringify(x)).join('\n'));
     console.info(`pyyaml differential (PyYAML ${py.header.pyyaml}, Python ${py.header.python}): ${JSON.stringify(counts)}`);
