@@ -305,6 +305,8 @@ export class PackageBuilder {
       sha256: entry.sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
+      ...(doc.titleValue !== undefined ? { titleValue: doc.titleValue } : {}),
+      ...(doc.titleFallback !== undefined ? { titleFallback: doc.titleFallback } : {}),
       ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
       ...(doc.frontmatterNodes !== undefined ? { frontmatterNodes: doc.frontmatterNodes } : {}),
     });

@@ -89,6 +89,7 @@ export const OCTX_CODES = {
   OCTX_DOCUMENT_INVALID: 'producer: a document input is invalid',
   OCTX_DOCUMENT_TYPE_MISSING: 'producer: a document type is present but empty or not a string',
   OCTX_RECORD_INVALID: 'producer: a structure record field is missing or has a wrong value',
+  OCTX_RECORD_KIND_UNKNOWN: 'producer: addRecord was given a kind that is not a record kind (with the closest one)',
   OCTX_RECORD_FIELD_FORBIDDEN: 'producer: a record carries a field the spec forbids',
   OCTX_REFERENCE_UNKNOWN: 'producer: a record refers to an id that no record defines',
   OCTX_STRUCTURE_INCOMPLETE: 'producer: structure was required but coverage is incomplete',
