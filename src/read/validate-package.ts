@@ -32,6 +32,7 @@ import { isUuidV7 } from '../model/ids.js';
 import { computePackageDigest } from '../package/digest.js';
 import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath, logicalPathProblem, payloadKind } from '../model/paths.js';
 import { vectorConfigIssues } from '../vectors/config.js';
+import { ByteReader, tailOf } from './arrow-byte-reader.js';
 import { ByteBudget } from './byte-budget.js';
 import { inOrder } from './in-order.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
@@ -815,7 +816,7 @@ class Validator {
   private async scanArrow(t: (typeof TARGETS)[number], dimensions: number | undefined, config: Record<string, unknown> | undefined): Promise<void> {
     const { path, kind, jsonl } = t;
     // apache-arrow (~20 MiB of RSS once loaded) only when a package has vectors to check.
-    const { ByteReader, readArrowVectorBatches, tailOf } = await import('./arrow-file.js');
+    const { readArrowVectorBatches } = await import('./arrow-file.js');
     const hash = createHash('sha256');
     const it = this.source.open(path)[Symbol.asyncIterator]();
     let failure: OctxError | undefined;
