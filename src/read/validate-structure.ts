@@ -14,7 +14,7 @@ import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.
 import { fileToWorker, RecordScanPool, structureWorkersFor } from './record-scan-pool.js';
 import { jsonlLineIssue, type RecordScan } from './record-scan.js';
 import { StructureChecker } from './structure-check.js';
-import { ContainerFailure, FORMAT, SAG, toOctxError, type ValidationContext } from './validation-context.js';
+import { ContainerFailure, FORMAT, SAG, type ValidationContext } from './validation-context.js';
 import { planInputDigests } from './validate-vectors.js';
 
 /** A structure file being scanned on a worker: its digest and scan, or `undefined` (check in-thread). */
@@ -176,17 +176,8 @@ export class StructureValidation {
         checker.incomplete = true;
       }
     };
-    const it = this.ctx.source.open(path)[Symbol.asyncIterator]();
     let first = true;
-    for (;;) {
-      let r: IteratorResult<Buffer>;
-      try {
-        r = (await it.next()) as IteratorResult<Buffer>;
-      } catch (e) {
-        throw new ContainerFailure(toOctxError(e));
-      }
-      if (r.done) break;
-      const chunk = r.value;
+    for await (const chunk of this.ctx.chunks(path)) {
       hash.update(chunk);
       feed(() => splitter.push(chunk, onLine));
       if (first && splitter.lines > 0 && (kind === 'chunk' || kind === 'event' || kind === 'entity')) {

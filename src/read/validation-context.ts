@@ -131,6 +131,15 @@ export class ValidationContext {
    */
   async hashFile(path: string, each?: (chunk: Buffer) => Promise<void>): Promise<string> {
     const hash = createHash('sha256');
+    for await (const chunk of this.chunks(path)) {
+      hash.update(chunk);
+      if (each) await each(chunk);
+    }
+    return hash.digest('hex');
+  }
+
+  /** The bytes of `path`, chunk by chunk; a read failure is the container's (`ContainerFailure`). */
+  async *chunks(path: string): AsyncGenerator<Buffer, void, undefined> {
     const it = this.source.open(path)[Symbol.asyncIterator]();
     for (;;) {
       let r: IteratorResult<Buffer>;
@@ -139,11 +148,9 @@ export class ValidationContext {
       } catch (e) {
         throw new ContainerFailure(toOctxError(e));
       }
-      if (r.done) break;
-      hash.update(r.value);
-      if (each) await each(r.value);
+      if (r.done) return;
+      yield r.value;
     }
-    return hash.digest('hex');
   }
 
   /** Hashes each present file of `paths` and settles its digest (nothing else is read). */
