@@ -18,9 +18,9 @@ import { splitFrontmatter, stripBom } from '../knowledge/frontmatter.js';
 import { linkTargets, resolveLocalLink } from '../knowledge/local-links.js';
 import { RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
 import { frontmatterSyntax, toYamlFrontmatter } from './foreign-frontmatter.js';
-import { groupLeftOut, type LeftOutGroup } from './left-out.js';
+import { groupLeftOut, type LeftOutGroup } from './non-document-files.js';
 import { ByteBudget } from '../read/byte-budget.js';
-import { inOrder } from '../read/in-order.js';
+import { inOrder } from '../read/read-ahead.js';
 import { fileKind } from '../package/regular-file.js';
 
 /** Pages of a working folder read ahead of the one being added (the libuv pool has four threads). */

@@ -8,7 +8,7 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import type { OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-script-path.js';
 import { WorkerThread } from '../package/worker-thread.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { VERIFY_WORKER_MARK, type VerifyJob } from './verify-worker.js';

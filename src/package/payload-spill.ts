@@ -3,7 +3,7 @@ import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Float64Column } from '../model/columns.js';
+import { Float64Column } from '../model/record-columns.js';
 import { OctxError } from '../model/errors.js';
 import type { BackgroundDeflate } from './background-deflate.js';
 import { BLOCK_BYTES, DEFLATE_END, DICTIONARY_BYTES, deflateBlock } from './deflate-block.js';

@@ -9,7 +9,7 @@
  * When it cannot be found, or a worker does not start, the caller checks in-thread.
  */
 import { availableParallelism } from 'node:os';
-import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-script-path.js';
 import { WorkerThread } from '../package/worker-thread.js';
 import type { RecordScan, RecordScanOptions } from './record-scan.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.

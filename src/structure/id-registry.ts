@@ -1,6 +1,6 @@
 import { OctxError } from '../model/errors.js';
 import { idKindName, type IdKind } from '../model/id-kind.js';
-import { Int32Column, Uint32Column, Uint8Column } from '../model/columns.js';
+import { Int32Column, Uint32Column, Uint8Column } from '../model/record-columns.js';
 import { hashUuidWords, uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
 /**

@@ -27,7 +27,7 @@ import {
   sagDatetime,
   sagWeight,
 } from '../../src/consumers/python/index.js';
-import { sagDatabaseIdentity, sagEntityIdentity, sagStoredType } from '../../src/consumers/sag-1-7.js';
+import { sagDatabaseIdentity, sagEntityIdentity, sagStoredType } from '../../src/consumers/sag-1-7-profile.js';
 import { fuzzParameters } from '../fuzz/fuzz-config.js';
 import { findPythonWithUnicode } from '../helpers/python.js';
 import { ROOT } from '../helpers/temp.js';
