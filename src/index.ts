@@ -40,7 +40,7 @@ export {
   type ConvertedFrontmatter,
   type DanglingLink,
 } from './builder/load-workdir.js';
-export type { LeftOutGroup, LeftOutKind } from './builder/left-out.js';
+export type { LeftOutGroup, LeftOutKind } from './builder/non-document-files.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';

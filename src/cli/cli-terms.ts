@@ -25,7 +25,8 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string | ((match: string, ..
   [/\(documentsOnly fails the same\); pass larger limits in the derive options/g, '(--documents-only fails the same); pass --max-entries <n> or --limits <file.json>'],
   [/, or opt in to rebuilding it from its chunks/g, ', or add --rebuild-documents to rebuild it from its chunks'],
   [/documentsOnly was requested/g, '--documents-only was given'],
-  // SDK calls and option literals that only a library caller can act on (issue 22).
+  // SDK calls and option literals that only a library caller can act on: a CLI user is told the
+  // flag or file that does the same, or nothing.
   [/; add one with addDocument\(\)/g, ''],
   [/call setVectorConfig\(\) \(or embed\(\)\) before addVector\(\)/g, 'give the vector config (vectors/config.json) before the vectors'],
   [/\(verifyContentHash: false\)/g, '(--skip-hash-check)'],

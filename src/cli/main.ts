@@ -7,10 +7,10 @@
 import { main } from './cli.js';
 import { endQuietlyOnClosedPipe, pipeClosed } from './closed-pipe.js';
 import { installSignalCleanup } from './signals.js';
-import { capYoungGeneration } from './young-generation.js';
+import { capYoungGeneration } from './peak-memory-cap.js';
 
 installSignalCleanup();
-// The CLI owns its process, so it may size V8's heap (see young-generation.ts: −20 MiB of `build`'s peak).
+// The CLI owns its process, so it may size V8's heap (see peak-memory-cap.ts).
 capYoungGeneration();
 endQuietlyOnClosedPipe();
 const code = await main(process.argv.slice(2));

@@ -1,7 +1,7 @@
 /**
- * Signal cleanup of the `octx-export` executable (issue 16, item 7): on SIGINT, SIGTERM or SIGHUP
+ * Signal cleanup of the `octx-export` executable: on SIGINT, SIGTERM or SIGHUP
  * the temporary output and the builders' spill folders (a plaintext copy of the knowledge base)
- * are removed, the producer state lock is released (issue 24: else the next run takes it over,
+ * are removed, the producer state lock is released (else the next run takes it over,
  * which `--strict` refuses), then the signal is raised again so the process ends as the signal says (a shell
  * sees 130 for SIGINT, 143 for SIGTERM). Only the executable installs this: a library must not
  * take over a host's signals (the SDK has `dispose()`). SIGKILL cannot be caught.

@@ -4,7 +4,7 @@
  */
 import type { PackageBuilder } from '../builder/package-builder.js';
 import type { IndexFilesMode, WorkdirLoadReport } from '../builder/load-workdir.js';
-import { describeLeftOut } from '../builder/left-out.js';
+import { describeLeftOut } from '../builder/non-document-files.js';
 import { str, usageError, type CommandContext, type OptionSpec, type OptionValues } from './args.js';
 import { workdirOptions, type CliProgress } from './export-run.js';
 

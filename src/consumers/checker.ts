@@ -2,7 +2,7 @@ import { codePointLength } from '../model/casefold.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS } from '../model/record-kinds.js';
 import { DigestIndex, RecordIds } from './digest-index.js';
-import { digest128 } from './digest128.js';
+import { digest128 } from './identity-digest.js';
 import type { ConsumerProfile, ConsumerRule, ConsumerSubject } from './profile.js';
 
 /** Where a record was found, for the issue. */

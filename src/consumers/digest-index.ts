@@ -1,5 +1,5 @@
 /**
- * What the consumer checker remembers of each identity key: its 128-bit digest (`digest128.ts`)
+ * What the consumer checker remembers of each identity key: its 128-bit digest (`identity-digest.ts`)
  * → the first record's number, in one open-addressing table of 32-bit words (5 a slot, at most
  * 3/4 full), and each first record's id once ({@link RecordIds}: 16 bytes for a canonical UUID).
  * No string per record stays behind, so a million entities cost tens of megabytes and give the

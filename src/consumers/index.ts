@@ -1,17 +1,17 @@
 /**
  * The consumer profiles (docs/consumers.md). To add a consumer: write its profile next to
- * `sag-1-7.ts` and add it to {@link CONSUMER_PROFILES}; the builder, the planner, the validator
+ * `sag-1-7-profile.ts` and add it to {@link CONSUMER_PROFILES}; the builder, the planner, the validator
  * and the CLI take it by name.
  */
 import { OctxError } from '../model/errors.js';
 import type { ConsumerProfile } from './profile.js';
-import { SAG_1_7_PROFILE } from './sag-1-7.js';
-import { SEED_PROFILE } from './seed.js';
+import { SAG_1_7_PROFILE } from './sag-1-7-profile.js';
+import { SEED_PROFILE } from './seed-profile.js';
 
 export { ConsumerChecker, type RecordLocation } from './checker.js';
 export type { ConsumerDocument, ConsumerProfile, ConsumerRule, ConsumerSubject, VectorPolicy } from './profile.js';
-export { sagDatabaseIdentity, sagEntityIdentity, sagStoredType, SAG_1_7_PROFILE } from './sag-1-7.js';
-export { SEED_PROFILE } from './seed.js';
+export { sagDatabaseIdentity, sagEntityIdentity, sagStoredType, SAG_1_7_PROFILE } from './sag-1-7-profile.js';
+export { SEED_PROFILE } from './seed-profile.js';
 
 /** Every known consumer, by name. */
 export const CONSUMER_PROFILES = {

@@ -2,7 +2,7 @@
  * A consumer profile: what one application that imports `.octx` packages accepts beyond the
  * format, as data (limits, an identity function, a vector policy). The planner and the validator
  * run a profile's rules with {@link ConsumerChecker}; a new consumer is one more file like
- * `sag-1-7.ts`, registered in `index.ts`. See docs/consumers.md.
+ * `sag-1-7-profile.ts`, registered in `index.ts`. See docs/consumers.md.
  */
 import type { IssueSeverity } from '../model/errors.js';
 import type { RecordKind } from '../model/record-kinds.js';

@@ -100,10 +100,10 @@ export async function writeArchive(path: string, manifest: ManifestSource, paylo
   });
   // What the background left to compress (the last blocks, the JSONL tails) is compressed on the
   // pool while the Arrow files are written: that phase keeps the main thread busy and leaves the
-  // other core mostly idle (W bench: the compress step after it took 0.05 s). Two jobs at a time
-  // while the Arrow writes need pool threads too, the usual four once they are done. Quiet: its
-  // progress is reported as the compress step below, which then finds nothing left. Its own
-  // signal stops it when the export fails meanwhile (no waiting for the rest of it).
+  // other core mostly idle, so the compress step after it has little or nothing left. Two jobs
+  // at a time while the Arrow writes need pool threads too, the usual four once they are done.
+  // Quiet: its progress is reported as the compress step below, which then finds nothing left.
+  // Its own signal stops it when the export fails meanwhile (no waiting for the rest of it).
   let early: Promise<void> | undefined;
   const earlyLimit = pLimit(EARLY_COMPRESS_JOBS);
   const earlyStop = new AbortController();

@@ -10,8 +10,8 @@ import { listedDigestProblem, sourceOf, type ListedFile, type OctxPackage } from
 
 /**
  * Entries re-read at once. Inflate runs on the libuv pool and CRC-32 plus SHA-256 on the
- * calling thread, so a few entries in flight keep that thread busy (the bench's validate floor
- * reads four at a time); more only adds buffered memory (~1–4 MiB per stream).
+ * calling thread, so a few entries in flight keep that thread busy; more only adds buffered
+ * memory (~1–4 MiB per stream).
  */
 const VERIFY_WIDTH = 4;
 
@@ -29,8 +29,7 @@ export function storedSizes(pkg: OctxPackage, files: readonly ListedFile[]): num
 /**
  * Entries up to this size are re-read in runs of adjacent entries (`readMany` of the package's
  * source, ZIP only) instead of one stream each: a stream, an inflater and a few pool round trips
- * per small document cost more than its bytes (1,216 documents of the W bench: 133–309 ms as
- * streams).
+ * per small document cost more than its bytes (see BENCHMARKS.md).
  */
 export const SMALL_ENTRY_BYTES = 256 * 1024;
 

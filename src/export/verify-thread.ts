@@ -1,5 +1,5 @@
 /**
- * `integrity` verification on two threads (issue 23 item 4): a worker re-opens the written
+ * `integrity` verification on two threads: a worker re-opens the written
  * archive and verifies one group of entries while the main thread verifies the other, so SHA-256
  * and CRC-32 of the package's bytes run on two cores instead of one. The worker file is this
  * module's sibling ({@link siblingWorkerEntry}); when it cannot be found, does not start or dies,
@@ -8,7 +8,7 @@
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import type { OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-script-path.js';
 import { WorkerThread } from '../package/worker-thread.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { VERIFY_WORKER_MARK, type VerifyJob } from './verify-worker.js';
@@ -19,9 +19,9 @@ export type VerifyWorkerMode = 'auto' | 'always' | 'never';
 /**
  * In `auto` mode, packages below this are verified in-thread (an export counts its payload bytes;
  * `verifyArchive` called without a started worker, the archive's bytes on disk). A worker costs
- * ~40–50 MiB of peak RSS and 0.1–0.2 s of CPU to start (its isolate, the reader's module graph,
- * its read buffers; measured on the built SDK, 2-core machine), which only pays when there are
- * enough bytes to hash; small exports stay as lean as before.
+ * a fixed amount of peak RSS and CPU to start (its isolate, the reader's module graph, its read
+ * buffers; figures in BENCHMARKS.md), which only pays when there are enough bytes to hash; small
+ * exports stay as lean as with no worker at all.
  */
 export const VERIFY_WORKER_MIN_BYTES = 32 * 1024 * 1024;
 
@@ -51,10 +51,8 @@ export function overrideVerifyWorkerFile(file: string | undefined): void {
 
 /**
  * In `auto` mode, other processes may keep at most `cores − 2 + SPARE_CORE_LOAD` cores busy (one
- * core for the main thread, one for the worker). Measured on a 2-core machine shared by other jobs
- * (load 6–7, W bench package): two threads made verification slower (0.95–1.05 s against 0.83 s
- * in-thread, median of 6 paired runs) and cost 0.2–0.3 s more CPU, since no core was idle to take
- * the worker's half.
+ * core for the main thread, one for the worker). When no core is idle to take the worker's half,
+ * two threads verify more slowly than one and cost more CPU (see BENCHMARKS.md).
  */
 export const SPARE_CORE_LOAD = 0.5;
 
@@ -102,11 +100,10 @@ export function verifyWorkerFor(bytes: number, othersBusy?: number, cores: numbe
 }
 
 /**
- * In `auto` mode, machines with fewer cores verify in-thread. On the 2-core bench machine, quiet
- * (load 1.5), two threads were slower even with the second core idle: a W export took 4.19 s
- * against 4.10 s (whole process, median of 5 paired runs, ratio 1.00–1.04), with 3 % more CPU
- * and 45 MiB more peak RSS: the main thread, the worker and the libuv pool's inflate then share
- * two cores. Not measured on a larger machine; `setVerifyWorkers('always')` measures it there.
+ * In `auto` mode, machines with fewer cores verify in-thread. On two cores, two threads are no
+ * faster even with the second core idle, and cost more CPU and peak RSS: the main thread, the
+ * worker and the libuv pool's inflate then share two cores (see BENCHMARKS.md). Not measured on a
+ * larger machine; `setVerifyWorkers('always')` measures it there.
  */
 export const VERIFY_WORKER_MIN_CORES = 4;
 

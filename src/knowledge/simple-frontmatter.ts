@@ -4,7 +4,7 @@
  * `octx:` with an indented `document_id`). For them the result is what the full, safe-YAML
  * parse of `frontmatter.ts` gives — the same data under YAML 1.2 and 1.1, the same node count —
  * without loading the yaml library's parser: a build's first documents paid its warm-up, about
- * 0.1 ms each (W bench: 173 ms cold for 1,216 blocks of three keys, 70 ms warm).
+ * 0.1 ms each, most of a small document's cost (see BENCHMARKS.md).
  *
  * Anything else — a comment, a blank line, a number, a word either YAML version reads as a
  * boolean or null, a quote with an escape, a list, a flow collection, a second level of

@@ -19,12 +19,11 @@ export interface BackgroundDeflateOptions {
  * Bytes a builder spills — the text its background compresses, and its vectors (counted with
  * {@link BackgroundDeflate.countSpilled}) — before its compression moves from the libuv pool to
  * the compressing thread (`deflate-thread.ts`). The thread's isolate costs a fixed ~10 MiB of
- * RSS, which small exports do not win back: a 2,000-document build (18 MB) peaked at 141 MiB on
- * the pool and 150 MiB with the thread. Large ones do: the W bench export (56 MB of text) was 9 %
- * faster in wall time and peaked 38 MiB lower with the thread (the pool's four concurrent zlib
- * states and per-thread allocator arenas). Vectors count because they make a build large as
- * much as text does: with them W moves to the thread after a fifth of its run instead of three
- * fifths, and its collect took 0.1–0.24 s less (4 paired runs), same peak RSS.
+ * RSS, which small exports do not win back; large ones do, in wall time and in peak RSS (the
+ * pool's four concurrent zlib states and per-thread allocator arenas). Vectors count because
+ * they make a build large as much as text does: counting them moves a build with vectors to the
+ * thread earlier in its run, which shortens its collection at the same peak RSS (figures in
+ * BENCHMARKS.md).
  */
 export const THREAD_AFTER_BYTES = 32 << 20;
 
@@ -33,9 +32,9 @@ export const DEFAULT_MAX_IN_FLIGHT_BYTES = 16 << 20;
 
 /**
  * Below this fraction of the bound in flight, {@link BackgroundDeflate.drain} does not yield to
- * the event loop. A turn costs about 0.1 ms, and a producer draining after every document paid
- * it each time (W bench: 1,216 drains, 0.28 s of `add*`); batching the deliveries took 0.06–0.1 s
- * off W's collect (7 paired runs). Memory stays within the bound: undelivered jobs count in it.
+ * the event loop. A turn costs about 0.1 ms, and a producer draining after every document would
+ * pay it each time; below the threshold the deliveries are batched into the next turn (see
+ * BENCHMARKS.md). Memory stays within the bound: undelivered jobs count in it.
  */
 export const DRAIN_YIELD_FRACTION = 0.5;
 

@@ -9,9 +9,9 @@ import { WorkerThread } from './worker-thread.js';
  *
  * Why not the libuv pool (`zlib.deflateRaw`)? It runs up to four compressions at once beside the
  * producer's own thread; on a 2-core machine that takes the producer's core away from it while its
- * `add*` loop is the critical path. Measured on the W bench export (quiet, 5 paired runs): 8.8 %
- * less wall time and 38 MiB lower peak RSS with this thread from the first block (the pool also
- * keeps a zlib state per job and allocator arenas per thread). One compressing thread keeps pace
+ * `add*` loop is the critical path, and the pool also keeps a zlib state per job and allocator
+ * arenas per thread: a large export takes less wall time and peaks lower with this thread (see
+ * BENCHMARKS.md). One compressing thread keeps pace
  * with a producer; what it cannot take stays within the caller's in-flight bound and is compressed
  * at export time, on the pool.
  *
@@ -34,8 +34,8 @@ export const IDLE_STOP_MS = 2000;
 export const BATCH_BYTES = 256 * 1024;
 
 // CommonJS source of the worker. It must keep no garbage: it allocates almost no JS objects, so
-// its collector would run only once ~64 MiB of dead buffers had piled up (measured: +42 MiB of
-// peak RSS on a 2,000-document build). So every buffer it touches goes back to the main thread,
+// its collector would run only once ~64 MiB of dead buffers had piled up, all of it on top of the
+// caller's peak RSS. So every buffer it touches goes back to the main thread,
 // transferred: the input (and dictionary) it was sent, and zlib's output buffer itself — one
 // chunk as large as the block's deflate bound (`chunkSize`, from `outputChunkBytes` on the
 // posting side), sent whole with the output's length (a small one,

@@ -3,7 +3,7 @@ import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Float64Column } from '../model/columns.js';
+import { Float64Column } from '../model/record-columns.js';
 import { OctxError } from '../model/errors.js';
 import type { BackgroundDeflate } from './background-deflate.js';
 import { BLOCK_BYTES, DEFLATE_END, DICTIONARY_BYTES, deflateBlock } from './deflate-block.js';
@@ -81,8 +81,9 @@ interface StoredRange {
  * `write` is synchronous because `addChunk()` and friends are synchronous fluent calls. It keeps
  * no reference to the buffers it is given: a block handed to the background compressor is read
  * back from the raw file (still in the page cache) with its dictionary, so between cuts the spill
- * holds no raw bytes in memory (issue 23: keeping each kind's pending writes and previous 1 MiB
- * block cost up to 2 MiB per spill, ~12 MiB of the 2,000-document build's peak).
+ * holds no raw bytes in memory (keeping each spill's pending writes and previous 1 MiB block
+ * would cost up to 2 MiB per spill, one spill per record kind plus the documents; see
+ * BENCHMARKS.md).
  */
 export class PayloadSpill {
   /** The raw bytes of every entry, back to back. */

@@ -9,7 +9,7 @@
  * - **no inherited `execArgv`**: loaders and preloads the process was started with (`--import
  *   tsx`, instrumentation, `--inspect`) would only add start-up time and memory to a worker that
  *   runs the SDK's own modules or a piece of source text, and some cannot load eval'd source at
- *   all. A worker started from TypeScript sources registers tsx itself (see `worker-entry.ts`);
+ *   all. A worker started from TypeScript sources registers tsx itself (see `worker-script-path.ts`);
  * - **ready**: with `handshake`, the worker says `{ ready: true }` once its modules are loaded and
  *   `ready` resolves `true` then; without, as soon as it is made;
  * - **errors**: an `error` event, an exit, a message that cannot be deserialised or a
@@ -19,7 +19,7 @@
  *   in) also calls `onEnd` once, so no job the caller keeps for this worker is left pending.
  */
 import { Worker, type ResourceLimits, type TransferListItem, type WorkerOptions } from 'node:worker_threads';
-import type { WorkerEntry } from './worker-entry.js';
+import type { WorkerEntry } from './worker-script-path.js';
 
 /** Makes the `Worker` (tests: one that throws, or one that dies mid-job). */
 export type WorkerCreate = (file: string | URL, options: WorkerOptions) => Worker;

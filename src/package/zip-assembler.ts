@@ -54,8 +54,8 @@ const BUFFER_BYTES = 1 << 20;
 /**
  * Segments up to this size are read synchronously. They are a spill's compressed blocks, written
  * moments ago (in the page cache): a read takes microseconds, where an asynchronous one costs a
- * round trip through the libuv pool (~0.1 ms). An export of 1,216 small documents made 1,216 of
- * them, one after the other.
+ * round trip through the libuv pool (~0.1 ms). An export of many small documents makes one per
+ * document, one after the other.
  */
 const SYNC_READ_BYTES = 64 * 1024;
 

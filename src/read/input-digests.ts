@@ -1,5 +1,5 @@
 /**
- * Input digests recomputed while the structure JSONL streams by (issue 23 item 4): the
+ * Input digests recomputed while the structure JSONL streams by: the
  * validator reads every record of `data/chunks.jsonl` (and events, entities) once anyway to
  * check its rules, so when the vector config declares a recipe this library can recompute
  * (`input_hash` + `input_template`), each record's rendered, normalised text is hashed in that

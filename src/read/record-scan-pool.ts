@@ -1,5 +1,5 @@
 /**
- * Structure JSONL files checked on worker threads (issue 23 item 4): a pool of
+ * Structure JSONL files checked on worker threads: a pool of
  * `os.availableParallelism()` workers (at most one per structure file), each scanning one file
  * ({@link RecordScanner}) while the main thread streams, hashes and sends its bytes. Results
  * come back as compact typed arrays and are replayed on the main thread in file order, so the
@@ -9,7 +9,7 @@
  * When it cannot be found, or a worker does not start, the caller checks in-thread.
  */
 import { availableParallelism } from 'node:os';
-import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-script-path.js';
 import { WorkerThread } from '../package/worker-thread.js';
 import type { RecordScan, RecordScanOptions } from './record-scan.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
@@ -17,19 +17,16 @@ import { RECORD_SCAN_MARK } from './record-scan-worker.js';
 
 /**
  * When validatePackage uses workers: by size (`auto`), always, or never. The default is `never`:
- * measured on the 2-core bench machine, workers made validation slower and larger (a 6,000-document
- * package, 45 MiB of JSONL: 2.9 s and 225–250 MiB against 2.6 s and 157–160 MiB in-thread when
- * the structure pass started after the documents; level in time, still larger, since the jobs
- * start before the documents): the workers' start-up, chunk copies and the replay cost about
- * what the parsing they take over saves on two shared cores. `auto` is for measuring larger
- * packages (BENCHMARKS.md).
+ * on two shared cores, workers made validation no faster and larger: the workers' start-up,
+ * chunk copies and the replay cost about what the parsing they take over saves (figures in
+ * BENCHMARKS.md). `auto` is for measuring larger packages.
  */
 export type StructureWorkerMode = 'auto' | 'always' | 'never';
 
 /**
  * In `auto` mode, structure bytes (stored size) below which no worker is started. Workers cost
- * 30–40 MiB of RSS (their isolates and module graphs): on the 2,000-document folder (15 MiB of
- * JSONL) they took validate from 118 to ~155 MiB, above issue 23's memory target.
+ * 30–40 MiB of RSS (their isolates and module graphs): on a package of a few MiB of JSONL that
+ * raises validation's peak by about a third, with too little to parse to win it back.
  */
 export const WORKER_MIN_TOTAL_BYTES = 32 * 1024 * 1024;
 /** A file below this is checked in-thread even when others go to workers. */

@@ -1,5 +1,5 @@
 /**
- * The thread-independent half of checking a structure JSONL file (issue 23 item 4): split the
+ * The thread-independent half of checking a structure JSONL file: split the
  * bytes into lines, parse each line as strict JSON and check it against its record schema —
  * everything that needs no other file. What is left for the main thread (ids, references,
  * coverage) needs only a few numbers per record, so the result is compact and transferable:

@@ -234,7 +234,7 @@ export function findDuplicateKey(text: string): string | undefined {
  */
 export function findUnsafeIntegerLiteral(text: string): string | undefined {
   // A scan, not a regular expression: a backtracking pattern over one string of ~8 M characters
-  // overflows V8's regexp stack (an untyped RangeError, issue 16).
+  // overflows V8's regexp stack (an untyped RangeError, where callers expect a typed error).
   const n = text.length;
   let pos = 0;
   while (pos < n) {

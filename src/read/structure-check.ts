@@ -14,7 +14,7 @@
  */
 import type { OctxCode } from '../model/codes.js';
 import { issue, type OctxIssue } from '../model/errors.js';
-import { Float64Column, Int32Column } from '../model/columns.js';
+import { Float64Column, Int32Column } from '../model/record-columns.js';
 import { wordsToUuid } from '../model/uuid-words.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';

@@ -11,7 +11,7 @@ import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdSpace } from './id-space.js';
-import { inOrder } from './in-order.js';
+import { inOrder } from './read-ahead.js';
 import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from './validation-context.js';
 
 /**

@@ -5,7 +5,7 @@
  * fields, and a central directory that overlaps the end records (OCTX-REFERENCE §3.2). The
  * central directory size found here is later compared with the headers actually present.
  *
- * Parser differentials (issue 16): Python's `zipfile` and Info-ZIP take the *last* EOCD
+ * Parser differentials: Python's `zipfile` and Info-ZIP take the *last* EOCD
  * signature, read the ZIP64 record right before the locator (not where the locator points),
  * and shift every offset by the gap between the declared end of the central directory and the
  * end records (they assume bytes were prepended). So the layout is pinned: the EOCD is the

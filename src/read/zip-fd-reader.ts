@@ -134,8 +134,8 @@ class RangeStream extends Readable {
 /**
  * Where the reader needs many small pieces of an archive — every local header at open, the data of
  * small entries in `ZipSource.readMany` (`zip-source.ts`) — nearby pieces are read with one positional read
- * instead of one asynchronous read each (~0.1 ms of round trip apiece: 1,216 documents cost ~120 ms
- * of every open). A run spans at most this many bytes…
+ * instead of one asynchronous read each (~0.1 ms of round trip apiece, paid in sequence by every
+ * open of a package of many small documents). A run spans at most this many bytes…
  */
 export const RUN_BYTES = 1024 * 1024;
 /**

@@ -55,7 +55,7 @@ function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError | typeof
   if (f.entry.compressionMethod !== 0) {
     try {
       // One output buffer of the entry's size: zlib's default 16 KiB chunk per small document
-      // was garbage that waited for a GC (+8 MiB at the peak of a 2,000-document build).
+      // was garbage that waited for a GC, several MiB at a build's peak (see BENCHMARKS.md).
       bytes = inflateRawSync(raw, { chunkSize: Math.max(64, f.size + 1), maxOutputLength: f.size + 1 });
     } catch {
       return INFLATE_FAILED;
@@ -76,8 +76,8 @@ interface ZipFileEntry {
 
 /**
  * Output chunk size of the inflater. zlib's default (16 KiB) costs one libuv pool round trip per
- * 16 KiB of output, and every round trip costs main-thread time (~60 µs on the bench machine):
- * inflating 100 MiB of (repetitive) text took 87 ms with 256 KiB chunks instead of 460 ms.
+ * 16 KiB of output, and every round trip costs main-thread time: with 256 KiB chunks, inflating
+ * a large entry takes a fraction of the time (see BENCHMARKS.md).
  */
 const INFLATE_CHUNK = 256 * 1024;
 
@@ -255,7 +255,7 @@ class ZipSource implements PackageSource {
             else if (e.compressionMethod === 0) resolve(raw);
             else {
               // A small entry gets a small output buffer: allocating 256 KiB per small document
-              // made verifying 8,000 small documents 2.4x slower.
+              // made verifying many small documents several times slower (see BENCHMARKS.md).
               const inflate = createInflateRaw({ chunkSize: Math.max(64, Math.min(INFLATE_CHUNK, e.uncompressedSize + 1)) });
               connect(raw, inflate);
               resolve(inflate);

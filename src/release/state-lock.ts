@@ -1,5 +1,6 @@
 /**
- * The producer state's exclusive lock, `<state>.lock` (issue 24, items 4 and 5).
+ * The producer state's exclusive lock, `<state>.lock`: two runs sharing one state file would
+ * otherwise each read it, then write their own releases and ids over the other's.
  *
  * - A lock appears atomically with its owner record in it: the record (PID, host, start time and
  *   a random token) is written to a temporary file which is then hard-linked to the lock name;

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OctxError } from '../model/errors.js';
-import { callerFile } from '../package/worker-entry.js';
+import { callerFile } from '../package/worker-script-path.js';
 
 /** The bundle's file name. */
 export const PAGE_SCRIPT_NAME = 'page.js';

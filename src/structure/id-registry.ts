@@ -1,6 +1,6 @@
 import { OctxError } from '../model/errors.js';
 import { idKindName, type IdKind } from '../model/id-kind.js';
-import { Int32Column, Uint32Column, Uint8Column } from '../model/columns.js';
+import { Int32Column, Uint32Column, Uint8Column } from '../model/record-columns.js';
 import { hashUuidWords, uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
 /**
@@ -26,9 +26,9 @@ export const MAX_IDS = 2 ** 26;
  * Memory: this is what sets the builder's peak RSS, so ids are not kept as strings. Every id that
  * reaches the registry is a canonical UUIDv7 (records, document ids, the asset id and vector
  * record ids are validated first), so it is stored as its 128 bits, four 32-bit words, in an
- * open-addressing hash table of dense ids over typed arrays: 44–54 bytes per id measured
- * (words, kind, slot, the table at load ≤ ½, growth slack included) instead of 120–140 for a
- * `Map` entry, its key string and the id list.
+ * open-addressing hash table of dense ids over typed arrays (words, kind, slot, the table at
+ * load ≤ ½): with growth slack, well under half of what a `Map` entry, its key string and the id
+ * list cost per id (see BENCHMARKS.md).
  * The id text is rebuilt on demand ({@link IdRegistry.idOf}, lowercase canonical form, equal to
  * the text registered). Any other string is still accepted and kept in a small side map, so
  * lookups stay exact whatever the caller passes.

@@ -1,4 +1,4 @@
-import type { Int32Column } from '../model/columns.js';
+import type { Int32Column } from '../model/record-columns.js';
 
 /** Mixes two dense integers (murmur3 finaliser): consecutive ids must spread over the table. */
 function hashPair(a: number, b: number): number {

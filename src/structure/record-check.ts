@@ -109,12 +109,13 @@ export interface RecordRead {
 }
 
 /**
- * Snapshots, checks and serialises one record in one pass (issue 23): each known field is read
- * once (inherited or non-enumerable ones included), checked and written from the value read, in
- * the row's order; then the other own enumerable keys, sorted, their values copied deeply (plain
- * objects and arrays only; anything else is kept as is and refused). What is checked is exactly
- * what is written (issue 16: a getter returning a different value on a second read published an
- * unchecked, empty chunk text), and the caller may change the object afterwards.
+ * Snapshots, checks and serialises one record in one pass, so no field is looked up twice: each
+ * known field is read once (inherited or non-enumerable ones included), checked and written from
+ * the value read, in the row's order; then the other own enumerable keys, sorted, their values
+ * copied deeply (plain objects and arrays only; anything else is kept as is and refused). What is
+ * checked is exactly what is written (a getter returning a different value on a second read
+ * would otherwise publish an unchecked value, such as an empty chunk text), and the caller may
+ * change the object afterwards.
  * @throws OctxError `OCTX_RECORD_INVALID` when the value is not an object.
  */
 export function readRecord(kind: RecordKind, value: unknown): RecordRead {

@@ -4,7 +4,8 @@ import type { BackgroundDeflate } from '../package/background-deflate.js';
 import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
 
 // Small: lines waiting here are live heap (one kind each), and the bytes are only written to the
-// raw file here; blocks are cut by the payload spill whatever the flush size (issue 23).
+// raw file here; blocks are cut by the payload spill whatever the flush size, so the flush size
+// changes memory, never the package's bytes.
 const FLUSH_AT = 256 * 1024;
 
 /**
@@ -20,7 +21,7 @@ export class RecordSpill {
   /**
    * Lines are encoded straight into this buffer, reused after every flush (the payload spill
    * keeps no reference to what it is given). Joining the lines into one string and encoding that
-   * cost two copies of every byte (W bench: 110 ms of the `add*` calls).
+   * cost two copies of every byte, a visible share of the `add*` calls (see BENCHMARKS.md).
    */
   readonly #buffer = Buffer.allocUnsafe(FLUSH_AT);
   #used = 0;

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
-import { Int32Column } from '../model/columns.js';
+import { Int32Column } from '../model/record-columns.js';
 import { editDistance } from '../model/edit-distance.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
@@ -43,7 +43,7 @@ function assertRecordKind(kind: unknown): asserts kind is RecordKind {
   });
 }
 
-/** The largest value of an Int32 column (`columns.ts`). */
+/** The largest value of an Int32 column (`record-columns.ts`). */
 const INT32_MAX = 2 ** 31 - 1;
 
 /** Ordinals up to this fit the Int32 ordinal column; larger ones (legal, never seen) use a side set. */

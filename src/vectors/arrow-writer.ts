@@ -151,7 +151,7 @@ async function writePieces(fh: FileHandle, pieces: readonly Uint8Array[], positi
 
 /**
  * One batch's buffers. There are two sets: while one batch's bytes are being written (the kernel
- * allocating page-cache pages took half of the Arrow phase on the bench machine), the next batch
+ * allocating page-cache pages can take half of the Arrow phase; see BENCHMARKS.md), the next batch
  * is read from the spill, hashed and laid out in the other set.
  */
 interface BatchBuffers {

@@ -27,7 +27,7 @@ import {
   sagDatetime,
   sagWeight,
 } from '../../src/consumers/python/index.js';
-import { sagDatabaseIdentity, sagEntityIdentity, sagStoredType } from '../../src/consumers/sag-1-7.js';
+import { sagDatabaseIdentity, sagEntityIdentity, sagStoredType } from '../../src/consumers/sag-1-7-profile.js';
 import { fuzzParameters } from '../fuzz/fuzz-config.js';
 import { findPythonWithUnicode } from '../helpers/python.js';
 import { ROOT } from '../helpers/temp.js';
@@ -267,12 +267,10 @@ const PYTHONS = [
 ] as const;
 
 for (const { label, unicode, found } of PYTHONS) {
-  describe(`Python semantics of the sag-1.7 profile, against real ${label} (Unicode ${unicode})`, () => {
-    if (found === undefined && !process.env.CI) {
-      console.warn(`python differential test skipped: no ${label} with Unicode ${unicode} found; under CI it fails instead`);
-      it.skip(`skipped: no ${label} found; under CI this test fails instead`, () => {});
-      return;
-    }
+  // Outside CI a machine without this Python skips the comparison (saying so); in CI it fails.
+  const absent = found === undefined && !process.env.CI;
+  if (absent) console.warn(`python differential test skipped: no ${label} with Unicode ${unicode} found; under CI it fails instead`);
+  describe.skipIf(absent)(`Python semantics of the sag-1.7 profile, against real ${label} (Unicode ${unicode})`, () => {
     const python = (): string => {
       if (found === undefined) throw new Error(`CI is set and no ${label} (Unicode ${unicode}) can be started: the differential test must run in CI`);
       return found.command;

@@ -85,6 +85,7 @@ describe('octx-export diff', () => {
     const r = await runCli(['diff', a, b, '--json'], { env: { OCTX_PROGRESS: '1' } });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/diff/);
-    expect(() => jsonOf(r)).not.toThrow();
+    // Progress never mixes into the JSON: stdout is the whole result, parsed as one document.
+    expect(jsonOf(r)).toMatchObject({ ok: true, command: 'diff', hasChanges: true, relation: 'same-asset' });
   });
 });

@@ -3,6 +3,7 @@
  * default it meant to change. Every public options object now refuses unknown keys with
  * OCTX_OPTIONS_INVALID naming the key and the key probably meant.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPackage, PackageBuilder, repackPackage, validatePackage } from '../../src/index.js';
@@ -60,10 +61,31 @@ describe('misspelled option keys', () => {
     expect(far.message).not.toContain('did you mean');
   });
 
-  it('keys handled by other parts of the export (strict) are known', async () => {
-    const b = new PackageBuilder({ asset: ASSET, strict: true }).addDocument(DOC);
+  it('keys handled by other parts of the export (strict) are known, and honoured', async () => {
     const dir = tempDir();
-    await b.export({ output: join(dir, 'o.octx'), strict: true });
+    const clean = await new PackageBuilder({ asset: ASSET, strict: true }).addDocument(DOC).export({ output: join(dir, 'o.octx'), strict: true });
+    expect(clean.degraded).toBe(false);
+    expect(clean.report.warnings).toEqual([]);
+    expect((await validatePackage(clean.output)).valid).toBe(true);
+    // Known, not ignored: the builder's strict refuses an export that would leave the structure
+    // out, and export({ strict: false }) overrides it.
+    const partial = (): PackageBuilder => {
+      const b = new PackageBuilder({ asset: ASSET, strict: true }).addDocument(DOC);
+      return b.addChunk({ id: '019c0000-0000-7000-8000-000000000001', document_id: b.documentId(DOC.path), ordinal: 0, text: 't' });
+    };
+    const refused = await failureAsync(partial().export({ output: join(dir, 'strict.octx') }));
+    expect(refused.code).toBe('OCTX_STRICT_VIOLATION');
+    expect(refused.issues.map((i) => i.code)).toEqual(['OCTX_STRICT_VIOLATION', 'OCTX_STRUCTURE_INCOMPLETE', 'OCTX_SAG_CHUNK_WITHOUT_EVENT']);
+    expect(existsSync(join(dir, 'strict.octx'))).toBe(false);
+    const lenient = await partial().export({ output: join(dir, 'lenient.octx'), strict: false });
+    expect(lenient.degradations.map((d) => d.code)).toEqual(['OCTX_STRUCTURE_INCOMPLETE']);
+    expect(lenient.manifest.files.map((f) => f.path)).toEqual(['knowledge/guide.md']);
+    // A misspelling of it is still refused.
+    expectTypo(
+      failure(() => new PackageBuilder({ asset: ASSET, stirct: true } as never)),
+      'stirct',
+      'strict',
+    );
   });
 
   it('embed, validatePackage, openPackage, repackPackage and derive options are checked', async () => {

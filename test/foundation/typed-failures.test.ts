@@ -7,6 +7,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync, writeFileSy
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openPackage, PackageBuilder, validatePackage, type ProgressEvent } from '../../src/index.js';
+import { parseFrontmatter } from '../../src/knowledge/frontmatter.js';
 import { fsFailure } from '../../src/model/fs-errors.js';
 import { failure, failureAsync } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
@@ -126,12 +127,36 @@ describe('vector and extension inputs', () => {
     expect(e.message).toContain('string');
   });
 
-  it('number[], Float32Array and Float64Array vectors are accepted', () => {
-    const b = withVectors();
-    b.addVector('chunks', CHUNK_ID, [1, 2, 3]);
-    b.addVector('chunks', '019c0000-0000-7000-8000-0000000000ab', new Float32Array([1, 2, 3]));
-    b.addVector('chunks', '019c0000-0000-7000-8000-0000000000ac', new Float64Array([1, 2, 3]) as never);
-    return b.dispose();
+  it('number[], Float32Array and Float64Array vectors are accepted and written as float32', async () => {
+    const documentId = '019c0000-0000-7000-8000-0000000000d1';
+    const [event, entity] = ['019c0000-0000-7000-8000-0000000000e1', '019c0000-0000-7000-8000-0000000000e2'];
+    const ids = [CHUNK_ID, '019c0000-0000-7000-8000-0000000000ab', '019c0000-0000-7000-8000-0000000000ac'];
+    const b = new PackageBuilder({ asset: ASSET })
+      .addDocument({ path: 'guide.md', markdown: `---\noctx:\n  document_id: ${documentId}\n---\n# Guide\n` })
+      .setVectorConfig({ model: 'example/model', revision: 'r1', dimensions: 3, normalized: false })
+      .addEvent({ id: event, title: 'E', content: 'c' })
+      .addEntity({ id: entity, name: 'N', type: 'person' })
+      .linkEventEntity({ event_id: event, entity_id: entity });
+    ids.forEach((id, ordinal) => b.addChunk({ id, document_id: documentId, ordinal, text: `t${ordinal}` }).linkChunkEvent({ chunk_id: id, event_id: event }));
+    expect(b.addVector('chunks', ids[0]!, [1, 2, 3])).toBe(b);
+    expect(b.addVector('chunks', ids[1]!, new Float32Array([0.5, -2, 3]))).toBe(b);
+    expect(b.addVector('chunks', ids[2]!, new Float64Array([0.1, 2, 1e-3]))).toBe(b);
+    const out = join(tempDir(), 'v.octx');
+    await b.export({ output: out, strict: true });
+    const pkg = await openPackage(out);
+    const rows = new Map<string, number[]>();
+    try {
+      for await (const row of pkg.vectors('chunks')) rows.set(row.recordId, [...row.vector]);
+    } finally {
+      await pkg.close();
+    }
+    expect(rows).toEqual(
+      new Map([
+        [ids[0], [1, 2, 3]],
+        [ids[1], [0.5, -2, 3]],
+        [ids[2], [Math.fround(0.1), 2, Math.fround(1e-3)]],
+      ]),
+    );
   });
 
   it('extension content that is neither a string nor bytes is OCTX_DOCUMENT_INVALID (no NUL bytes written)', () => {
@@ -173,13 +198,22 @@ describe('deep YAML frontmatter', () => {
 
   it('many brackets, dashes and question marks inside scalars are no nesting', () => {
     const text = `${'[a] {b} - c ? d '.repeat(200)}`;
-    const ok = builder().addDocument({ path: 'busy.md', markdown: `---\nsummary: "${text}"\nplain: x ${text}\nblock: |\n${'  - line\n'.repeat(200)}---\n# Busy\n` });
-    return ok.dispose();
+    const block = `summary: "${text}"\nplain: x ${text}\nblock: |\n${'  - line\n'.repeat(200)}`;
+    const b = builder();
+    expect(b.addDocument({ path: 'busy.md', markdown: `---\n${block}---\n# Busy\n` })).toBe(b);
+    // Read as the scalars they are (a plain scalar loses its trailing space).
+    expect(parseFrontmatter(block)).toMatchObject({ ok: true, value: { data: { summary: text, plain: `x ${text.trimEnd()}`, block: '- line\n'.repeat(200) } } });
+    return b.dispose();
   });
 
-  it('nesting up to the limit is still accepted', () => {
-    const ok = builder().addDocument({ path: 'ok.md', markdown: `---\nx: ${'['.repeat(99)}1${']'.repeat(99)}\n---\n# Fine\n` });
-    return ok.dispose();
+  it('nesting up to the limit is still accepted, as the nested lists it is', () => {
+    const block = `x: ${'['.repeat(99)}1${']'.repeat(99)}\n`;
+    const b = builder();
+    expect(b.addDocument({ path: 'ok.md', markdown: `---\n${block}---\n# Fine\n` })).toBe(b);
+    let nested: unknown = 1;
+    for (let depth = 0; depth < 99; depth++) nested = [nested];
+    expect(parseFrontmatter(block)).toMatchObject({ ok: true, value: { data: { x: nested } } });
+    return b.dispose();
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { failure } from '../helpers/errors.js';
 import { newId } from '../../src/index.js';
-import { Int32Column } from '../../src/model/columns.js';
+import { Int32Column } from '../../src/model/record-columns.js';
 import { uuidToWords, wordsToUuid } from '../../src/model/uuid-words.js';
 import { IdKind } from '../../src/model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../../src/structure/id-registry.js';

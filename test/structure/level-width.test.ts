@@ -3,10 +3,11 @@
  * then passed the hierarchy check under a top-level parent) is refused by the builder and the
  * validator alike, with the level code and the value as written.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PackageBuilder, validatePackage } from '../../src/index.js';
-import { failure } from '../helpers/errors.js';
+import { failure, failureAsync } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
 import { readPackageText } from '../helpers/package-files.js';
 import { entriesOf, writeDir, type FileMap } from '../read/helpers.js';
@@ -30,8 +31,19 @@ describe('an event level beyond 32 bits', () => {
     expect(e.code).toBe('OCTX_EVENT_LEVEL_INVALID');
     expect(e.issues[0]).toMatchObject({ recordId: id(5), field: 'level' });
     expect(e.message).toContain(`level ${2 ** 32 + 1}`);
-    // 2^31 - 1 is the largest level the builder stores (and then, under a top-level parent, refuses as a wrong level at export).
-    expect(() => builder().addEvent({ id: id(5), title: 'Child', content: 'c', parent_id: id(3), level: 2 ** 31 - 1 })).not.toThrow();
+  });
+
+  it('2^31 − 1 is stored as written, and then refused under a top-level parent as the wrong level', async () => {
+    const b = builder();
+    expect(b.addEvent({ id: id(5), title: 'Child', content: 'c', parent_id: id(3), level: 2 ** 31 - 1 })).toBe(b);
+    b.linkChunkEvent({ chunk_id: id(1), event_id: id(5) }).linkEventEntity({ event_id: id(5), entity_id: id(4) });
+    const out = join(tempDir(), 'p.octx');
+    const e = await failureAsync(b.export({ output: out }));
+    expect(e.code).toBe('OCTX_STRUCTURE_INVALID');
+    expect(e.issues.map((i) => ({ code: i.code, recordId: i.recordId, field: i.field, message: i.message }))).toStrictEqual([
+      { code: 'OCTX_EVENT_LEVEL_INVALID', recordId: id(5), field: 'level', message: `level is ${2 ** 31 - 1} but its parent ${id(3)} has level 0, so it must be 1` },
+    ]);
+    expect(existsSync(out)).toBe(false);
   });
 
   it('is refused by the validator', async () => {

@@ -1,5 +1,8 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { failure } from '../helpers/errors.js';
+import { readPackageText } from '../helpers/package-files.js';
+import { tempDir } from '../helpers/temp.js';
 import { newId, PackageBuilder } from '../../src/index.js';
 
 const DOC = '019c1234-5678-7abc-8def-0123456789ab';
@@ -11,6 +14,44 @@ function builder(): PackageBuilder {
 const chunk = (over: Record<string, unknown> = {}) => ({ id: newId(), document_id: DOC, ordinal: 0, text: 'Some text.', ...over });
 const event = (over: Record<string, unknown> = {}) => ({ id: newId(), title: 'T', content: 'Something happened.', ...over });
 const entity = (over: Record<string, unknown> = {}) => ({ id: newId(), name: 'N', type: 'person', ...over });
+
+/**
+ * Completes the structure around `events` and `entities` (one chunk linked to every event, every
+ * event linked to every entity; one event or entity of its own when none is given), so that a
+ * strict export keeps the structure layer.
+ */
+function cover(b: PackageBuilder, events: readonly string[], entities: readonly string[]): void {
+  const c = chunk();
+  b.addChunk(c);
+  const eventIds = [...events];
+  if (eventIds.length === 0) {
+    const e = event();
+    b.addEvent(e);
+    eventIds.push(e.id);
+  }
+  const entityIds = [...entities];
+  if (entityIds.length === 0) {
+    const n = entity();
+    b.addEntity(n);
+    entityIds.push(n.id);
+  }
+  for (const e of eventIds) {
+    b.linkChunkEvent({ chunk_id: c.id, event_id: e });
+    for (const n of entityIds) b.linkEventEntity({ event_id: e, entity_id: n });
+  }
+}
+
+/** Writes `b` strictly (nothing may be left out) and returns the package's path. */
+async function exported(b: PackageBuilder): Promise<string> {
+  const out = join(tempDir(), 'p.octx');
+  await b.export({ output: out, strict: true });
+  return out;
+}
+
+/** The JSONL lines of `path` in the package `pkg`. */
+async function lines(pkg: string, path: string): Promise<string[]> {
+  return (await readPackageText(pkg, path)).trimEnd().split('\n');
+}
 
 describe('addChunk', () => {
   it('accepts a valid chunk with extra fields and returns the builder', () => {
@@ -51,7 +92,7 @@ describe('addChunk', () => {
     expect(failure(() => b.addChunk(chunk({ id: c.id, ordinal: 1 }))).code).toBe('OCTX_ID_DUPLICATE');
     expect(failure(() => b.addEvent(event({ id: c.id }))).code).toBe('OCTX_ID_DUPLICATE');
     expect(failure(() => b.addChunk(chunk({ id: DOC, ordinal: 2 }))).code).toBe('OCTX_ID_DUPLICATE');
-    b.addChunk(chunk({ ordinal: 1 }));
+    expect(b.addChunk(chunk({ ordinal: 1 }))).toBe(b);
   });
 
   it('reports every problem of one record at once', () => {
@@ -61,10 +102,16 @@ describe('addChunk', () => {
 });
 
 describe('addEvent', () => {
-  it('accepts top-level and child events with optional fields and extras', () => {
+  it('accepts top-level and child events with optional fields and extras, and writes them as given', async () => {
     const b = builder();
     const top = event({ summary: 'S', category: 'battle' });
-    b.addEvent(top).addEvent(event({ parent_id: top.id, level: 1, 'x-when': '208' }));
+    const child = event({ parent_id: top.id, level: 1, 'x-when': '208' });
+    expect(b.addEvent(top).addEvent(child)).toBe(b);
+    cover(b, [top.id, child.id], []);
+    expect(await lines(await exported(b), 'data/events.jsonl')).toEqual([
+      `{"id":"${top.id}","title":"T","content":"Something happened.","summary":"S","category":"battle"}`,
+      `{"id":"${child.id}","title":"T","content":"Something happened.","parent_id":"${top.id}","level":1,"x-when":"208"}`,
+    ]);
   });
 
   it.each([
@@ -92,8 +139,12 @@ describe('addEvent', () => {
 });
 
 describe('addEntity', () => {
-  it('accepts any type vocabulary and extras', () => {
-    builder().addEntity(entity({ type: 'Weird Type', description: 'D', aliases: ['x'] }));
+  it('accepts any type vocabulary and extras, and writes them as given', async () => {
+    const b = builder();
+    const n = entity({ type: 'Weird Type', description: 'D', aliases: ['x'] });
+    expect(b.addEntity(n)).toBe(b);
+    cover(b, [], [n.id]);
+    expect(await lines(await exported(b), 'data/entities.jsonl')).toEqual([`{"id":"${n.id}","name":"N","type":"Weird Type","description":"D","aliases":["x"]}`]);
   });
 
   it.each([['normalized_name'], ['entity_type_id'], ['index_id'], ['index_status'], ['embedding'], ['vector']])('refuses the local field %s', (field) => {
@@ -109,8 +160,14 @@ describe('addEntity', () => {
 });
 
 describe('links', () => {
-  it('accept links before their records exist (any order)', () => {
-    builder().linkChunkEvent({ chunk_id: newId(), event_id: newId() }).linkEventEntity({ event_id: newId(), entity_id: newId(), weight: 0.5 });
+  it('accept links before their records exist (any order), and write them once the records are added', async () => {
+    const b = builder();
+    const [c, e, n] = [chunk(), event(), entity()];
+    expect(b.linkChunkEvent({ chunk_id: c.id, event_id: e.id }).linkEventEntity({ event_id: e.id, entity_id: n.id, weight: 0.5 })).toBe(b);
+    b.addEntity(n).addEvent(e).addChunk(c);
+    const pkg = await exported(b);
+    expect(await lines(pkg, 'relations/chunk-events.jsonl')).toEqual([`{"chunk_id":"${c.id}","event_id":"${e.id}"}`]);
+    expect(await lines(pkg, 'relations/event-entities.jsonl')).toEqual([`{"event_id":"${e.id}","entity_id":"${n.id}","weight":0.5}`]);
   });
 
   it('refuse duplicate pairs', () => {

@@ -5,7 +5,7 @@ import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJs
 import { cliLimits } from '../limits-options.js';
 import { PREVIOUS_OPTION, previousPackage, printChanges } from '../previous-package.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
-import { noDocumentsError } from '../no-documents.js';
+import { noDocumentsError } from '../empty-folder-error.js';
 
 export const buildCommand: Command = {
   name: 'build',

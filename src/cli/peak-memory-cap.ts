@@ -1,14 +1,13 @@
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /**
- * The CLI's cap on V8's young generation (issue 23: `build` peak RSS on the 2,000-document
- * folder). V8 grows the new space (two semi-spaces) up to 2 × 16 MiB as objects survive its
- * scavenges, and a build has plenty that survive (records, documents, spill buffers), so both
- * semi-spaces were fully committed at the peak: 32 MiB of the 144 MiB. Capped at 8 MiB, the
- * 2,000-document build peaks at 122–123 MiB instead of 125–132 with a 16 MiB cap and 137–148
- * without (4 runs each, same wall time), `validate` at 96 MiB instead of 105 and 116; more
- * frequent scavenges also free dead Buffers sooner. The price is a little CPU on large inputs
- * (8,000 documents: +2–3 % wall time against the 16 MiB cap).
+ * The CLI's cap on V8's young generation, the largest single part of `build`'s and `validate`'s
+ * peak RSS on a folder of a few thousand documents. V8 grows the new space (two semi-spaces) up
+ * to 2 × 16 MiB as objects survive its scavenges, and a build has plenty that survive (records,
+ * documents, spill buffers), so both semi-spaces are fully committed at the peak. Capped at
+ * 8 MiB, `build` and `validate` peak lower in the same wall time, and more frequent scavenges
+ * also free dead Buffers sooner. The price is a little CPU on large inputs (figures in
+ * BENCHMARKS.md).
  *
  * `--max-semi-space-size` would say it directly, but it is read once, when the heap is set up: it
  * could only come from a `#!` line (`env -S`, which npm's shims and BusyBox do not all accept),
@@ -20,8 +19,8 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * The factor is set again at every look while at the cap, because creating an isolate (a worker
  * thread: the compressing thread, a verification worker) resets it to 2. A flag is process-wide,
  * so the CLI's worker threads keep their new space at its initial size too: they hash and
- * compress in native code and allocate little (a CLI build of one 50 MB document took the same
- * time either way).
+ * compress in native code and allocate little, so the cap does not slow them down (see
+ * BENCHMARKS.md).
  *
  * For the CLI process only: an SDK must not change the V8 flags of the application it runs in.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ByteBudget } from '../../src/read/byte-budget.js';
-import { inOrder } from '../../src/read/in-order.js';
+import { inOrder } from '../../src/read/read-ahead.js';
 
 /** Work that finishes when the test says so, recording what has started. */
 function controlledWork() {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { userSizesYoungGeneration } from '../../src/cli/young-generation.js';
+import { userSizesYoungGeneration } from '../../src/cli/peak-memory-cap.js';
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const MiB = 1 << 20;
@@ -15,7 +15,7 @@ const MiB = 1 << 20;
  */
 function inChild(body: string): Record<string, number> {
   const script = `
-    import { capYoungGeneration, newSpaceBytes } from './src/cli/young-generation.ts';
+    import { capYoungGeneration, newSpaceBytes } from './src/cli/peak-memory-cap.ts';
     const keep = [];
     async function churn(rounds) {
       let max = 0;

@@ -12,7 +12,7 @@ import { ROOT } from '../helpers/temp.js';
 /** Runs `body` in a child (ESM, sources through tsx) with `v8.setFlagsFromString` counted; returns the calls and whether the cap's module was resolved. */
 function flagCalls(body: string): { calls: string[]; capModuleLoaded: boolean } {
   const hook = `export async function resolve(s, c, next) {
-    if (/young-generation/.test(s)) process.stderr.write('CAP-MODULE\\n');
+    if (/peak-memory-cap/.test(s)) process.stderr.write('CAP-MODULE\\n');
     return next(s, c);
   }`;
   const script = `import { register, syncBuiltinESMExports } from 'node:module';
@@ -49,7 +49,7 @@ describe('the young-generation cap stays out of the SDK', () => {
   }, 90_000);
 
   it('the cap, started, does call it (control)', () => {
-    const { calls, capModuleLoaded } = flagCalls(`const { capYoungGeneration } = await import('./src/cli/young-generation.ts'); capYoungGeneration({ v8Options: [] });`);
+    const { calls, capModuleLoaded } = flagCalls(`const { capYoungGeneration } = await import('./src/cli/peak-memory-cap.ts'); capYoungGeneration({ v8Options: [] });`);
     expect(capModuleLoaded).toBe(true);
     expect(calls).toContain('--semi-space-growth-factor=1');
   }, 90_000);

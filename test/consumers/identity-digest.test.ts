@@ -1,7 +1,7 @@
-/** The consumer checker's fixed-size identity memory: digest128.ts and digest-index.ts. */
+/** The consumer checker's fixed-size identity memory: identity-digest.ts and digest-index.ts. */
 import { describe, expect, it } from 'vitest';
 import { DigestIndex, RecordIds } from '../../src/consumers/digest-index.js';
-import { digest128 } from '../../src/consumers/digest128.js';
+import { digest128 } from '../../src/consumers/identity-digest.js';
 
 const hex = (key: string) => [...digest128(key)].map((w) => w.toString(16).padStart(8, '0')).join('');
 

@@ -4,7 +4,7 @@
  * `OCTX_CONCEPT_REQUIRED` and name `addDocument()`).
  */
 import type { WorkdirLoadReport } from '../builder/load-workdir.js';
-import { describeLeftOut } from '../builder/left-out.js';
+import { describeLeftOut } from '../builder/non-document-files.js';
 import { OctxError } from '../model/errors.js';
 import { withHint } from './errors.js';
 
