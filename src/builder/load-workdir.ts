@@ -3,22 +3,33 @@
  * scan (`workdir/scan.ts`), documents (`workdir/documents.ts`), records (`workdir/records.ts`)
  * and vectors (`workdir/vectors.ts`) — and the report of what was read, adjusted and left out.
  */
+import { join } from 'node:path';
 import { OctxError } from '../model/errors.js';
 import { assertKnownKeys, keysOf } from '../model/option-keys.js';
 import type { PackageBuilder } from './package-builder.js';
 import { STRUCTURE_PATHS } from '../model/paths.js';
 import { resolveLimits } from '../model/limits.js';
 import { groupLeftOut } from './left-out.js';
-import { scanWorkdir } from './workdir/scan.js';
+import { hasLayout, scanWorkdir } from './workdir/scan.js';
+import { detectDocsSite } from './docs-site/detect.js';
+import { MDX_MODES } from './workdir/page-text.js';
+import { DEFAULT_RENAME_THRESHOLD, MAX_SIMILARITY } from '../knowledge/rename-similarity.js';
 import { findDanglingLinks, loadDocuments, loadExtensions } from './workdir/documents.js';
 import { loadRecords } from './workdir/records.js';
 import { loadVectors } from './workdir/vectors.js';
 import { INDEX_FILES_MODES, type IndexFilesMode, type LoadWorkdirOptions, type WorkdirLoadReport } from './workdir/types.js';
 
+export { MDX_MODES, type MdxMode } from './workdir/page-text.js';
+export { detectDocsSite, type DocsGenerator, type DocsSite } from './docs-site/detect.js';
 export {
   INDEX_FILES_MODES,
   renamedReservedPath,
+  type CarriedId,
+  type ConventionCount,
   type ConvertedFrontmatter,
+  type DocsSiteReport,
+  type MdxPage,
+  type RewrittenLinkEntry,
   type DanglingLink,
   type IndexFilesMode,
   type LoadWorkdirOptions,
@@ -52,7 +63,11 @@ const RECORD_PATHS: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
  *   Concept Document
  */
 export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
-  assertKnownKeys(options, keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, knowledge: true, limits: true }), 'loadWorkdir options');
+  assertKnownKeys(
+    options,
+    keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, knowledge: true, limits: true, mdx: true, docsSite: true, findRenames: true }),
+    'loadWorkdir options',
+  );
   const { onProgress } = options;
   const limits = resolveLimits(options.limits);
   if (options.indexFiles !== undefined && !INDEX_FILES_MODES.includes(options.indexFiles)) {
@@ -62,13 +77,20 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       message: `indexFiles must be one of ${INDEX_FILES_MODES.join(', ')} (got ${JSON.stringify(options.indexFiles)})`,
     });
   }
-  const scan = await scanWorkdir(dir, options.knowledge, limits, onProgress);
+  if (options.mdx !== undefined && !MDX_MODES.includes(options.mdx)) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'mdx', message: `mdx must be one of ${MDX_MODES.join(', ')} (got ${JSON.stringify(options.mdx)})` });
+  }
+  const renameThreshold = renameThresholdOf(options.findRenames);
+  // A docs generator's conventions apply to a plain docs folder, never to a working folder.
+  const site = options.docsSite !== false && !(await hasLayout(dir)) ? await detectDocsSite(dir) : undefined;
+  const scan = await scanWorkdir(dir, options.knowledge, limits, onProgress, site?.contentDir);
   const { layout, mode, knowledgeDir, tree, files, isDocument } = scan;
   // A section page named index.md is the normal case in a docs tree, so a plain folder keeps them
   // as documents by default (each reported); a working folder follows OKF strictly unless told.
   const indexFiles: IndexFilesMode = options.indexFiles ?? (layout ? 'okf' : 'as-documents');
   const fileSet = new Set(files);
-  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress });
+  const page = { dir, treeDir: join(dir, knowledgeDir), site, mdx: options.mdx ?? 'markdown', maxFrontmatterBytes: limits.maxFrontmatterBytes } as const;
+  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress, page, renameThreshold });
   const extensions = await loadExtensions(builder, dir, layout ? files.filter((rel) => rel.startsWith('extensions/')) : [], onProgress);
   const ignored: string[] = [];
   const treeLeftOut: string[] = [];
@@ -109,6 +131,28 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     danglingLinks,
     renamed: loaded.renamed,
     skipped: loaded.skipped,
+    ...(site !== undefined
+      ? { site: { generator: site.generator, label: site.label, config: site.config, ...(site.name !== undefined ? { name: site.name } : {}), contentDir: site.contentDir } }
+      : {}),
+    mdx: loaded.mdx,
+    rewrittenLinks: loaded.rewrittenLinks,
+    conventions: { applied: loaded.conventions.applied, notApplied: loaded.conventions.kept },
+    carried: loaded.carried,
+    ...(loaded.navigation !== undefined ? { navigation: loaded.navigation } : {}),
     warnings: loaded.warnings,
   };
+}
+
+/** The `findRenames` option in git's units, or `undefined` for `false`. */
+function renameThresholdOf(value: unknown): number | undefined {
+  if (value === undefined || value === true) return DEFAULT_RENAME_THRESHOLD;
+  if (value === false) return undefined;
+  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'findRenames',
+      message: `findRenames must be true, false or a similarity from 0 to 1 (got ${JSON.stringify(value)})`,
+    });
+  }
+  return Math.floor(value * MAX_SIMILARITY);
 }

@@ -7,7 +7,10 @@ import { lstat, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
-import { exportedObject, firstCallArgument, parseConfigSource, propertyOf, type Literal } from './js-config.js';
+import type { Literal } from './js-config.js';
+
+/** The JavaScript config reader (acorn) loads only for a site with a JavaScript config. */
+const jsConfig = (): Promise<typeof import('./js-config.js')> => import('./js-config.js');
 
 /** A docs generator whose conventions the loader applies. */
 export type DocsGenerator = 'mdbook' | 'docusaurus' | 'starlight' | 'mkdocs' | 'vitepress' | 'hugo';
@@ -108,6 +111,7 @@ const GENERATORS: readonly Detector[] = [
     async detect(dir) {
       const found = await firstConfig(dir, jsNames('docusaurus.config'));
       if (!found) return undefined;
+      const { exportedObject, parseConfigSource, propertyOf } = await jsConfig();
       const program = parseConfigSource(found.text, isTs(found.rel));
       const config = program ? exportedObject(program) : undefined;
       const name = str(propertyOf(config, 'title'));
@@ -124,6 +128,7 @@ const GENERATORS: readonly Detector[] = [
     async detect(dir) {
       const found = await firstConfig(dir, jsNames('astro.config'));
       if (!found || !(await isFolder(join(dir, 'src/content/docs')))) return undefined;
+      const { firstCallArgument, parseConfigSource, propertyOf } = await jsConfig();
       const program = parseConfigSource(found.text, isTs(found.rel));
       const options = program ? firstCallArgument(program, 'starlight') : undefined;
       const title = propertyOf(options, 'title');
@@ -156,6 +161,7 @@ const GENERATORS: readonly Detector[] = [
       for (const root of ['.', 'docs']) {
         const found = await firstConfig(dir, jsNames(`${root === '.' ? '' : `${root}/`}.vitepress/config`));
         if (!found) continue;
+        const { exportedObject, parseConfigSource, propertyOf } = await jsConfig();
         const program = parseConfigSource(found.text, isTs(found.rel));
         const config = program ? exportedObject(program) : undefined;
         const name = str(propertyOf(config, 'title'));

@@ -32,7 +32,7 @@ export function literalOf(node: unknown): Literal | undefined {
   if (n === undefined) return undefined;
   switch (n.type) {
     case 'Literal':
-      return typeof n.value === 'string' || typeof n.value === 'number' || typeof n.value === 'boolean' || n.value === null ? (n.value) : undefined;
+      return typeof n.value === 'string' || typeof n.value === 'number' || typeof n.value === 'boolean' || n.value === null ? n.value : undefined;
     case 'TemplateLiteral': {
       const quasis = n.quasis as { value: { cooked: string } }[];
       return (n.expressions as unknown[]).length === 0 ? quasis.map((q) => q.value.cooked).join('') : undefined;

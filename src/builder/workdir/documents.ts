@@ -1,8 +1,10 @@
 /**
- * The documents phase of `loadWorkdir`: every Markdown file of the knowledge tree, read a few
- * pages ahead in path order, its TOML/JSON frontmatter rewritten as YAML, non-OKF `index.md` /
- * `log.md` files handled by the `indexFiles` mode, and added to the builder; then the extension
- * files. Every document that cannot be added is named in one error.
+ * The documents phase of `loadWorkdir`: every Markdown (`.md`) and MDX (`.mdx`) page of the
+ * knowledge tree, read a few pages ahead in path order (`workdir/page-text.ts` reads and finishes
+ * each), non-OKF `index.md` / `log.md` files handled by the `indexFiles` mode, renamed pages'
+ * links rewritten, ids carried over renames (with a producer state), and added to the builder;
+ * then the site's navigation as the root `index.md`, and the extension files. Every document
+ * that cannot be added is named in one error.
  */
 import { readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
@@ -10,22 +12,25 @@ import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { ArchiveLimits } from '../../model/limits.js';
 import { RESERVED_DOCUMENT_NAMES } from '../../model/paths.js';
 import type { ProgressListener } from '../../model/progress.js';
-import { splitFrontmatter, stripBom } from '../../knowledge/frontmatter.js';
+import { splitFrontmatter } from '../../knowledge/frontmatter.js';
 import { linkTargets, resolveLocalLink } from '../../knowledge/local-links.js';
+import { encodeSignature, similaritySignature } from '../../knowledge/rename-similarity.js';
 import { indexProseLine, reservedDocumentProblems } from '../../knowledge/reserved.js';
 import { ByteBudget } from '../../read/byte-budget.js';
 import { inOrder } from '../../read/in-order.js';
-import { frontmatterSyntax, toYamlFrontmatter } from '../foreign-frontmatter.js';
+import { frontmatterSyntax } from '../foreign-frontmatter.js';
 import type { PackageBuilder } from '../package-builder.js';
+import { Conventions } from './conventions.js';
+import { carryRenamedIds } from './carry-ids.js';
+import { siteNavigation } from './site-navigation.js';
+import { finishPage, mdxFailureMessage, readPage, type PageContext, type PagePaths, type ReadPage } from './page-text.js';
 import type { WorkdirScan } from './scan.js';
-import { renamedReservedPath, type ConvertedFrontmatter, type DanglingLink, type IndexFilesMode } from './types.js';
+import { renamedReservedPath, type ConvertedFrontmatter, type DanglingLink, type IndexFilesMode, type CarriedId, type MdxPage, type RewrittenLinkEntry } from './types.js';
 
 /** Pages of a working folder read ahead of the one being added (the libuv pool has four threads). */
 const DOCUMENTS_READ_AHEAD = 8;
 /** Bytes of pages read ahead at most (from the listing's sizes; a larger page is read alone). */
 const DOCUMENTS_READ_AHEAD_BYTES = 16 * 1024 * 1024;
-
-const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** What {@link loadDocuments} added and adjusted. */
 export interface LoadedDocuments {
@@ -39,6 +44,12 @@ export interface LoadedDocuments {
   readonly skipped: readonly string[];
   readonly reserved: readonly string[];
   readonly converted: readonly ConvertedFrontmatter[];
+  readonly mdx: readonly MdxPage[];
+  readonly rewrittenLinks: readonly RewrittenLinkEntry[];
+  readonly conventions: Conventions;
+  readonly carried: readonly CarriedId[];
+  /** The root `index.md` written from the site's navigation, when one was. */
+  readonly navigation?: string;
   readonly warnings: readonly OctxIssue[];
 }
 
@@ -49,7 +60,13 @@ export interface DocumentsOptions {
   readonly defaulted: boolean;
   readonly limits: ArchiveLimits;
   readonly onProgress?: ProgressListener | undefined;
+  readonly page: PageContext;
+  /** The least similarity of a renamed page whose id is carried (git's units), or `undefined` to carry none. */
+  readonly renameThreshold: number | undefined;
 }
+
+/** The fate of an `index.md`/`log.md` page, decided before any page is added (links to it depend on it). */
+type ReservedFate = { readonly kind: 'reserved' } | { readonly kind: 'skip' | 'rename' | 'refuse'; readonly problems: readonly string[] };
 
 /**
  * Adds every document of the scanned tree to the builder.
@@ -57,11 +74,14 @@ export interface DocumentsOptions {
  */
 export async function loadDocuments(builder: PackageBuilder, dir: string, scan: WorkdirScan, options: DocumentsOptions): Promise<LoadedDocuments> {
   const { layout, tree, files, sizes, isDocument } = scan;
-  const { indexFiles, defaulted, limits, onProgress } = options;
+  const { indexFiles, defaulted, limits, onProgress, page: ctx } = options;
   const renamed: { from: string; to: string }[] = [];
   const skipped: string[] = [];
   const reserved: string[] = [];
   const converted: ConvertedFrontmatter[] = [];
+  const mdx: MdxPage[] = [];
+  const rewrittenLinks: RewrittenLinkEntry[] = [];
+  const conventions = new Conventions(ctx.site);
   const warnings: OctxIssue[] = [];
   const refusals: OctxIssue[] = [];
   // An adjustment the caller asked for (`indexFiles` given) is reported as it happens; one made by
@@ -72,104 +92,188 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (defaulted) builder.reportWarning(w);
     else onProgress?.({ phase: 'warning', issue: w });
   };
-  /** Original path under knowledge/ → the path it was added at (differs for renamed index files). */
+  /** Original path under knowledge/ → the path it was added at (differs for renamed files). */
   const addedAt = new Map<string, string>();
   /** Each document's local link targets (tree-relative), for the dangling-link count. */
   const links: { from: string; targets: string[] }[] = [];
-  const markdown = files.filter(isDocument);
+  // mdBook's SUMMARY.md is the book's navigation, not a chapter: it becomes the root index.md.
+  const summary = ctx.site?.generator === 'mdbook' ? `${tree}SUMMARY.md` : undefined;
+  const markdown = files.filter((rel) => isDocument(rel) && rel !== summary);
+  /** Each page's path once `.mdx` is `.md`, by its path in the tree. */
+  const asMd = new Map<string, string>();
+  const mdTaken = new Set<string>();
+  for (const rel of markdown) {
+    const original = rel.slice(tree.length);
+    const md = original.endsWith('.mdx') ? original.slice(0, -1) : original;
+    asMd.set(original, md);
+  }
+  for (const rel of markdown) if (!rel.endsWith('.mdx')) mdTaken.add(rel.slice(tree.length));
   const markdownSet = new Set(markdown);
+  const read = async (rel: string): Promise<Uint8Array> => readFile(join(dir, rel));
+  const prepared = new Map<string, ReadPage>();
+  const prepare = async (original: string, bytes?: Uint8Array): Promise<ReadPage> => {
+    const cached = prepared.get(original);
+    if (cached) return cached;
+    return readPage(original, `knowledge/${original}`, bytes ?? (await read(`${tree}${original}`)), ctx);
+  };
+  // The fate of each index.md/log.md first: whether it is renamed decides the links to it.
+  const fates = new Map<string, ReservedFate>();
+  const finalPath = new Map<string, string>();
+  for (const rel of markdown) {
+    const original = rel.slice(tree.length);
+    const md = asMd.get(original)!;
+    if (original.endsWith('.mdx') && mdTaken.has(md)) {
+      refusals.push(
+        issue({
+          code: 'OCTX_FILE_PATH_DUPLICATE',
+          path: `knowledge/${original}`,
+          message: `knowledge/${original} would be kept as knowledge/${md}, but that file exists too; rename one of them`,
+        }),
+      );
+      continue;
+    }
+    finalPath.set(original, md);
+    const name = posix.basename(md);
+    if (name !== 'index.md' && name !== 'log.md') continue;
+    let page: ReadPage;
+    try {
+      page = await prepare(original);
+    } catch (e) {
+      if (!(e instanceof OctxError)) throw e;
+      continue; // refused again, in order, by the main loop
+    }
+    prepared.set(original, page);
+    if (page.text === undefined) continue;
+    const problems = reservedDocumentProblems(`knowledge/${md}`, page.text, limits.maxFrontmatterBytes);
+    if (problems.length === 0 && !layout && name === 'index.md' && indexFiles !== 'okf') {
+      // A README-like page passes the OKF index rules (a heading, one link item) and is content.
+      const prose = indexProseLine(page.text);
+      if (prose) problems.push(`it holds text besides headings and link lists, line ${prose.line}: ${JSON.stringify(prose.text)}`);
+    }
+    const fate: ReservedFate = problems.length === 0 ? { kind: 'reserved' } : { kind: indexFiles === 'okf' ? 'refuse' : indexFiles === 'skip' ? 'skip' : 'rename', problems };
+    fates.set(original, fate);
+    if (fate.kind === 'rename') finalPath.set(original, renamedReservedPath(md));
+  }
+  const renamedTo = new Map<string, string>();
+  for (const [original, path] of finalPath) if (path !== original) renamedTo.set(original.normalize('NFC'), path);
+  const pagePaths: PagePaths = { renamedTo, isPage: (p) => finalPath.has(p) && fates.get(p)?.kind !== 'skip' && fates.get(p)?.kind !== 'refuse' };
+  const carried = await carryRenamedIds(builder, finalPath, pagePaths, options.renameThreshold, async (original) => {
+    if (fates.has(original)) return undefined; // index/log files: reserved, or renamed by rule
+    const page = await prepare(original);
+    prepared.set(original, page);
+    if (page.text === undefined) return undefined;
+    const text = finishPage(original, finalPath.get(original)!, page.text, page, pagePaths, ctx, false).text;
+    const split = splitFrontmatter(text);
+    // A page that names its own id keeps it: nothing to carry.
+    if (split.ok && split.parts.frontmatter?.includes('document_id') === true) return undefined;
+    return split.ok ? split.parts.body : text;
+  });
   let documents = 0;
-  let read = 0;
+  let done = 0;
   let bytes = 0;
   onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
   // Read a few pages ahead (bounded by the listing's sizes): one readFile at a time was four
   // libuv round trips per page while the main thread waited (2,000 pages: ~0.4 s of a 3 s build).
-  const pages = inOrder(markdown, DOCUMENTS_READ_AHEAD, (file) => readFile(join(dir, file)), {
+  const pages = inOrder(markdown, DOCUMENTS_READ_AHEAD, (file) => (prepared.has(file.slice(tree.length)) ? Promise.resolve(new Uint8Array(0)) : read(file)), {
     bytes: new ByteBudget(DOCUMENTS_READ_AHEAD_BYTES),
     cost: (file) => sizes.get(file) ?? DOCUMENTS_READ_AHEAD_BYTES,
   });
   for await (const [rel, bytesOfFile] of pages) {
-    read++;
+    done++;
     bytes += bytesOfFile.length;
-    const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: read, total: markdown.length, bytes });
+    const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: done, total: markdown.length, bytes });
     const original = rel.slice(tree.length);
     const pkg = `knowledge/${original}`;
-    let path = original;
-    let markdownInput: string | Uint8Array = bytesOfFile;
-    let text: string | undefined;
-    let targets: string[] = [];
+    const path = finalPath.get(original);
+    if (path === undefined) {
+      progressed(); // refused above (an .mdx beside its .md)
+      continue;
+    }
+    let page: ReadPage;
     try {
-      text = stripBom(utf8Strict.decode(bytesOfFile));
-    } catch {
-      text = undefined; // not UTF-8: addDocument names the problem
+      page = await prepare(original, bytesOfFile);
+    } catch (e) {
+      if (!(e instanceof OctxError)) throw e;
+      refusals.push(...e.issues);
+      progressed();
+      continue;
     }
-    if (text !== undefined) {
-      try {
-        const yaml = toYamlFrontmatter(text, pkg);
-        if (yaml.syntax === 'toml' || yaml.syntax === 'json') {
-          converted.push({ path: pkg, from: yaml.syntax });
-          text = yaml.text;
-          markdownInput = text;
-        }
-      } catch (e) {
-        if (!(e instanceof OctxError)) throw e;
-        refusals.push(...e.issues);
-        progressed();
-        continue;
-      }
-      const split = splitFrontmatter(text);
-      targets = linkTargets(split.ok ? split.parts.body : text);
+    prepared.delete(original);
+    if (page.converted) converted.push({ path: pkg, from: page.converted });
+    if (page.mdxFailure) {
+      const w = issue({
+        code: 'OCTX_MDX_UNPARSED',
+        severity: 'warning',
+        path: pkg,
+        line: page.mdxFailure.line,
+        message: mdxFailureMessage(`knowledge/${path}`, pkg, page.mdxFailure),
+      });
+      warnings.push(w);
+      builder.reportWarning(w);
     }
+    if (original.endsWith('.mdx')) {
+      mdx.push({ path: `knowledge/${path}`, from: pkg, ...(page.mdx ?? { esm: 0, expressions: 0, elements: 0, attributes: 0, components: [] }), verbatim: page.mdx === undefined });
+    }
+    conventions.countPage(pkg, page);
+    const fate = fates.get(original);
     const name = posix.basename(path);
-    if (text !== undefined && (name === 'index.md' || name === 'log.md')) {
-      const problems = reservedDocumentProblems(pkg, text, limits.maxFrontmatterBytes);
-      if (problems.length === 0 && !layout && name === 'index.md' && indexFiles !== 'okf') {
-        // A README-like page passes the OKF index rules (a heading, one link item) and is content.
-        const prose = indexProseLine(text);
-        if (prose) problems.push(`it holds text besides headings and link lists, line ${prose.line}: ${JSON.stringify(prose.text)}`);
+    if (fate !== undefined && fate.kind !== 'reserved') {
+      if (fate.kind === 'refuse') {
+        refusals.push(issue({ code: 'OCTX_OKF_RESERVED_INVALID', path: pkg, message: `${pkg} is not an OKF ${name}: ${fate.problems.join('; ')}` }));
+        progressed();
+        continue;
       }
-      if (problems.length === 0) {
-        reserved.push(pkg);
-      } else if (indexFiles === 'okf') {
-        refusals.push(issue({ code: 'OCTX_OKF_RESERVED_INVALID', path: pkg, message: `${pkg} is not an OKF ${name}: ${problems.join('; ')}` }));
-        progressed();
-        continue;
-      } else if (indexFiles === 'skip') {
-        skipped.push(path);
-        warn(issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: pkg, message: `${pkg} is not an OKF ${name} (${problems[0]}); left out (indexFiles: skip)` }));
-        progressed();
-        continue;
-      } else {
-        const to = renamedReservedPath(path);
-        if (markdownSet.has(`${tree}${to}`)) {
-          refusals.push(
-            issue({
-              code: 'OCTX_FILE_PATH_DUPLICATE',
-              path: pkg,
-              message: `${pkg} is not an OKF ${name} and would be kept as knowledge/${to}, but that file exists too; rename one of them, or leave the non-OKF files out (indexFiles: skip)`,
-            }),
-          );
-          progressed();
-          continue;
-        }
+      if (fate.kind === 'skip') {
+        skipped.push(original);
         warn(
+          issue({ code: 'OCTX_INDEX_FILE_SKIPPED', severity: 'warning', path: pkg, message: `${pkg} is not an OKF ${name} (${fate.problems[0]}); left out (indexFiles: skip)` }),
+        );
+        progressed();
+        continue;
+      }
+      if (markdownSet.has(`${tree}${path}`)) {
+        refusals.push(
           issue({
-            code: 'OCTX_INDEX_FILE_RENAMED',
-            severity: 'warning',
+            code: 'OCTX_FILE_PATH_DUPLICATE',
             path: pkg,
-            message: `${pkg} is not an OKF ${name} (${problems[0]}); kept as the concept document knowledge/${to} (indexFiles: as-documents)`,
+            message: `${pkg} is not an OKF ${posix.basename(asMd.get(original)!)} and would be kept as knowledge/${path}, but that file exists too; rename one of them, or leave the non-OKF files out (indexFiles: skip)`,
           }),
         );
-        renamed.push({ from: path, to });
-        path = to;
+        progressed();
+        continue;
       }
+      warn(
+        issue({
+          code: 'OCTX_INDEX_FILE_RENAMED',
+          severity: 'warning',
+          path: pkg,
+          message: `${pkg} is not an OKF ${posix.basename(asMd.get(original)!)} (${fate.problems[0]}); kept as the concept document knowledge/${path} (indexFiles: as-documents)`,
+        }),
+      );
+      renamed.push({ from: original, to: path });
     }
-    if (text !== undefined && !RESERVED_DOCUMENT_NAMES.has(posix.basename(path)) && frontmatterSyntax(text) === 'none') {
-      // An empty block for the builder to complete: the body after it stays the file's, byte for
-      // byte (a file without one would get a blank line between the new block and its text).
-      const newline = text.includes('\r\n') ? '\r\n' : '\n';
-      markdownInput = `---${newline}---${newline}${text}`;
+    let markdownInput: string | Uint8Array = page.bytes;
+    let targets: string[] = [];
+    const isReserved = fate?.kind === 'reserved';
+    if (page.text !== undefined) {
+      const finished = finishPage(original, path, page.text, page, pagePaths, ctx, isReserved);
+      conventions.countFinished(pkg, finished);
+      for (const r of finished.rewritten) rewrittenLinks.push({ in: `knowledge/${path}`, line: r.line, from: r.from, to: r.to });
+      let text = finished.text;
+      const split = splitFrontmatter(text);
+      const body = split.ok ? split.parts.body : text;
+      targets = linkTargets(body);
+      if (!RESERVED_DOCUMENT_NAMES.has(posix.basename(path)) && frontmatterSyntax(text) === 'none') {
+        // An empty block for the builder to complete: the body after it stays the file's, byte for
+        // byte (a file without one would get a blank line between the new block and its text).
+        const newline = text.includes('\r\n') ? '\r\n' : '\n';
+        text = `---${newline}---${newline}${text}`;
+      }
+      // The file's own bytes when nothing changed (the builder drops a BOM itself).
+      if (text !== page.text || page.converted !== undefined || page.mdx !== undefined || page.mdbook !== undefined) markdownInput = text;
+      if (builder.state !== undefined && !isReserved) builder.state.recordSignature(`knowledge/${path}`, encodeSignature(similaritySignature(Buffer.from(body, 'utf8'))));
     }
+    if (isReserved) reserved.push(`knowledge/${path}`);
     try {
       builder.addDocument({ path, markdown: markdownInput });
     } catch (e) {
@@ -185,7 +289,30 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     progressed();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
-  return { documents, addedAt, links, renamed, skipped, reserved, converted, warnings };
+  const navigation = await siteNavigation(builder, dir, scan, ctx, addedAt, conventions);
+  if (navigation !== undefined) {
+    reserved.push(navigation);
+    documents++;
+  }
+  for (const w of conventions.warnings()) {
+    warnings.push(w);
+    builder.reportWarning(w);
+  }
+  return {
+    documents,
+    addedAt,
+    links,
+    renamed,
+    skipped,
+    reserved,
+    converted,
+    mdx,
+    rewrittenLinks,
+    conventions,
+    carried,
+    ...(navigation !== undefined ? { navigation } : {}),
+    warnings,
+  };
 }
 
 /** Adds the working folder's `extensions/**` files; returns how many. */

@@ -61,7 +61,8 @@ async function walk(root: string, dir: string, out: string[], found: WalkFinding
  */
 const LAYOUT_MARKERS: readonly string[] = [...STRUCTURE_PATHS, 'vectors/config.json'];
 
-async function hasLayout(dir: string): Promise<boolean> {
+/** Whether `dir` has the package layout (a working folder). */
+export async function hasLayout(dir: string): Promise<boolean> {
   if (await isFolder(join(dir, 'knowledge'))) return true;
   return (await Promise.all(LAYOUT_MARKERS.map((p) => exists(join(dir, p))))).some(Boolean);
 }
@@ -123,15 +124,23 @@ export interface WorkdirScan {
 }
 
 /**
- * Lists the folder: its layout, its knowledge tree and its files, refusing symbolic links and
+ * Lists the folder: its layout, its knowledge tree (the `knowledge` option, else `knowledge/` in a
+ * working folder, else the docs site's pages folder `siteContent` when it is one, else the folder) and its files, refusing symbolic links and
  * special files (every one at once) and a listing over the limits, before any file is read.
  * @throws OctxError `OCTX_OPEN_ERROR`, `OCTX_OPTIONS_INVALID`, `OCTX_SECURITY_ERROR`, `OCTX_RESOURCE_LIMIT`
  */
-export async function scanWorkdir(dir: string, knowledge: unknown, limits: ArchiveLimits, onProgress?: ProgressListener): Promise<WorkdirScan> {
+export async function scanWorkdir(dir: string, knowledge: unknown, limits: ArchiveLimits, onProgress?: ProgressListener, siteContent?: string): Promise<WorkdirScan> {
   if (!(await exists(dir))) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: dir, message: `working folder ${dir} does not exist` });
   const layout = await hasLayout(dir);
   const mode: WorkdirMode = layout ? 'working-folder' : 'plain-folder';
-  const knowledgeDir = knowledge !== undefined ? await knowledgeOption(dir, knowledge) : layout ? 'knowledge' : '.';
+  const knowledgeDir =
+    knowledge !== undefined
+      ? await knowledgeOption(dir, knowledge)
+      : layout
+        ? 'knowledge'
+        : siteContent !== undefined && (await isFolder(join(dir, siteContent)))
+          ? siteContent
+          : '.';
   const tree = knowledgeDir === '.' ? '' : `${knowledgeDir}/`;
   const files: string[] = [];
   const found: WalkFindings = { links: [], unscanned: [], special: [] };
@@ -168,7 +177,7 @@ export async function scanWorkdir(dir: string, knowledge: unknown, limits: Archi
   }
   files.sort(compareUtf8);
   found.unscanned.sort(compareUtf8);
-  const isDocument = (rel: string): boolean => rel.startsWith(tree) && rel.endsWith('.md') && posix.basename(rel) !== '.md';
+  const isDocument = (rel: string): boolean => rel.startsWith(tree) && /\.mdx?$/.test(rel) && posix.basename(rel) !== '.md' && posix.basename(rel) !== '.mdx';
   const sizes = await checkListing(dir, files, limits, isDocument);
   onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   return { layout, mode, knowledgeDir, tree, files, unscanned: found.unscanned, sizes, isDocument };

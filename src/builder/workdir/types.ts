@@ -8,6 +8,8 @@ import type { ArchiveLimits } from '../../model/limits.js';
 import type { ProgressListener } from '../../model/progress.js';
 import type { VectorTarget } from '../../vectors/targets.js';
 import type { LeftOutGroup } from '../left-out.js';
+import type { DocsGenerator } from '../docs-site/detect.js';
+import type { MdxMode } from './page-text.js';
 
 /**
  * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
@@ -44,6 +46,26 @@ export interface LoadWorkdirOptions {
    * `maxFileSize`, is refused at once with `OCTX_RESOURCE_LIMIT`.
    */
   readonly limits?: Partial<ArchiveLimits>;
+  /**
+   * `.mdx` pages (documents like `.md` ones, at the same path ending in `.md`): `markdown`
+   * (default) turns their MDX syntax into Markdown (imports and expressions removed, components
+   * unwrapped to their Markdown children, see `mdxToMarkdown`); `verbatim` keeps their source bytes.
+   */
+  readonly mdx?: MdxMode;
+  /**
+   * Recognise the docs generator of a plain folder from its config file (VitePress, Docusaurus,
+   * Starlight, mdBook, Hugo, MkDocs) and apply its conventions: its pages' folder as the default
+   * `knowledge`, mdBook includes, Hugo `ref`s, titles without heading anchors, its own `type` key
+   * kept apart from the OKF type, its navigation as the root `index.md` (default `true`;
+   * docs/docs-sites.md).
+   */
+  readonly docsSite?: boolean;
+  /**
+   * With the builder's producer state: a page whose path is new and whose body is similar to a
+   * page gone since the last release (git's rename detection) keeps that page's document id.
+   * `true` (default) is git's 50%; a number from 0 to 1 is the least similarity; `false` turns it off.
+   */
+  readonly findRenames?: boolean | number;
 }
 
 /**
@@ -71,6 +93,62 @@ export interface DanglingLink {
   readonly from: string;
   /** The left-out file, relative to the folder read. */
   readonly to: string;
+}
+
+/** An `.mdx` page: where it went and what its conversion changed (see `mdxToMarkdown`). */
+export interface MdxPage {
+  /** The document, under `knowledge/` (`.md`). */
+  readonly path: string;
+  /** The page in the tree, under `knowledge/` (`.mdx`). */
+  readonly from: string;
+  readonly esm: number;
+  readonly expressions: number;
+  readonly elements: number;
+  readonly attributes: number;
+  readonly components: readonly string[];
+  /** Kept as its source bytes: `mdx: 'verbatim'`, or it does not parse (an `OCTX_MDX_UNPARSED` warning). */
+  readonly verbatim: boolean;
+}
+
+/** A link rewritten because the page it names was renamed (`guide/index.md` → `guide/_index.md`, `a.mdx` → `a.md`). */
+export interface RewrittenLinkEntry {
+  /** The linking document, under `knowledge/` (its package path). */
+  readonly in: string;
+  /** The line of the link in the document's body (1-based). */
+  readonly line: number;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** One kind of docs-generator convention, how often it was met and where (`knowledge/…` paths, in order). */
+export interface ConventionCount {
+  readonly kind: string;
+  readonly count: number;
+  readonly files: readonly string[];
+}
+
+/** A page whose id was carried over from the path it had in the previous release (a rename). */
+export interface CarriedId {
+  /** The previous path, under `knowledge/`. */
+  readonly from: string;
+  /** The new path, under `knowledge/`. */
+  readonly to: string;
+  readonly id: string;
+  /** The similarity of the two bodies, in percent (one decimal; git's measure). */
+  readonly similarity: number;
+}
+
+/** The docs generator a plain folder was recognised as (see `detectDocsSite`). */
+export interface DocsSiteReport {
+  readonly generator: DocsGenerator;
+  /** The generator's name as people write it (`mdBook`, `Docusaurus`…). */
+  readonly label: string;
+  /** Its config file, relative to the folder read. */
+  readonly config: string;
+  /** The site's name from the config, when it is a literal there (the default asset name). */
+  readonly name?: string;
+  /** The pages' folder its config names (the default `knowledge` folder). */
+  readonly contentDir: string;
 }
 
 /** The name a non-OKF reserved file gets with `indexFiles: 'as-documents'`: `a/index.md` → `a/_index.md`. */
@@ -111,6 +189,18 @@ export interface WorkdirLoadReport {
   readonly renamed: readonly { readonly from: string; readonly to: string }[];
   /** Non-OKF index/log files left out (`indexFiles: 'skip'`), under `knowledge/`. */
   readonly skipped: readonly string[];
+  /** The docs generator recognised (plain folders), or absent. */
+  readonly site?: DocsSiteReport;
+  /** The `.mdx` pages, with what their conversion changed. */
+  readonly mdx: readonly MdxPage[];
+  /** Links rewritten because the page they name was renamed (the only body change besides MDX and generator syntax). */
+  readonly rewrittenLinks: readonly RewrittenLinkEntry[];
+  /** The generator's conventions met: applied, and kept as written (each kind also an `OCTX_CONVENTION_NOT_APPLIED` warning). */
+  readonly conventions: { readonly applied: readonly ConventionCount[]; readonly notApplied: readonly ConventionCount[] };
+  /** Pages whose id was carried over a rename from the producer state's last release. */
+  readonly carried: readonly CarriedId[];
+  /** The root OKF `index.md` written from the site's navigation, when one was. */
+  readonly navigation?: string;
   /**
    * `OCTX_INDEX_FILE_RENAMED` / `OCTX_INDEX_FILE_SKIPPED` warnings. When `indexFiles` was not
    * given (the folder's default mode applied), they are also the export's warnings
