@@ -7,10 +7,11 @@ import { lstat, readFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
+import type * as JsConfig from './js-config.js';
 import type { Literal } from './js-config.js';
 
 /** The JavaScript config reader (acorn) loads only for a site with a JavaScript config. */
-const jsConfig = (): Promise<typeof import('./js-config.js')> => import('./js-config.js');
+const jsConfig = (): Promise<typeof JsConfig> => import('./js-config.js');
 
 /** A docs generator whose conventions the loader applies. */
 export type DocsGenerator = 'mdbook' | 'docusaurus' | 'starlight' | 'mkdocs' | 'vitepress' | 'hugo';
