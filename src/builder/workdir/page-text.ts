@@ -212,7 +212,7 @@ function moveGeneratorType(front: string, data: Record<string, unknown>, generat
   if (data[generator] !== undefined || value === null || typeof value === 'object') return undefined;
   const line = /^type[ \t]*:[^\n]*\n(?![ \t])/m.exec(front);
   if (!line) return undefined;
-  return { front: front.slice(0, line.index) + front.slice(line.index + line[0].length), lines: [`${generator}:`, `  type: ${yamlQuote(String(value as string | number | boolean))}`] };
+  return { front: front.slice(0, line.index) + front.slice(line.index + line[0].length), lines: [`${generator}:`, `  type: ${yamlQuote(String(value))}`] };
 }
 
 /** A link's new destination when it names a renamed page: its last segment renamed the same way. */
