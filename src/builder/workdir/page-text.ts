@@ -209,7 +209,7 @@ function withKeys(front: string, body: string, lines: readonly string[]): string
  */
 function moveGeneratorType(front: string, data: Record<string, unknown>, generator: string): { front: string; lines: string[] } | undefined {
   const value = data.type;
-  if (data[generator] !== undefined || value === null || typeof value === 'object') return undefined;
+  if (data[generator] !== undefined || (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')) return undefined;
   const line = /^type[ \t]*:[^\n]*\n(?![ \t])/m.exec(front);
   if (!line) return undefined;
   return { front: front.slice(0, line.index) + front.slice(line.index + line[0].length), lines: [`${generator}:`, `  type: ${yamlQuote(String(value))}`] };
