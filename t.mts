@@ -1,7 +1,11 @@
-import { PackageBuilder, loadWorkdir } from './src/index.ts';
-for (const t of ['vitepress','docusaurus','hugo','plain-readme']) {
+import { PackageBuilder, loadWorkdir, openPackage, validatePackage } from './src/index.ts';
+const t = process.argv[2];
 const b = new PackageBuilder({ asset: { name: 'x' } });
 const r = await loadWorkdir(b, 'fixtures/docs-trees/' + t);
-console.log(t, r.documents, JSON.stringify(r.site), JSON.stringify(r.mdx), JSON.stringify(r.conventions), r.rewrittenLinks.length, r.warnings.map(w=>w.code));
-await b.dispose();
-}
+const { warnings, ...rest } = r;
+console.log(JSON.stringify(rest, null, 1).slice(0, 5000), warnings.map(w=>[w.code, w.message]));
+await b.export({ output: '/tmp/t.octx', overwrite: true });
+console.log((await validatePackage('/tmp/t.octx')).valid);
+const p = await openPackage('/tmp/t.octx');
+for await (const d of p.documents()) { if (process.argv[3] && !d.path.includes(process.argv[3])) continue; console.log('=====', d.path); console.log((await p.readFile(d.path)).toString()); }
+await p.close();

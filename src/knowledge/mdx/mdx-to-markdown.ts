@@ -120,7 +120,7 @@ export function mdxToMarkdown(body: string): MdxConversion {
     const { open, close, kept } = replacements(node.name ?? '', strings, flow, selfClosing);
     if (kept) counts.attributes++;
     if (flow) {
-      edits.push(wholeLines(body, start, openEnd, open === '' ? '' : `${open}\n\n`));
+      edits.push(wholeLines(body, start, openEnd, open === '' ? '' : `\n${open}\n\n`));
       if (!selfClosing) {
         edits.push(wholeLines(body, closeStart, end, close));
         // The lines strictly between the tags lose the indentation the nesting gave them.
@@ -142,7 +142,7 @@ export function mdxToMarkdown(body: string): MdxConversion {
   for (const [line, n] of dedent) {
     const at = lineStarts[line]!;
     let k = 0;
-    while (k < n && body.charCodeAt(at + k) === 32) k++;
+    while (k < n && (body.charCodeAt(at + k) === 32 || body.charCodeAt(at + k) === 9)) k++;
     if (k > 0) edits.push({ start: at, end: at + k, text: '' });
   }
   return {
@@ -219,12 +219,12 @@ function lineIndexAt(starts: readonly number[], offset: number): number {
   return lo;
 }
 
-/** Leading spaces of line `i`, or `undefined` for a blank line. */
+/** Leading spaces and tabs of line `i` (each one character), or `undefined` for a blank line. */
 function indentAt(text: string, starts: readonly number[], i: number): number | undefined {
   const at = starts[i]!;
   const end = i + 1 < starts.length ? starts[i + 1]! : text.length;
   let k = at;
-  while (k < end && text.charCodeAt(k) === 32) k++;
+  while (k < end && (text.charCodeAt(k) === 32 || text.charCodeAt(k) === 9)) k++;
   const rest = text.slice(k, end).trim();
   return rest === '' ? undefined : k - at;
 }
