@@ -80,6 +80,7 @@ async function buildAndCompare(name: string): Promise<{ report: WorkdirLoadRepor
     for await (const d of pkg.documents()) inPackage.set(d.path, { kind: d.kind });
     const renamedTo = new Map(report.renamed.map((r) => [r.from, r.to]));
     const pages = filesOf(dir).filter((f) => f.endsWith('.md') && !f.startsWith('.'));
+    const mdxPages = filesOf(dir).filter((f) => f.endsWith('.mdx') && !f.startsWith('.'));
     for (const page of pages) {
       const path = `knowledge/${renamedTo.get(page) ?? page}`;
       expect(inPackage.has(path), `${page} is in the package as ${path}`).toBe(true);
@@ -89,7 +90,7 @@ async function buildAndCompare(name: string): Promise<{ report: WorkdirLoadRepor
       else expect(packageParts(text).body, `${page}: body byte for byte`).toBe(fileParts(source).body);
       docs.set(page, { path, kind: inPackage.get(path)!.kind, text });
     }
-    expect(inPackage.size).toBe(pages.length);
+    expect(inPackage.size).toBe(pages.length + mdxPages.length);
   } finally {
     await pkg.close();
   }
@@ -134,9 +135,9 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(packageParts(docs.get('guide/configuration.md')!.text).frontmatter).toMatchObject({ type: 'Document', title: 'Configuration' });
   });
 
-  it('Docusaurus: id, slug, sidebar_* and nested keys are kept as they are; _category_.json and .mdx are counted', async () => {
+  it('Docusaurus: id, slug, sidebar_* and nested keys are kept as they are; _category_.json is counted, .mdx is a document', async () => {
     const { report, docs } = await buildAndCompare('docusaurus');
-    expect(report).toMatchObject({ mode: 'plain-folder', documents: 4, renamed: [], reserved: [], converted: [] });
+    expect(report).toMatchObject({ mode: 'plain-folder', documents: 5, renamed: [], reserved: [], converted: [] });
     const intro = docs.get('intro.md')!.text;
     // No key was missing but octx: the author's block is kept byte for byte, then completed.
     expect(intro.startsWith('---\nid: intro\nslug: /\nsidebar_position: 1\ntitle: Introduction\ndescription: What Acme CLI is and who it is for.\ntype: "Document"\n')).toBe(true);
@@ -152,9 +153,11 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(report.leftOut.map((g) => [g.kind, g.extensions, g.files.length])).toEqual([
       ['images', ['.png'], 2],
       ['data', ['.json'], 2],
-      ['markdown', ['.mdx'], 1],
     ]);
-    expect(report.leftOut.find((g) => g.kind === 'markdown')!.files).toEqual(['tutorial-extras/translate-your-site.mdx']);
+    // Before MDX was read, this page was left out (counted as 'markdown').
+    expect(report.mdx.map((p) => [p.from, p.path, p.esm, p.components])).toEqual([
+      ['knowledge/tutorial-extras/translate-your-site.mdx', 'knowledge/tutorial-extras/translate-your-site.md', 1, ['Tabs']],
+    ]);
     expect(report.danglingLinks).toEqual([{ from: 'knowledge/tutorial-extras/manage-docs-versions.md', to: 'tutorial-extras/img/docsVersionDropdown.png' }]);
   });
 
