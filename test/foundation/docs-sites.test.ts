@@ -52,7 +52,7 @@ describe('MDX to Markdown', () => {
     const r = mdxToMarkdown(src);
     if (!r.ok) throw new Error(r.reason);
     // The removed lines leave their blank neighbours; a label is a paragraph of its own.
-    expect(r.markdown).toBe(`\n${prose}\n${fence}\n${table}\n\n\n\n**Tip: Did you know?**\n\nInside **the** aside.\n`);
+    expect(r.markdown).toBe(`\n${prose}\n${fence}\n${table}\n\n\n**Tip: Did you know?**\n\nInside **the** aside.\n`);
     expect(r.changes).toEqual({ esm: 1, expressions: 1, elements: 1, attributes: 1, components: ['Aside'] });
   });
 
@@ -138,7 +138,7 @@ describe('a Starlight site (fixtures/docs-trees/starlight-site)', () => {
     expect(json.output).toBe(join(cwd, 'starlight-site.octx'));
     expect((await validatePackage(join(cwd, 'starlight-site.octx'))).valid).toBe(true);
     const pkg = await openPackage(join(cwd, 'starlight-site.octx'));
-    expect(pkg.manifest.asset.name).toBe('Acme Docs');
+    expect((pkg.manifest as { asset: { name: string } }).asset.name).toBe('Acme Docs');
     await pkg.close();
     const plain = tempDir();
     writeFileSync(join(plain, 'a.md'), '# A\n');
