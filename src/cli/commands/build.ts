@@ -47,7 +47,6 @@ export const buildCommand: Command = {
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
     'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
     'octx-export build fixtures/docs-trees/vitepress -o out/vitepress-docs.octx --mkdir --name Docs',
-    'octx-export build fixtures/docs-trees/starlight-site -o out/starlight.octx --mkdir',
   ],
   async run(given) {
     const workdir = given.positionals[0]!;
