@@ -13,7 +13,7 @@ import { groupLeftOut } from './left-out.js';
 import { hasLayout, scanWorkdir } from './workdir/scan.js';
 import { detectDocsSite } from './docs-site/detect.js';
 import { MDX_MODES } from './workdir/page-text.js';
-import { DEFAULT_RENAME_THRESHOLD, MAX_SIMILARITY } from '../knowledge/rename-similarity.js';
+import { renameThresholdOption } from '../knowledge/rename-similarity.js';
 import { findDanglingLinks, loadDocuments, loadExtensions } from './workdir/documents.js';
 import { loadRecords } from './workdir/records.js';
 import { loadVectors } from './workdir/vectors.js';
@@ -80,7 +80,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   if (options.mdx !== undefined && !MDX_MODES.includes(options.mdx)) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'mdx', message: `mdx must be one of ${MDX_MODES.join(', ')} (got ${JSON.stringify(options.mdx)})` });
   }
-  const renameThreshold = renameThresholdOf(options.findRenames);
+  const renameThreshold = renameThresholdOption(options.findRenames, true);
   // A docs generator's conventions apply to a plain docs folder, never to a working folder.
   const site = options.docsSite !== false && !(await hasLayout(dir)) ? await detectDocsSite(dir) : undefined;
   const scan = await scanWorkdir(dir, options.knowledge, limits, onProgress, site?.contentDir);
@@ -141,18 +141,4 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     ...(loaded.navigation !== undefined ? { navigation: loaded.navigation } : {}),
     warnings: loaded.warnings,
   };
-}
-
-/** The `findRenames` option in git's units, or `undefined` for `false`. */
-function renameThresholdOf(value: unknown): number | undefined {
-  if (value === undefined || value === true) return DEFAULT_RENAME_THRESHOLD;
-  if (value === false) return undefined;
-  if (typeof value !== 'number' || !(value >= 0 && value <= 1)) {
-    throw OctxError.of({
-      code: 'OCTX_OPTIONS_INVALID',
-      field: 'findRenames',
-      message: `findRenames must be true, false or a similarity from 0 to 1 (got ${JSON.stringify(value)})`,
-    });
-  }
-  return Math.floor(value * MAX_SIMILARITY);
 }

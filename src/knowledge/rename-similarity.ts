@@ -15,6 +15,7 @@
  * once. Git breaks the last ties by its internal order; here they are fixed, so the same trees
  * always pair the same way.
  */
+import { OctxError } from '../model/errors.js';
 import { compareUtf8 } from '../model/paths.js';
 
 /** git's `MAX_SCORE`: a similarity of 100%. */
@@ -154,4 +155,24 @@ export function decodeSignature(text: string): SimilaritySignature | undefined {
     spans.set(parseInt(h!, 36), parseInt(c!, 36));
   }
   return { size: parseInt(m[1]!, 36), spans };
+}
+
+/**
+ * A `findRenames` option (`loadWorkdir`, `diffPackages`) as the least similarity of a rename in
+ * git's units: `true` is git's 50%, a number from 0 to 1 that fraction, `false` none (`undefined`).
+ * @param absent what an absent option means (`true`: on at 50%, `false`: off)
+ * @throws OctxError `OCTX_OPTIONS_INVALID` on field `findRenames` for anything else
+ */
+export function renameThresholdOption(value: unknown, absent: boolean): number | undefined {
+  const v = value === undefined ? absent : value;
+  if (v === false) return undefined;
+  if (v === true) return DEFAULT_RENAME_THRESHOLD;
+  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) {
+    throw OctxError.of({
+      code: 'OCTX_OPTIONS_INVALID',
+      field: 'findRenames',
+      message: `findRenames must be true, false or a similarity from 0 to 1 (got ${typeof v === 'number' ? String(v) : JSON.stringify(v)})`,
+    });
+  }
+  return Math.floor(v * MAX_SIMILARITY);
 }
