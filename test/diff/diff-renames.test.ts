@@ -59,7 +59,7 @@ describe('diffPackages findRenames', () => {
       changed: [{ id: id(2), path: 'knowledge/guide/install.md' }],
       moved: [{ id: id(2), from: 'knowledge/guide/setup.md', to: 'knowledge/guide/install.md', fromId: id(1), similarity: 50 }],
       unchanged: 0,
-      renames: { threshold: 50, exact: 0, similar: 1, skipped: false, candidates: { removed: 1, added: 1 }, limit: 1000 },
+      renames: { threshold: 50, samePath: 0, exact: 0, similar: 1, skipped: false, candidates: { removed: 1, added: 1 }, limit: 1000 },
     });
     expect(diff.hasChanges).toBe(true);
     // The package's bytes are the page's: the frontmatter was complete, nothing was added.
@@ -90,7 +90,7 @@ describe('diffPackages findRenames', () => {
       changed: [],
       moved: [{ id: id(2), from: 'knowledge/old/deploy.md', to: 'knowledge/new/deploy.md', fromId: id(1), similarity: 100 }],
       unchanged: 1,
-      renames: { threshold: 50, exact: 1, similar: 0, skipped: false, candidates: { removed: 1, added: 1 }, limit: 1000 },
+      renames: { threshold: 50, samePath: 0, exact: 1, similar: 0, skipped: false, candidates: { removed: 1, added: 1 }, limit: 1000 },
     });
   });
 
@@ -153,7 +153,7 @@ describe('diffPackages findRenames', () => {
       // A limit of 1: the 2 × 2 pairs left after the exact pass are more than 1 × 1.
       const limited = await findDocumentRenames(plain.documents, pa, pb, 30000, order, 1);
       expect(limited.moved).toEqual([{ id: id(11), from: 'knowledge/same.md', to: 'knowledge/moved.md', fromId: id(1), similarity: 100 }]);
-      expect(limited.renames).toEqual({ threshold: 50, exact: 1, similar: 0, skipped: true, candidates: { removed: 3, added: 3 }, limit: 1 });
+      expect(limited.renames).toEqual({ threshold: 50, samePath: 0, exact: 1, similar: 0, skipped: true, candidates: { removed: 3, added: 3 }, limit: 1 });
       expect(limited.removed.map((r) => r.path)).toEqual(['knowledge/p.md', 'knowledge/q.md']);
     } finally {
       await pa.close();

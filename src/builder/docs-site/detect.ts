@@ -120,7 +120,9 @@ const GENERATORS: readonly Detector[] = [
       // presets: [['classic', { docs: { path: 'docs' } }]]
       const classic = Array.isArray(presets) ? (presets as Literal[]).find((p) => Array.isArray(p) && typeof p[0] === 'string') : undefined;
       const docs = record(record(Array.isArray(classic) ? classic[1] : undefined).docs);
-      return { config: found.rel, ...(name ? { name } : {}), contentDir: folder(docs.path, 'docs'), settings: docs };
+      // The navbar names each sidebar it shows (`{type: 'docSidebar', sidebarId, label}`).
+      const navbar = record(record(propertyOf(config, 'themeConfig')).navbar).items ?? [];
+      return { config: found.rel, ...(name ? { name } : {}), contentDir: folder(docs.path, 'docs'), settings: { docs, navbar } };
     },
   },
   {

@@ -26,21 +26,30 @@ export function parseConfigSource(source: string, typescript: boolean): EsNode |
 /** A literal value: a string, number or boolean literal, a template without expressions, or an object/array of them. */
 export type Literal = string | number | boolean | null | readonly Literal[] | { readonly [key: string]: Literal };
 
-/** The literal value of a node (TypeScript `as`/`satisfies` unwrapped), or `undefined` when it is computed. */
-export function literalOf(node: unknown): Literal | undefined {
+/**
+ * The literal value of a node (TypeScript `as`/`satisfies` unwrapped), or `undefined` when it is
+ * computed. In an array or object a computed part is left out.
+ * @param onComputed called with the line (1-based) of each computed part met, so a reader that
+ *   needs every value (a sidebar) can refuse what it cannot read whole
+ */
+export function literalOf(node: unknown, onComputed?: (line: number) => void): Literal | undefined {
   const n = unwrapTs(node);
   if (n === undefined) return undefined;
+  const computed = (): undefined => {
+    onComputed?.((n.loc as { start: { line: number } } | undefined)?.start.line ?? 0);
+    return undefined;
+  };
   switch (n.type) {
     case 'Literal':
-      return typeof n.value === 'string' || typeof n.value === 'number' || typeof n.value === 'boolean' || n.value === null ? n.value : undefined;
+      return typeof n.value === 'string' || typeof n.value === 'number' || typeof n.value === 'boolean' || n.value === null ? n.value : computed();
     case 'TemplateLiteral': {
       const quasis = n.quasis as { value: { cooked: string } }[];
-      return (n.expressions as unknown[]).length === 0 ? quasis.map((q) => q.value.cooked).join('') : undefined;
+      return (n.expressions as unknown[]).length === 0 ? quasis.map((q) => q.value.cooked).join('') : computed();
     }
     case 'ArrayExpression': {
       const out: Literal[] = [];
       for (const e of n.elements as unknown[]) {
-        const v = literalOf(e);
+        const v = literalOf(e, onComputed);
         if (v !== undefined) out.push(v);
       }
       return out;
@@ -48,15 +57,18 @@ export function literalOf(node: unknown): Literal | undefined {
     case 'ObjectExpression': {
       const out: Record<string, Literal> = {};
       for (const p of n.properties as EsNode[]) {
-        if (p.type !== 'Property' || p.computed) continue;
+        if (p.type !== 'Property' || p.computed) {
+          onComputed?.((p.loc as { start: { line: number } } | undefined)?.start.line ?? 0);
+          continue;
+        }
         const key = propertyKey(p);
-        const v = literalOf(p.value);
+        const v = literalOf(p.value, onComputed);
         if (key !== undefined && v !== undefined) out[key] = v;
       }
       return out;
     }
     default:
-      return undefined;
+      return computed();
   }
 }
 

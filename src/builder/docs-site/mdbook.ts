@@ -90,8 +90,10 @@ function takeRustdocLines(s: string, range: Range): string {
         if (end) {
           if (end[1] === range.anchor) within = false;
         } else if (!ANCHOR_START.test(l)) out.push(l);
-      } else if (ANCHOR_START.exec(l)?.[1] === range.anchor) within = true;
-      else if (!ANCHOR_END.test(l)) out.push(`# ${l}`);
+      } else if (ANCHOR_START.test(l)) {
+        // Another anchor's start line outside the range is dropped, as mdBook drops it.
+        if (ANCHOR_START.exec(l)![1] === range.anchor) within = true;
+      } else if (!ANCHOR_END.test(l)) out.push(`# ${l}`);
     }
     return out.join('\n');
   }

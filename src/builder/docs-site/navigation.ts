@@ -1,12 +1,19 @@
 /**
  * A docs site's navigation order as the knowledge root's OKF `index.md`: the format's own place
  * for a table of contents (headings grouping `* [Title](path.md)` items, OKF v0.1 §index). The
- * order comes from the generator's navigation file — mdBook's `SUMMARY.md`, MkDocs' `nav` — and
+ * order comes from the generator's navigation file — mdBook's `SUMMARY.md`, MkDocs' `nav`,
+ * Docusaurus' sidebars (`docusaurus.ts`) — and
  * the links are the pages' paths in the package (after any rename). Entries that name no page of
  * the package (a draft chapter, an external URL) are listed without a link.
  */
 import type { Literal } from './js-config.js';
 import type { SummaryEntry } from './mdbook.js';
+
+/** What a navigation needs of a page: the title it shows, and a Docusaurus frontmatter `id`. */
+export interface NavPage {
+  readonly title: string | undefined;
+  readonly id?: string;
+}
 
 /** A navigation tree: sections (a heading or a nested item) and pages. */
 export type NavItem = { readonly title: string; readonly path?: string | undefined; readonly children?: readonly NavItem[] };
@@ -32,13 +39,19 @@ export function summaryNavigation(entries: readonly SummaryEntry[]): NavItem[] {
   return root.filter((s) => s.children.length > 0);
 }
 
-/** MkDocs `nav` (a list of `path`, `{Title: path}` or `{Section: [...]}`) as a navigation tree. */
-export function mkdocsNavigation(nav: Literal | undefined): NavItem[] {
+/**
+ * MkDocs `nav` (a list of `path`, `{Title: path}` or `{Section: [...]}`) as a navigation tree, in
+ * its order: top-level sections become headings when every top-level page comes before them (the
+ * usual `Home` first), otherwise the whole nav is one nested list (a heading would take in the
+ * pages after it).
+ * @param titleOf the title MkDocs shows for a page listed without one (its `title` or first heading)
+ */
+export function mkdocsNavigation(nav: Literal | undefined, titleOf: (path: string) => string | undefined = () => undefined): NavItem[] {
   const items = (list: Literal | undefined): NavItem[] => {
     if (!Array.isArray(list)) return [];
     const out: NavItem[] = [];
     for (const entry of list as Literal[]) {
-      if (typeof entry === 'string') out.push({ title: entry.replace(/\.md$/, '').split('/').pop()!, path: entry });
+      if (typeof entry === 'string') out.push({ title: titleOf(entry) ?? entry.replace(/\.md$/, '').split('/').pop()!, path: entry });
       else if (entry !== null && typeof entry === 'object' && !Array.isArray(entry)) {
         for (const [title, value] of Object.entries(entry)) {
           if (typeof value === 'string') out.push({ title, path: value });
@@ -49,7 +62,9 @@ export function mkdocsNavigation(nav: Literal | undefined): NavItem[] {
     return out;
   };
   const top = items(nav);
-  // Top-level pages go under the site's own heading; top-level sections become headings.
+  const firstSection = top.findIndex((i) => i.children !== undefined);
+  const pageAfterSection = firstSection >= 0 && top.slice(firstSection).some((i) => i.children === undefined);
+  if (pageAfterSection) return [{ title: '', children: top }];
   const pages = top.filter((i) => i.children === undefined);
   const sections = top.filter((i) => i.children !== undefined);
   return [...(pages.length > 0 ? [{ title: '', children: pages }] : []), ...sections];

@@ -43,10 +43,23 @@ export class Conventions {
     add(this.#kept, kind, file, n);
   }
 
-  /** Counts what reading a page applied and kept (mdBook helpers). */
+  /** Counts what reading a page applied and kept (mdBook helpers, Docusaurus admonitions, MkDocs blocks). */
   countPage(file: string, page: ReadPage): void {
     for (const [kind, n] of Object.entries(page.mdbook?.expanded ?? {})) this.apply(`mdBook {{#${kind}}}`, file, n);
     for (const f of page.mdbook?.failed ?? []) this.keep(`mdBook helper kept as written (${f.reason.replace(/^cannot read .*?: /, 'cannot read: ')})`, file);
+    const d = page.docusaurus;
+    if (d) {
+      if (d.converted > 0) this.apply('Docusaurus admonition (:::note[Title]) as a bold label line', file, d.converted);
+      for (const [name, n] of Object.entries(d.others)) this.keep(`Docusaurus container directive :::${name} (not an admonition)`, file, n);
+      if (d.unread > 0) this.keep("Docusaurus ':::' paragraph that is no directive (Docusaurus 2's `:::note Title`?)", file, d.unread);
+    }
+    const m = page.mkdocs;
+    if (m) {
+      if (m.admonitions > 0) this.apply('MkDocs admonition (!!! note "Title") as a bold label line and its content', file, m.admonitions);
+      if (m.details > 0) this.apply('MkDocs collapsible block (??? note "Title") as a bold label line and its content', file, m.details);
+      if (m.tabs > 0) this.apply('MkDocs content tab (=== "Label") as a bold label line and its content', file, m.tabs);
+      if (m.snippets > 0) this.keep('MkDocs snippet --8<-- (pymdownx.snippets): not expanded', file, m.snippets);
+    }
   }
 
   /** Counts what finishing a page applied and kept (Hugo shortcodes, frontmatter keys). */

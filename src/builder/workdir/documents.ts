@@ -23,6 +23,7 @@ import type { PackageBuilder } from '../package-builder.js';
 import { Conventions } from './conventions.js';
 import { carryRenamedIds } from './carry-ids.js';
 import { siteNavigation } from './site-navigation.js';
+import type { NavPage } from '../docs-site/navigation.js';
 import { finishPage, mdxFailureMessage, readPage, type PageContext, type PagePaths, type ReadPage } from './page-text.js';
 import type { WorkdirScan } from './scan.js';
 import { renamedReservedPath, type ConvertedFrontmatter, type DanglingLink, type IndexFilesMode, type CarriedId, type MdxPage, type RewrittenLinkEntry } from './types.js';
@@ -96,6 +97,8 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
   const addedAt = new Map<string, string>();
   /** Each document's local link targets (tree-relative), for the dangling-link count. */
   const links: { from: string; targets: string[] }[] = [];
+  /** What the site's navigation needs of each added page, by its path in the tree (NFC). */
+  const navPages = new Map<string, NavPage>();
   // mdBook's SUMMARY.md is the book's navigation, not a chapter: it becomes the root index.md.
   const summary = ctx.site?.generator === 'mdbook' ? `${tree}SUMMARY.md` : undefined;
   const markdown = files.filter((rel) => isDocument(rel) && rel !== summary);
@@ -254,10 +257,12 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     }
     let markdownInput: string | Uint8Array = page.bytes;
     let targets: string[] = [];
+    let nav: NavPage | undefined;
     const isReserved = fate?.kind === 'reserved';
     if (page.text !== undefined) {
       const finished = finishPage(original, path, page.text, page, pagePaths, ctx, isReserved);
       conventions.countFinished(pkg, finished);
+      nav = finished.nav;
       for (const r of finished.rewritten) rewrittenLinks.push({ in: `knowledge/${path}`, line: r.line, from: r.from, to: r.to });
       let text = finished.text;
       const split = splitFrontmatter(text);
@@ -270,7 +275,8 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
         text = `---${newline}---${newline}${text}`;
       }
       // The file's own bytes when nothing changed (the builder drops a BOM itself).
-      if (text !== page.text || page.converted !== undefined || page.mdx !== undefined || page.mdbook !== undefined) markdownInput = text;
+      if (text !== page.text || page.converted !== undefined || page.mdx !== undefined || page.mdbook !== undefined || page.docusaurus !== undefined || page.mkdocs !== undefined)
+        markdownInput = text;
       if (builder.state !== undefined && !isReserved) builder.state.recordSignature(`knowledge/${path}`, encodeSignature(similaritySignature(Buffer.from(body, 'utf8'))));
     }
     if (isReserved) reserved.push(`knowledge/${path}`);
@@ -283,13 +289,14 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
       continue;
     }
     addedAt.set(original.normalize('NFC'), path);
+    if (nav !== undefined) navPages.set(original.normalize('NFC'), nav);
     // Only documents in the package count: a skipped page's links go nowhere.
     if (targets.length > 0) links.push({ from: original, targets });
     documents++;
     progressed();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
-  const navigation = await siteNavigation(builder, dir, scan, ctx, addedAt, conventions);
+  const navigation = await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions);
   if (navigation !== undefined) {
     reserved.push(navigation);
     documents++;

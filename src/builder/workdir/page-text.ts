@@ -19,6 +19,7 @@ import type { DocsSite } from '../docs-site/detect.js';
 import { applyHugoShortcodes } from '../docs-site/hugo.js';
 import { expandMdbookHelpers } from '../docs-site/mdbook.js';
 import { toYamlFrontmatter } from '../foreign-frontmatter.js';
+import type { NavPage } from '../docs-site/navigation.js';
 
 /** How `.mdx` pages are read: converted to Markdown (default), or kept as their source bytes. */
 export type MdxMode = 'markdown' | 'verbatim';
@@ -50,6 +51,10 @@ export interface ReadPage {
   readonly mdxFailure?: { readonly line: number; readonly column: number; readonly reason: string };
   /** mdBook helpers: expanded per kind, kept as written with why, and a `{{#title}}`. */
   readonly mdbook?: { readonly expanded: Readonly<Record<string, number>>; readonly failed: readonly { helper: string; reason: string }[]; readonly title?: string };
+  /** MkDocs blocks converted per kind, and `--8<--` snippets kept (`docs-site/mkdocs-blocks.ts`). */
+  readonly mkdocs?: { readonly admonitions: number; readonly details: number; readonly tabs: number; readonly snippets: number };
+  /** Docusaurus admonitions converted, other container directives and unread `:::` paragraphs kept (`docs-site/docusaurus.ts`). */
+  readonly docusaurus?: { readonly converted: number; readonly others: Readonly<Record<string, number>>; readonly unread: number };
 }
 
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -96,13 +101,39 @@ export async function readPage(original: string, pkg: string, bytes: Uint8Array,
       mdxFailure = { line: result.line + frontLines, column: result.column, reason: result.reason };
     }
   }
+  let docusaurus: ReadPage['docusaurus'];
+  if (ctx.site?.generator === 'docusaurus' && text.includes(':::')) {
+    const { front, body } = frontAndBody(text);
+    // The directive parser loads with the first page that has an admonition fence.
+    const { convertAdmonitions } = await import('../docs-site/docusaurus.js');
+    const result = convertAdmonitions(body);
+    text = front + result.text;
+    docusaurus = { converted: result.converted, others: result.others, unread: result.unread };
+  }
+  let mkdocs: ReadPage['mkdocs'];
+  if (ctx.site?.generator === 'mkdocs' && /!!!|\?\?\?|===|8</.test(text)) {
+    const { front, body } = frontAndBody(text);
+    const { convertMkdocsBlocks } = await import('../docs-site/mkdocs-blocks.js');
+    const { text: converted, ...counts } = convertMkdocsBlocks(body);
+    text = front + converted;
+    mkdocs = counts;
+  }
   let mdbook: ReadPage['mdbook'];
   if (ctx.site?.generator === 'mdbook') {
     const expansion = await expandMdbookHelpers(text, ctx.dir, dirname(join(ctx.treeDir, original)));
     text = expansion.text;
     mdbook = { expanded: expansion.expanded, failed: expansion.failed, ...(expansion.title !== undefined ? { title: expansion.title } : {}) };
   }
-  return { text, bytes, ...(converted ? { converted } : {}), ...(mdx ? { mdx } : {}), ...(mdxFailure ? { mdxFailure } : {}), ...(mdbook ? { mdbook } : {}) };
+  return {
+    text,
+    bytes,
+    ...(converted ? { converted } : {}),
+    ...(mdx ? { mdx } : {}),
+    ...(mdxFailure ? { mdxFailure } : {}),
+    ...(mdbook ? { mdbook } : {}),
+    ...(docusaurus ? { docusaurus } : {}),
+    ...(mkdocs ? { mkdocs } : {}),
+  };
 }
 
 /** A page after {@link finishPage}. */
@@ -115,6 +146,8 @@ export interface FinishedPage {
   readonly keys: readonly string[];
   /** Generator keys that could not be moved (kept as written), with why. */
   readonly keptKeys: readonly string[];
+  /** What a site's navigation shows for the page (set for a docs site's concept pages). */
+  readonly nav?: NavPage;
 }
 
 /** Where the pages of the tree end up, for links and `ref`s. */
@@ -149,19 +182,26 @@ export function finishPage(original: string, path: string, text: string, page: R
   }
   const keys: string[] = [];
   const keptKeys: string[] = [];
-  if (!reserved) {
+  let nav: NavPage | undefined;
+  // A page of a plain folder that keeps its path has no key to add: its frontmatter is not parsed here.
+  if (!reserved && (path !== original || ctx.site !== undefined)) {
     const append: string[] = [];
     const data = frontmatterData(front, ctx.maxFrontmatterBytes);
     if (path !== original && data.source_path === undefined) {
       append.push(`source_path: ${yamlQuote(original)}`);
       keys.push('source_path');
     }
-    if (ctx.site !== undefined && data.title === undefined) {
-      const title = page.mdbook?.title ?? withoutHeadingAnchor(deriveTitle(body, posix.basename(path)));
-      if (title !== undefined) {
+    if (ctx.site !== undefined) {
+      const derived = deriveTitle(body, posix.basename(path));
+      const title = page.mdbook?.title ?? withoutHeadingAnchor(derived);
+      if (data.title === undefined && title !== undefined) {
         append.push(`title: ${yamlQuote(title)}`);
         keys.push('title');
       }
+      const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+      const docusaurus = ctx.site.generator === 'docusaurus';
+      const id = docusaurus ? text(data.id) : undefined;
+      nav = { title: (docusaurus ? text(data.sidebar_label) : undefined) ?? text(data.title) ?? title ?? derived, ...(id !== undefined ? { id } : {}) };
     }
     if (ctx.site !== undefined && data.type !== undefined) {
       const moved = moveGeneratorType(front, data, ctx.site.generator);
@@ -174,7 +214,7 @@ export function finishPage(original: string, path: string, text: string, page: R
     }
     if (append.length > 0) front = withKeys(front, body, append);
   }
-  return { text: front + body, rewritten, ...(hugo ? { hugo } : {}), keys, keptKeys };
+  return { text: front + body, rewritten, ...(hugo ? { hugo } : {}), keys, keptKeys, ...(nav ? { nav } : {}) };
 }
 
 /** The frontmatter's data, or `{}` when there is none or it does not parse (the builder reports that). */

@@ -46,7 +46,8 @@ function documentLines(d: DocumentChanges): string[] {
 
 /** What `--find-renames` compared and found. */
 function renamesLine(r: RenameDetection): string {
-  const found = `renames by content (at least ${r.threshold}% similar): ${r.exact} identical, ${r.similar} similar, of ${r.candidates.removed} removed × ${r.candidates.added} added`;
+  const same = r.samePath > 0 ? `; ${r.samePath} at the same path taken as one document` : '';
+  const found = `renames by content (at least ${r.threshold}% similar): ${r.exact} identical, ${r.similar} similar, of ${r.candidates.removed} removed × ${r.candidates.added} added${same}`;
   return r.skipped ? `${found}; only identical contents were paired: the pairs left exceed ${r.limit} × ${r.limit} (git's rename limit)` : found;
 }
 

@@ -56,6 +56,8 @@ export interface DocumentMove {
 export interface RenameDetection {
   /** The least similarity of a rename, in percent. */
   readonly threshold: number;
+  /** Removed and added documents at the same path, taken as one document (changed or unchanged), before renames are looked for. */
+  readonly samePath: number;
   /** Pairs found with identical contents (the document ids aside). */
   readonly exact: number;
   /** Pairs found at or above the threshold but not identical. */
@@ -65,7 +67,7 @@ export interface RenameDetection {
    * exact one (git's `diff.renameLimit`, 1000), so only identical contents were paired.
    */
   readonly skipped: boolean;
-  /** Removed and added documents compared by content (the exact pass). */
+  /** Removed and added documents compared by content (the exact pass), after the same-path pairs. */
   readonly candidates: { readonly removed: number; readonly added: number };
   readonly limit: number;
 }
@@ -196,7 +198,8 @@ export interface DiffOptions {
    * Also pair a removed document with an added one by content, as git's `-M` does for two trees
    * without ids in common (two builds without a producer state): `true` (git's 50%), or the least
    * similarity from 0 to 1. A pair is reported in `moved` (with `fromId` and `similarity`) and in
-   * `changed` when its bytes differ other than the document id. Default: off (documents are
+   * `changed` when its bytes differ other than the document id; a removed and an added document at
+   * the same path are first one document (`changed` or `unchanged`). Default: off (documents are
    * matched by `octx.document_id` only). See docs/docs-sites.md for the measure and the order.
    */
   readonly findRenames?: boolean | number;

@@ -8,6 +8,10 @@
  * one thing two builds of the same page are sure to differ in). OKF `index.md`/`log.md` files are
  * never paired: their path is what they are.
  *
+ * A removed and an added document at the same path are first taken as one document, as git
+ * compares a path with itself before it looks for renames: changed when their contents differ,
+ * unchanged otherwise. Only the rest are rename candidates.
+ *
  * How, as git does (`diffcore-rename.c`): first the exact pass — documents whose contents are
  * identical pair up, whatever their number; then, when at most {@link RENAME_LIMIT} ×
  * {@link RENAME_LIMIT} candidate pairs are left (git's `diff.renameLimit` default), the inexact
@@ -78,6 +82,16 @@ export async function findDocumentRenames(
   for (const ref of changes.removed) if (isConcept(ref.path)) gone.set(ref.path, await candidateOf(a, ref));
   // A move names the document by its new id: an added document without one (an invalid package) is not paired.
   for (const ref of changes.added) if (ref.id !== null && isConcept(ref.path)) added.set(ref.path, await candidateOf(b, ref));
+  // First, as git compares a path with itself: a removed and an added document at one path are one
+  // document (two builds without state gave it two ids), changed when the contents differ.
+  const samePath: { ref: DocumentRef; same: boolean }[] = [];
+  for (const [path, c] of added) {
+    const was = gone.get(path);
+    if (was === undefined) continue;
+    samePath.push({ ref: c.ref, same: was.digest === c.digest });
+    gone.delete(path);
+    added.delete(path);
+  }
   const candidates = { removed: gone.size, added: added.size };
   const exact = exactPairs(gone, added);
   for (const p of exact) {
@@ -88,14 +102,14 @@ export async function findDocumentRenames(
   const similar = skipped || gone.size === 0 || added.size === 0 ? [] : inexactPairs(gone, added, threshold);
   // After the exact pass no identical pair is left: every inexact pair's contents differ.
   const pairs = [...exact.map((p) => ({ p, same: true })), ...similar.map((p) => ({ p, same: false }))];
-  const fromPaths = new Set(pairs.map(({ p }) => p.from));
-  const toPaths = new Set(pairs.map(({ p }) => p.to));
+  const fromPaths = new Set([...pairs.map(({ p }) => p.from), ...samePath.map((s) => s.ref.path)]);
+  const toPaths = new Set([...pairs.map(({ p }) => p.to), ...samePath.map((s) => s.ref.path)]);
   const refOf = new Map([...changes.added].map((r) => [r.path, r]));
   const oldRefOf = new Map([...changes.removed].map((r) => [r.path, r]));
   const byNewOrder = (x: { to?: string; path?: string }, y: { to?: string; path?: string }): number =>
     (newOrder.get((x.to ?? x.path)!) ?? 0) - (newOrder.get((y.to ?? y.path)!) ?? 0);
   const moved: DocumentMove[] = [...changes.moved];
-  const changed: DocumentRef[] = [...changes.changed];
+  const changed: DocumentRef[] = [...changes.changed, ...samePath.filter((s) => !s.same).map((s) => s.ref)];
   for (const { p, same } of pairs) {
     const to = refOf.get(p.to)!;
     moved.push({ id: to.id!, from: p.from, to: p.to, fromId: oldRefOf.get(p.from)!.id, similarity: Math.floor((p.score * 1000) / MAX_SIMILARITY) / 10 });
@@ -103,6 +117,7 @@ export async function findDocumentRenames(
   }
   const renames: RenameDetection = {
     threshold: Math.floor((threshold * 1000) / MAX_SIMILARITY) / 10,
+    samePath: samePath.length,
     exact: exact.length,
     similar: similar.length,
     skipped,
@@ -114,7 +129,7 @@ export async function findDocumentRenames(
     removed: changes.removed.filter((r) => !fromPaths.has(r.path)),
     changed: changed.sort(byNewOrder),
     moved: moved.sort(byNewOrder),
-    unchanged: changes.unchanged,
+    unchanged: changes.unchanged + samePath.filter((s) => s.same).length,
     renames,
   };
 }
