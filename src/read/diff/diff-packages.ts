@@ -26,7 +26,6 @@ import { computeVectorFingerprint } from '../../vectors/config.js';
 import { renameThresholdOption } from '../../knowledge/rename-similarity.js';
 import type { VectorTarget } from '../../vectors/targets.js';
 import { openPackage, sourceOf, type JsonlRecord, type OctxPackage, type VectorRow } from '../open-package.js';
-import { findDocumentRenames } from './document-renames.js';
 import { CHANGED, KeyDigestTable, SAME, UNSEEN } from './key-digest-table.js';
 import type {
   DiffOptions,
@@ -41,6 +40,7 @@ import type {
   RecordChangeCounts,
   VectorChangeCounts,
 } from './diff-result.js';
+import { findDocumentRenames } from './document-renames.js';
 
 const DEFAULT_SAMPLE_SIZE = 10;
 const MAX_SAMPLE_SIZE = 1000;
