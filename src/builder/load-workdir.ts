@@ -111,7 +111,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     }
   };
   const counts = await loadRecords(builder, dir, fileSet, documentIdAt, new Set(loaded.skipped), onProgress);
-  const vectors = await loadVectors(builder, dir, files, fileSet, ignored, onProgress);
+  const vectors = await loadVectors(builder, dir, files, fileSet, ignored, limits, onProgress);
   return {
     mode,
     knowledgeDir,
