@@ -159,7 +159,12 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
   }
   const renamedTo = new Map<string, string>();
   for (const [original, path] of finalPath) if (path !== original) renamedTo.set(original.normalize('NFC'), path);
-  const pagePaths: PagePaths = { renamedTo, isPage: (p) => finalPath.has(p) && fates.get(p)?.kind !== 'skip' && fates.get(p)?.kind !== 'refuse' };
+  const rewriteLinks = renamedTo.size > 0 ? (await import('../../knowledge/link-destinations.js')).rewriteLinkDestinations : undefined;
+  const pagePaths: PagePaths = {
+    renamedTo,
+    isPage: (p) => finalPath.has(p) && fates.get(p)?.kind !== 'skip' && fates.get(p)?.kind !== 'refuse',
+    ...(rewriteLinks !== undefined ? { rewriteLinks } : {}),
+  };
   const carried = await carryRenamedIds(builder, finalPath, pagePaths, options.renameThreshold, async (original) => {
     if (fates.has(original)) return undefined; // index/log files: reserved, or renamed by rule
     const page = await prepare(original);

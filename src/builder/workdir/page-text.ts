@@ -11,7 +11,7 @@
 import { dirname, join, posix } from 'node:path';
 import { yamlQuote } from '../../knowledge/document.js';
 import { parseFrontmatter, splitFrontmatter, stripBom } from '../../knowledge/frontmatter.js';
-import { rewriteLinkDestinations, type RewrittenLink } from '../../knowledge/link-destinations.js';
+import type { rewriteLinkDestinations, RewrittenLink } from '../../knowledge/link-destinations.js';
 import { resolveLocalLink } from '../../knowledge/local-links.js';
 import type { MdxChangeCounts } from '../../knowledge/mdx/mdx-to-markdown.js';
 import { deriveTitle } from '../../knowledge/title.js';
@@ -156,6 +156,11 @@ export interface PagePaths {
   readonly renamedTo: ReadonlyMap<string, string>;
   /** Whether a tree path is a page of the package (under its original path). */
   readonly isPage: (path: string) => boolean;
+  /**
+   * The link rewriter, present when `renamedTo` is not empty: loaded only then, since its
+   * CommonMark parser (micromark, ~100 modules) costs every build a few hundred milliseconds to load.
+   */
+  readonly rewriteLinks?: typeof rewriteLinkDestinations;
 }
 
 /**
@@ -175,8 +180,8 @@ export function finishPage(original: string, path: string, text: string, page: R
   let rewritten: RewrittenLink[] = [];
   // Renames only turn `.mdx` into `.md` and `index.md`/`log.md` into `_index.md`/`_log.md`: a body
   // naming neither has no link to rewrite, and is not parsed for its links.
-  if (paths.renamedTo.size > 0 && /\.mdx|(?:index|log)\.md/i.test(body)) {
-    const result = rewriteLinkDestinations(body, (target) => renamedTarget(original, target, paths.renamedTo));
+  if (paths.rewriteLinks !== undefined && paths.renamedTo.size > 0 && /\.mdx|(?:index|log)\.md/i.test(body)) {
+    const result = paths.rewriteLinks(body, (target) => renamedTarget(original, target, paths.renamedTo));
     body = result.body;
     rewritten = result.rewritten;
   }
