@@ -32,7 +32,17 @@ export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalPro
 export {
   loadWorkdir,
   renamedReservedPath,
+  detectDocsSite,
   INDEX_FILES_MODES,
+  MDX_MODES,
+  type MdxMode,
+  type DocsGenerator,
+  type DocsSite,
+  type DocsSiteReport,
+  type MdxPage,
+  type RewrittenLinkEntry,
+  type ConventionCount,
+  type CarriedId,
   type LoadWorkdirOptions,
   type WorkdirLoadReport,
   type IndexFilesMode,
@@ -41,6 +51,7 @@ export {
   type DanglingLink,
 } from './builder/load-workdir.js';
 export type { LeftOutGroup, LeftOutKind } from './builder/non-document-files.js';
+export { mdxToMarkdown, type MdxConversion, type MdxChangeCounts } from './knowledge/mdx/mdx-to-markdown.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';

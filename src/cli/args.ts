@@ -16,6 +16,11 @@ export interface OptionSpec {
   readonly required?: boolean;
   /** May be given more than once. */
   readonly multiple?: boolean;
+  /**
+   * A string option that may also be given alone (`--find-renames`, as git's `-M`): it then takes
+   * this value, and a value of its own must be attached (`--find-renames=75%`).
+   */
+  readonly optionalValue?: string;
 }
 
 /** One positional argument. */
@@ -88,7 +93,7 @@ export function parseCommandLine(command: Command, args: readonly string[]): { v
   let parsed: ReturnType<typeof parseArgs>;
   try {
     parsed = parseArgs({
-      args: [...args],
+      args: withOptionalValues(options, args),
       options: Object.fromEntries(
         Object.entries(options).map(([name, o]) => [name, { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) }]),
       ),
@@ -128,6 +133,15 @@ export function parseCommandLine(command: Command, args: readonly string[]): { v
   return { values, positionals };
 }
 
+/** The arguments with each option that may stand alone given its value (`--find-renames` → `--find-renames=50%`), up to `--`. */
+function withOptionalValues(options: Readonly<Record<string, OptionSpec>>, args: readonly string[]): string[] {
+  const bare = new Map<string, string>();
+  for (const [name, o] of Object.entries(options)) if (o.optionalValue !== undefined) bare.set(`--${name}`, `--${name}=${o.optionalValue}`);
+  if (bare.size === 0) return [...args];
+  const end = args.indexOf('--');
+  return args.map((a, i) => (end >= 0 && i >= end ? a : (bare.get(a) ?? a)));
+}
+
 function usageLine(command: Command): string {
   const pos = command.positionals.map((p) => {
     const name = `<${p.name}>${p.variadic ? '...' : ''}`;
@@ -149,7 +163,8 @@ export function commandHelp(command: Command): string {
     for (const p of command.positionals) lines.push(`  ${`<${p.name}>`.padEnd(width)}  ${p.description}`);
   }
   const entries = Object.entries(allOptions(command)).map(([name, o]) => {
-    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? ` ${o.value ?? '<value>'}` : ''}`;
+    const value = o.optionalValue !== undefined ? `[=${o.value ?? '<value>'}]` : ` ${o.value ?? '<value>'}`;
+    const flag = `${o.short ? `-${o.short}, ` : '    '}--${name}${o.type === 'string' ? value : ''}`;
     const notes = [o.required ? 'required' : '', o.multiple ? 'repeatable' : ''].filter(Boolean);
     return [flag, `${o.description}${notes.length ? ` (${notes.join(', ')})` : ''}`] as const;
   });

@@ -7,6 +7,7 @@ import type { IndexFilesMode, WorkdirLoadReport } from '../builder/load-workdir.
 import { describeLeftOut } from '../builder/non-document-files.js';
 import { str, usageError, type CommandContext, type OptionSpec, type OptionValues } from './args.js';
 import { workdirOptions, type CliProgress } from './export-run.js';
+import { MAX_SIMILARITY, parseRenameThreshold } from '../knowledge/rename-similarity.js';
 
 const MODES: readonly IndexFilesMode[] = ['okf', 'as-documents', 'skip'];
 
@@ -17,6 +18,18 @@ export const WORKDIR_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     value: '<okf|as-documents|skip>',
     description:
       'index.md/log.md files that are not OKF index/log files (e.g. docs-site section pages): okf refuses them (default in a working folder), as-documents keeps each as a document renamed to _index.md/_log.md in its folder (default in a plain Markdown folder), skip leaves them out (docs/working-folder.md)',
+  },
+  mdx: {
+    type: 'string',
+    value: '<markdown|verbatim>',
+    description:
+      '.mdx pages (documents at the same path ending in .md): markdown (default) removes import/export lines and {expressions} and unwraps components to their Markdown text, keeping an admonition title or tab label; verbatim keeps their source bytes',
+  },
+  'find-renames': {
+    type: 'string',
+    value: '<n>',
+    description:
+      "with --state: a new page at least this similar to a page gone since the last release keeps its document id (git's measure and -M syntax: 50% default, 75%, 0.9; off turns it off)",
   },
   knowledge: {
     type: 'string',
@@ -45,7 +58,12 @@ export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, c
     const indexFiles = indexFilesOption(ctx.values);
     const { limits } = await workdirOptions(ctx.values);
     const knowledge = str(ctx.values, 'knowledge');
+    const mdx = str(ctx.values, 'mdx');
+    if (mdx !== undefined && mdx !== 'markdown' && mdx !== 'verbatim') throw usageError(`--mdx must be markdown or verbatim (got ${JSON.stringify(mdx)})`, 'mdx');
+    const findRenames = findRenamesOption(str(ctx.values, 'find-renames'));
     return await loadWorkdir(builder, workdir, {
+      ...(mdx !== undefined ? { mdx } : {}),
+      ...(findRenames !== undefined ? { findRenames } : {}),
       onProgress: progress,
       ...(indexFiles !== undefined ? { indexFiles } : {}),
       ...(knowledge !== undefined ? { knowledge } : {}),
@@ -58,6 +76,15 @@ export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, c
   }
 }
 
+/** `--find-renames <n>` (git's `-M<n>` syntax, or `off`) as the `findRenames` option. */
+export function findRenamesOption(raw: string | undefined): number | false | undefined {
+  if (raw === undefined) return undefined;
+  if (raw === 'off') return false;
+  const score = parseRenameThreshold(raw);
+  if (score === undefined) throw usageError(`--find-renames must be a similarity as git writes it (50%, 75%, 0.9, 5) or off (got ${JSON.stringify(raw)})`, 'find-renames');
+  return score / MAX_SIMILARITY;
+}
+
 /** At most this many files are named on one summary line; `--json` lists them all. */
 const SHOWN = 10;
 
@@ -68,7 +95,8 @@ function someOf(items: readonly string[]): string {
 
 /** The line that says how the folder was read. */
 export function folderLine(loaded: WorkdirLoadReport): string {
-  const tree = loaded.knowledgeDir === '.' ? 'its .md files' : `the .md files of ${loaded.knowledgeDir}/ (--knowledge)`;
+  const from = loaded.site !== undefined && loaded.site.contentDir === loaded.knowledgeDir ? loaded.site.label : '--knowledge';
+  const tree = loaded.knowledgeDir === '.' ? 'its .md files' : `the .md files of ${loaded.knowledgeDir}/ (${from})`;
   const how =
     loaded.mode === 'plain-folder'
       ? `plain Markdown folder: ${tree} are the documents, at their paths under knowledge/ (no knowledge/ folder or record files found)`
@@ -79,6 +107,26 @@ export function folderLine(loaded: WorkdirLoadReport): string {
 /** Summary lines about what loading changed or left out. */
 export function loadedLines(loaded: WorkdirLoadReport): string[] {
   const lines: string[] = [folderLine(loaded)];
+  if (loaded.site) {
+    const name = loaded.site.name !== undefined ? `, site name ${JSON.stringify(loaded.site.name)}` : '';
+    lines.push(
+      `  site          ${loaded.site.label} (${loaded.site.config}${name}); pages in ${loaded.site.contentDir === '.' ? 'the folder itself' : `${loaded.site.contentDir}/`}`,
+    );
+  }
+  if (loaded.mdx.length > 0) {
+    const sum = (k: 'esm' | 'expressions' | 'elements' | 'attributes'): number => loaded.mdx.reduce((n, p) => n + p[k], 0);
+    const verbatim = loaded.mdx.filter((p) => p.verbatim).length;
+    lines.push(
+      `  mdx           ${loaded.mdx.length} .mdx page${loaded.mdx.length === 1 ? '' : 's'} as .md: ${sum('esm')} import/export removed, ${sum('expressions')} {expressions} dropped, ${sum('elements')} components unwrapped (${sum('attributes')} labels kept)${verbatim > 0 ? `; ${verbatim} kept verbatim` : ''}`,
+    );
+  }
+  if (loaded.rewrittenLinks.length > 0) {
+    const n = loaded.rewrittenLinks.length;
+    lines.push(`  links         ${n} link${n === 1 ? '' : 's'} to renamed pages rewritten: ${someOf(loaded.rewrittenLinks.map((l) => `${l.in}:${l.line} ${l.from} → ${l.to}`))}`);
+  }
+  for (const c of loaded.conventions.applied) lines.push(`  convention    ${c.kind}: ${c.count} in ${c.files.length} file${c.files.length === 1 ? '' : 's'}`);
+  for (const c of loaded.conventions.notApplied) lines.push(`  not applied   ${c.kind}: ${c.count}, in ${someOf(c.files)}`);
+  for (const c of loaded.carried) lines.push(`  moved         ${c.from} → ${c.to} keeps its id ${c.id} (${c.similarity}% similar)`);
   for (const r of loaded.renamed) lines.push(`  renamed       knowledge/${r.from} → knowledge/${r.to} (not an OKF ${r.from.split('/').at(-1)})`);
   if (loaded.skipped.length > 0) lines.push(`  skipped       ${loaded.skipped.map((p) => `knowledge/${p}`).join(', ')} (not OKF index/log files)`);
   for (const p of loaded.reserved) {

@@ -121,6 +121,9 @@ export const OCTX_CODES = {
   OCTX_INDEX_FILE_RENAMED:
     'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
   OCTX_INDEX_FILE_SKIPPED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was left out (indexFiles: skip)',
+  OCTX_MDX_UNPARSED: 'producer (warning; an error under strict): an .mdx page does not parse as MDX; it was kept verbatim (its source bytes), named with its file and line',
+  OCTX_CONVENTION_NOT_APPLIED:
+    "producer (warning; an error under strict): a docs generator's convention found in the tree was not applied (a template shortcode, an include that cannot be read…), once per kind with a count",
   OCTX_STRICT_VIOLATION: 'producer: strict: true and the export would leave something out or warn; the issues list every degradation and warning, nothing was written',
   OCTX_ADAPTER_WARNING:
     'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest) left something of its input out or changed it (the message says what)',

@@ -26,6 +26,7 @@ export type {
   PackageDiff,
   RecordChangeCounts,
   RecordChanges,
+  RenameDetection,
   VectorChangeCounts,
   VectorChanges,
   VectorSamples,

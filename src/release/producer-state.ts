@@ -43,6 +43,11 @@ export interface ProducerStateData {
   /** `knowledge/…` path → `octx.document_id` minted for it. */
   readonly documents: Readonly<Record<string, string>>;
   readonly ids: Readonly<Record<LedgerKind, Readonly<Record<string, string>>>>;
+  /**
+   * `knowledge/…` path → the similarity signature of its body in the latest release (written by a
+   * folder build: the next build finds a renamed page by it and keeps its id). Opaque here.
+   */
+  readonly signatures?: Readonly<Record<string, string>>;
 }
 
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -65,6 +70,7 @@ const stateSchema = z.object({
   ),
   documents: idMap,
   ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
+  signatures: z.record(z.string(), z.string()).optional(),
 });
 
 function emptyState(): ProducerStateData {
@@ -285,9 +291,39 @@ export class ProducerState {
     return relative(dirname(this.path), absolutePath).split(sep).join('/');
   }
 
-  /** The document id recorded for a `knowledge/…` path. */
+  /** Ids carried from a gone path to a new one for this export (`carryDocumentId`), by the new path. */
+  readonly #carried = new Map<string, string>();
+  /** Paths whose id was carried away: the next state no longer names them. */
+  readonly #carriedFrom = new Set<string>();
+  /** Signatures recorded for this export (`recordSignature`); they replace the state's at release. */
+  readonly #signatures = new Map<string, string>();
+
+  /** The document id recorded for a `knowledge/…` path (or carried to it by {@link carryDocumentId}). */
   documentIdFor(path: string): string | undefined {
-    return this.#data.documents[path];
+    return this.#carried.get(path) ?? (this.#carriedFrom.has(path) ? undefined : this.#data.documents[path]);
+  }
+
+  /** The similarity signatures of the latest release's documents, by `knowledge/…` path. */
+  get signatures(): Readonly<Record<string, string>> {
+    return this.#data.signatures ?? {};
+  }
+
+  /**
+   * Gives the document at `to` the id recorded for `from` (a renamed page): `from` is no longer
+   * given an id, and the state written at release names the id under `to` only.
+   * @returns the id carried, or `undefined` when `from` has none
+   */
+  carryDocumentId(from: string, to: string): string | undefined {
+    const id = this.#data.documents[from];
+    if (id === undefined) return undefined;
+    this.#carried.set(to, id);
+    this.#carriedFrom.add(from);
+    return id;
+  }
+
+  /** Records a document's similarity signature for the release being exported. */
+  recordSignature(path: string, signature: string): void {
+    this.#signatures.set(path, signature);
   }
 
   /**
@@ -325,7 +361,10 @@ export class ProducerState {
         .sort(compareSemVer)
         .map((v) => [v, releases[v]!]),
     );
-    const documents = { ...this.#data.documents, ...input.documents };
+    const kept = Object.entries(this.#data.documents).filter(([path]) => !this.#carriedFrom.has(path));
+    const documents = { ...Object.fromEntries(kept), ...input.documents };
+    // Signatures describe one release: a build that recorded some replaces them all.
+    const signatures = this.#signatures.size > 0 ? sortedRecord(this.#signatures) : this.#data.signatures;
     this.#data = {
       format: 'octx-export/producer-state',
       version: 1,
@@ -333,9 +372,14 @@ export class ProducerState {
       releases: sortedReleases,
       documents: Object.fromEntries(Object.entries(documents).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       ids: this.ids.toJSON(),
+      ...(signatures !== undefined ? { signatures } : {}),
     };
     await writeFileAtomic(this.path, `${JSON.stringify(this.#data, null, 2)}\n`);
   }
+}
+
+function sortedRecord(map: ReadonlyMap<string, string>): Record<string, string> {
+  return Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 /** The version to publish next: `patch` bump of the latest released version, or `1.0.0`. */

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/temp.js';
+import { ROOT, tempDir } from '../helpers/temp.js';
 import { jsonOf, runCli } from './run-cli.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -27,7 +27,8 @@ describe('octx-export: help, version and usage errors (real CLI)', () => {
   it('every command has generated --help with its usage line, options and examples', async () => {
     const [build, sag] = await Promise.all([runCli(['build', '--help']), runCli(['from-sag', '-h'])]);
     expect(build.code).toBe(0);
-    expect(build.stdout).toContain('Usage: octx-export build <workdir> -o <file.octx> --name <asset name> [options]');
+    // -o defaults to <folder>.octx and --name to the docs generator's site name, so neither is in the usage line.
+    expect(build.stdout).toContain('Usage: octx-export build <workdir> [options]\n');
     expect(sag.code).toBe(0);
     expect(sag.stdout).toContain('--id-mode <ledger|sag-compatible>');
     // The same generator for every command (checked in-process: spawning each costs seconds).
@@ -44,9 +45,11 @@ describe('octx-export: help, version and usage errors (real CLI)', () => {
   });
 
   it('usage errors print the code, the place and one hint line, exit 2, and never a stack trace', async () => {
+    // A folder with no generator config and no --name: refused before the default -o is written.
+    const missingCwd = tempDir('octx-basics-');
     const [unknownCommand, missing, unknownOption, badFlag] = await Promise.all([
       runCli(['bild']),
-      runCli(['build', 'fixtures/kb-three-kingdoms', '--name', 'X']),
+      runCli(['build', join(ROOT, 'fixtures/kb-three-kingdoms')], { cwd: missingCwd }),
       runCli(['validate', 'x.octx', '--frobnicate']),
       runCli(['from-sag', 'x.db', '--source', 's', '-o', 'x.octx', '--name', 'X', '--id-mode', 'random']),
     ]);
@@ -59,7 +62,11 @@ describe('octx-export: help, version and usage errors (real CLI)', () => {
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     expect(unknownCommand.stderr).toContain('unknown command "bild"');
-    expect(missing.stderr).toContain('error[OCTX_USAGE_ERROR]: build: --output <file.octx> is required\n  field output\n');
+    expect(missing.stderr).toContain(
+      'error[OCTX_USAGE_ERROR]: build: --name <asset name> is required: no docs generator config (VitePress, Docusaurus, Starlight, mdBook, Hugo, MkDocs) was found in',
+    );
+    expect(missing.stderr).toContain('\n  field name\n');
+    expect(readdirSync(missingCwd)).toEqual([]);
     expect(unknownOption.stderr).toContain("Unknown option '--frobnicate'");
     expect(badFlag.stderr).toContain('--id-mode must be ledger or sag-compatible');
   });

@@ -112,11 +112,11 @@ describe('build <plain docs folder>', () => {
     expect(ok.stdout).toContain('documents     2 concept(s), 0 reserved');
 
     const empty = tempDir();
-    writeFileSync(join(empty, 'page.mdx'), '# MDX\n');
+    writeFileSync(join(empty, 'page.rmd'), '# R Markdown\n');
     writeFileSync(join(empty, 'logo.svg'), '<svg/>');
     const none = await runCli(['build', empty, '-o', out, '--name', 'Docs', ...ASSET]);
     expect(none.code).toBe(1);
-    expect(none.stderr).toContain(`no Markdown (.md) file in ${empty}; found only 1 image (.svg), 1 Markdown-like file that is not .md (.mdx)`);
+    expect(none.stderr).toContain(`no Markdown (.md) file in ${empty}; found only 1 image (.svg), 1 Markdown-like file that is not .md (.rmd)`);
   });
 
   it('symbolic links stay refused: every one named in one run, with how to proceed', async () => {

@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT } from '../helpers/temp.js';
 
 /** What a CLI run produced. */
@@ -18,12 +19,14 @@ export interface CliResult {
 export const CLI = join(ROOT, 'src/cli/main.ts');
 
 /** Spawns `node --import tsx src/cli/main.ts <args>` from the repository root (stdin closed, no TTY). */
-export function runCli(args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv; readonly timeout?: number } = {}): Promise<CliResult> {
+export function runCli(args: readonly string[], options: { readonly env?: NodeJS.ProcessEnv; readonly timeout?: number; readonly cwd?: string } = {}): Promise<CliResult> {
   return new Promise((resolve) => {
+    // From another folder, tsx is named by its file (a bare `tsx` resolves from the working folder).
+    const tsx = options.cwd === undefined ? 'tsx' : pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', CLI, ...args],
-      { cwd: ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? 55_000, encoding: 'utf8' },
+      ['--import', tsx, CLI, ...args],
+      { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? 55_000, encoding: 'utf8' },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });

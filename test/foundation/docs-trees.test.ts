@@ -80,16 +80,22 @@ async function buildAndCompare(name: string): Promise<{ report: WorkdirLoadRepor
     for await (const d of pkg.documents()) inPackage.set(d.path, { kind: d.kind });
     const renamedTo = new Map(report.renamed.map((r) => [r.from, r.to]));
     const pages = filesOf(dir).filter((f) => f.endsWith('.md') && !f.startsWith('.'));
+    const mdxPages = filesOf(dir).filter((f) => f.endsWith('.mdx') && !f.startsWith('.'));
     for (const page of pages) {
       const path = `knowledge/${renamedTo.get(page) ?? page}`;
       expect(inPackage.has(path), `${page} is in the package as ${path}`).toBe(true);
       const text = (await pkg.readFile(path)).toString('utf8');
       const source = readFileSync(join(dir, page), 'utf8');
       if (inPackage.get(path)!.kind === 'reserved') expect(text, page).toBe(source);
-      else expect(packageParts(text).body, `${page}: body byte for byte`).toBe(fileParts(source).body);
+      else {
+        // Byte for byte, but for the links to renamed pages (each listed in the report).
+        let body = fileParts(source).body;
+        for (const r of report.rewrittenLinks.filter((l) => l.in === path)) body = body.replace(`](${r.from})`, `](${r.to})`);
+        expect(packageParts(text).body, `${page}: body byte for byte`).toBe(body);
+      }
       docs.set(page, { path, kind: inPackage.get(path)!.kind, text });
     }
-    expect(inPackage.size).toBe(pages.length);
+    expect(inPackage.size).toBe(pages.length + mdxPages.length);
   } finally {
     await pkg.close();
   }
@@ -134,9 +140,9 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(packageParts(docs.get('guide/configuration.md')!.text).frontmatter).toMatchObject({ type: 'Document', title: 'Configuration' });
   });
 
-  it('Docusaurus: id, slug, sidebar_* and nested keys are kept as they are; _category_.json and .mdx are counted', async () => {
+  it('Docusaurus: id, slug, sidebar_* and nested keys are kept as they are; _category_.json is counted, .mdx is a document', async () => {
     const { report, docs } = await buildAndCompare('docusaurus');
-    expect(report).toMatchObject({ mode: 'plain-folder', documents: 4, renamed: [], reserved: [], converted: [] });
+    expect(report).toMatchObject({ mode: 'plain-folder', documents: 5, renamed: [], reserved: [], converted: [] });
     const intro = docs.get('intro.md')!.text;
     // No key was missing but octx: the author's block is kept byte for byte, then completed.
     expect(intro.startsWith('---\nid: intro\nslug: /\nsidebar_position: 1\ntitle: Introduction\ndescription: What Acme CLI is and who it is for.\ntype: "Document"\n')).toBe(true);
@@ -152,10 +158,15 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     expect(report.leftOut.map((g) => [g.kind, g.extensions, g.files.length])).toEqual([
       ['images', ['.png'], 2],
       ['data', ['.json'], 2],
-      ['markdown', ['.mdx'], 1],
     ]);
-    expect(report.leftOut.find((g) => g.kind === 'markdown')!.files).toEqual(['tutorial-extras/translate-your-site.mdx']);
-    expect(report.danglingLinks).toEqual([{ from: 'knowledge/tutorial-extras/manage-docs-versions.md', to: 'tutorial-extras/img/docsVersionDropdown.png' }]);
+    // Before MDX was read, this page was left out (counted as 'markdown').
+    expect(report.mdx.map((p) => [p.from, p.path, p.esm, p.components])).toEqual([
+      ['knowledge/tutorial-extras/translate-your-site.mdx', 'knowledge/tutorial-extras/translate-your-site.md', 1, ['Tabs']],
+    ]);
+    expect(report.danglingLinks).toEqual([
+      { from: 'knowledge/tutorial-extras/manage-docs-versions.md', to: 'tutorial-extras/img/docsVersionDropdown.png' },
+      { from: 'knowledge/tutorial-extras/translate-your-site.mdx', to: 'tutorial-extras/img/localeDropdown.png' },
+    ]);
   });
 
   it('Hugo: TOML (+++) and JSON frontmatter become YAML frontmatter with the same keys; the body after the block is untouched', async () => {
@@ -252,7 +263,7 @@ describe('plain Markdown folders (fixtures/docs-trees)', () => {
     writeFileSync(join(repo, 'README.md'), '# Repo\n');
     const { builder, report } = await load(repo, { knowledge: 'website/docs' });
     await builder.dispose();
-    expect(report).toMatchObject({ mode: 'plain-folder', knowledgeDir: 'website/docs', documents: 4, ignored: [] });
+    expect(report).toMatchObject({ mode: 'plain-folder', knowledgeDir: 'website/docs', documents: 5, ignored: [] });
     expect(report.leftOut[0]!.files[0]).toBe('website/docs/tutorial-extras/img/docsVersionDropdown.png');
     expect((await failure(load(repo, { knowledge: '../x' }))).code).toBe('OCTX_OPTIONS_INVALID');
     expect(await failure(load(repo, { knowledge: 'nope' }))).toMatchObject({ code: 'OCTX_OPEN_ERROR', issues: [{ field: 'knowledge' }] });

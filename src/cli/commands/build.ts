@@ -1,4 +1,5 @@
-import type { Command } from '../args.js';
+import { basename, resolve } from 'node:path';
+import { str, usageError, type Command } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { requireFolder } from '../fs-checks.js';
 import { builderOptions, checkExportFlags, cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
@@ -24,17 +25,34 @@ export const buildCommand: Command = {
     'docs/working-folder.md (in the package folder).',
   ].join('\n'),
   positionals: [{ name: 'workdir', description: 'the docs folder or working folder' }],
-  options: { ...EXPORT_OPTIONS, ...WORKDIR_OPTIONS, ...PREVIOUS_OPTION },
+  options: {
+    ...EXPORT_OPTIONS,
+    // A docs folder builds with no flags: the package is named after the folder, the asset after the site.
+    output: {
+      ...EXPORT_OPTIONS.output!,
+      required: false,
+      description: 'the package to write (default <folder name>.octx in the current folder); - writes it to stdout (after it is verified)',
+    },
+    name: {
+      ...EXPORT_OPTIONS.name!,
+      required: false,
+      description:
+        "display name of the asset (default: the site's name in its generator config: VitePress/Docusaurus/Starlight title, mdBook [book] title, Hugo title, MkDocs site_name)",
+    },
+    ...WORKDIR_OPTIONS,
+    ...PREVIOUS_OPTION,
+  },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
     'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
     'octx-export build fixtures/docs-trees/vitepress -o out/vitepress-docs.octx --mkdir --name Docs',
   ],
-  async run(ctx) {
-    checkExportFlags(ctx.values);
-    const workdir = ctx.positionals[0]!;
+  async run(given) {
+    const workdir = given.positionals[0]!;
     await requireFolder(workdir, 'working folder');
+    const ctx = { ...given, values: { ...given.values, ...(await defaults(workdir, given.values)) } };
+    checkExportFlags(ctx.values);
     indexFilesOption(ctx.values);
     // Read before this build records its own release in the state file.
     const previous = await previousPackage(ctx.values);
@@ -55,3 +73,23 @@ export const buildCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/**
+ * The `-o` and `--name` a docs folder gets when they are not given: `<folder name>.octx` in the
+ * current folder, and the site's name from its generator config.
+ * @throws OctxError `OCTX_USAGE_ERROR` when no name is given and no generator config names the site
+ */
+async function defaults(workdir: string, values: Parameters<typeof str>[0]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  if (str(values, 'output') === undefined) out.output = `${basename(resolve(workdir))}.octx`;
+  if (str(values, 'name') === undefined) {
+    const { detectDocsSite } = await import('../../builder/docs-site/detect.js');
+    const site = await detectDocsSite(workdir);
+    if (site?.name === undefined) {
+      const why = site === undefined ? 'no docs generator config (VitePress, Docusaurus, Starlight, mdBook, Hugo, MkDocs) was found' : `${site.config} gives no literal site name`;
+      throw usageError(`build: --name <asset name> is required: ${why} in ${workdir} to name the asset after`, 'name');
+    }
+    out.name = site.name;
+  }
+  return out;
+}

@@ -2,7 +2,7 @@
  * `octx-export diff`: what changed between two packages, as a readable summary or the JSON of
  * `diffPackages`, with `git diff --exit-code` semantics on request.
  */
-import type { DocumentChanges, IdSamples, LinkPair, PackageDiff, RecordChangeCounts } from '../../read/diff/diff-result.js';
+import type { DocumentChanges, IdSamples, LinkPair, PackageDiff, RecordChangeCounts, RenameDetection } from '../../read/diff/diff-result.js';
 import type { Command } from '../args.js';
 import { flag, str, usageError } from '../args.js';
 import { EXIT_FAILED, EXIT_OK, reportError } from '../errors.js';
@@ -10,6 +10,7 @@ import { requirePackagePath } from '../fs-checks.js';
 import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 import { terminalProgress } from '../../terminal/progress.js';
 import { formatBytes } from '../../terminal/format-bytes.js';
+import { MAX_SIMILARITY, parseRenameThreshold } from '../../knowledge/rename-similarity.js';
 
 /** Documents listed per category in the text summary (the JSON lists them all). */
 const SHOWN = 10;
@@ -38,8 +39,16 @@ function documentLines(d: DocumentChanges): string[] {
   list('+', d.added, ref);
   list('-', d.removed, ref);
   list('~', d.changed, ref);
-  list('→', d.moved, (m) => `${m.from} → ${m.to} (${m.id})`);
+  list('→', d.moved, (m) => `${m.from} → ${m.to} (${m.similarity !== undefined ? `${m.similarity}% similar, id ${m.fromId ?? 'none'} → ${m.id}` : m.id})`);
+  if (d.renames !== undefined) lines.push(`${INDENT}${renamesLine(d.renames)}`);
   return lines;
+}
+
+/** What `--find-renames` compared and found. */
+function renamesLine(r: RenameDetection): string {
+  const same = r.samePath > 0 ? `; ${r.samePath} at the same path taken as one document` : '';
+  const found = `renames by content (at least ${r.threshold}% similar): ${r.exact} identical, ${r.similar} similar, of ${r.candidates.removed} removed × ${r.candidates.added} added${same}`;
+  return r.skipped ? `${found}; only identical contents were paired: the pairs left exceed ${r.limit} × ${r.limit} (git's rename limit)` : found;
 }
 
 /** One summary line: the label in a column wide enough for `event-entities`. */
@@ -73,12 +82,22 @@ export function diffLines(r: PackageDiff): string[] {
   return lines;
 }
 
+/** `--find-renames[=<n>]` as the `findRenames` option (a fraction), or `undefined` when not given. */
+function renamesOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const score = parseRenameThreshold(raw);
+  if (score === undefined)
+    throw usageError(`--find-renames must be a similarity as git writes it (50%, 75%, 0.9, 5), attached with = (got ${JSON.stringify(raw)})`, 'find-renames');
+  return score / MAX_SIMILARITY;
+}
+
 /** `octx-export diff <old.octx> <new.octx>`: the summary, `--json` (the `diffPackages` result), `--exit-code`. */
 export const diffCommand: Command = {
   name: 'diff',
   summary: 'show what changed between two packages (two releases, or a derived asset and its source)',
   description: [
-    'Compares by identity: documents by octx.document_id (a renamed file is moved), records by id,',
+    'Compares by identity: documents by octx.document_id (a renamed file is moved; with --find-renames also',
+    'a removed and an added document whose contents are similar, as git -M), records by id,',
     'links by their id pair, vector rows by record id. A record is changed when its canonical JSON',
     'differs; a vector row when its values or input_sha256 differ; a stale vector is an unchanged row',
     'of a changed record. Streams both packages (bounded memory). Exit codes as git diff: 0 (with',
@@ -92,9 +111,20 @@ export const diffCommand: Command = {
   options: {
     'exit-code': { type: 'boolean', description: 'exit 1 when anything changed, 0 when nothing did (as `git diff --exit-code`)' },
     'sample-size': { type: 'string', value: '<n>', description: 'record ids shown per category (default 10, at most 1000)' },
+    'find-renames': {
+      type: 'string',
+      value: '<n>',
+      optionalValue: '50%',
+      description:
+        "also pair a removed document with an added one whose content is at least <n> similar (git's -M: its measure and syntax, 50% when alone, --find-renames=75%, =0.9): moved, and changed when the bytes differ besides the document id; for two builds without --state",
+    },
     ...READ_LIMIT_OPTIONS,
   },
-  examples: ['octx-export diff out/three-kingdoms.octx out/three-kingdoms-notes.octx', 'octx-export diff out/three-kingdoms.octx out/kb.octx --json --exit-code'],
+  examples: [
+    'octx-export diff out/three-kingdoms.octx out/three-kingdoms-notes.octx',
+    'octx-export diff out/three-kingdoms.octx out/kb.octx --json --exit-code',
+    'octx-export diff out/docs.octx out/vitepress-docs.octx --find-renames=60%',
+  ],
   async run(ctx) {
     try {
       return await runDiff(ctx);
@@ -116,6 +146,7 @@ async function runDiff(ctx: Parameters<Command['run']>[0]): Promise<number> {
   const rawSample = str(ctx.values, 'sample-size');
   if (rawSample !== undefined && (!/^(0|[1-9][0-9]{0,3})$/.test(rawSample) || Number(rawSample) > 1000))
     throw usageError(`--sample-size must be an integer from 0 to 1000 (got ${JSON.stringify(rawSample)})`, 'sample-size');
+  const findRenames = renamesOption(str(ctx.values, 'find-renames'));
   const { diffPackages } = await import('../../read/diff/diff-packages.js');
   const limits = await cliLimits(ctx.values);
   const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
@@ -125,6 +156,7 @@ async function runDiff(ctx: Parameters<Command['run']>[0]): Promise<number> {
       onProgress: progress,
       ...(limits ? { limits } : {}),
       ...(rawSample !== undefined ? { sampleSize: Number(rawSample) } : {}),
+      ...(findRenames !== undefined ? { findRenames } : {}),
     });
   } finally {
     progress.done();

@@ -23,6 +23,7 @@ import { RECORD_KINDS } from '../../model/record-kinds.js';
 import { VECTOR_TARGET_PATHS } from '../../model/paths.js';
 import { uuidToWords, wordsToUuid } from '../../model/uuid-words.js';
 import { computeVectorFingerprint } from '../../vectors/config.js';
+import { renameThresholdOption } from '../../knowledge/rename-similarity.js';
 import type { VectorTarget } from '../../vectors/targets.js';
 import { openPackage, sourceOf, type JsonlRecord, type OctxPackage, type VectorRow } from '../open-package.js';
 import { ADDED, CHANGED, KeyDigestTable, SAME, UNSEEN } from './key-digest-table.js';
@@ -39,6 +40,7 @@ import type {
   RecordChangeCounts,
   VectorChangeCounts,
 } from './diff-result.js';
+import { findDocumentRenames } from './document-renames.js';
 
 const DEFAULT_SAMPLE_SIZE = 10;
 const MAX_SAMPLE_SIZE = 1000;
@@ -116,6 +118,8 @@ interface PassResult<S> {
 /** Everything one diff run shares. */
 interface Run {
   readonly sampleSize: number;
+  /** The least similarity of a rename found by content (git's units), or `undefined`: documents are matched by id only. */
+  readonly renameThreshold: number | undefined;
   readonly ids: IdKeys;
   /** `total` is an estimate (the old side's count, for the new side); the count so far otherwise. */
   readonly progress: (kind: string, n: number, total?: number) => void;
@@ -328,13 +332,16 @@ async function withPackage<T>(source: string | OctxPackage, options: DiffOptions
  *
  * @param oldSource a path (`.octx` file or package folder) or a package from `openPackage` (left open)
  * @param newSource the same for the newer package
- * @throws OctxError `OCTX_OPTIONS_INVALID` (unknown option, bad `sampleSize`); every error of
+ * With `findRenames`, a removed document and an added one whose contents are similar enough (git's
+ * `-M`) are reported as moved too (see `DiffOptions.findRenames`).
+ *
+ * @throws OctxError `OCTX_OPTIONS_INVALID` (unknown option, bad `sampleSize` or `findRenames`); every error of
  *   `openPackage` and of reading (`OCTX_FILE_DIGEST_MISMATCH`, `OCTX_JSON_INVALID`,
  *   `OCTX_RESOURCE_LIMIT`, …); `OCTX_SCHEMA_VALIDATION` for a record without a string id
  *   (or link id); `OCTX_ID_DUPLICATE` for an id (or link pair) found twice in one package.
  */
 export async function diffPackages(oldSource: string | OctxPackage, newSource: string | OctxPackage, options: DiffOptions = {}): Promise<PackageDiff> {
-  assertKnownKeys(options, keysOf<DiffOptions>({ sampleSize: true, onProgress: true, limits: true }), 'diffPackages options');
+  assertKnownKeys(options, keysOf<DiffOptions>({ sampleSize: true, onProgress: true, limits: true, findRenames: true }), 'diffPackages options');
   const sampleSize = options.sampleSize ?? DEFAULT_SAMPLE_SIZE;
   if (!Number.isInteger(sampleSize) || sampleSize < 0 || sampleSize > MAX_SAMPLE_SIZE) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'sampleSize', message: `sampleSize must be an integer from 0 to ${MAX_SAMPLE_SIZE} (got ${String(sampleSize)})` });
@@ -345,6 +352,7 @@ export async function diffPackages(oldSource: string | OctxPackage, newSource: s
   const onProgress = options.onProgress;
   const run: Run = {
     sampleSize,
+    renameThreshold: renameThresholdOption(options.findRenames, false),
     ids: new IdKeys(),
     progress: (kind, n, total) => onProgress?.({ phase: 'diff', kind, completed: n, total: Math.max(n, total ?? n) }),
   };
@@ -355,7 +363,10 @@ async function diffOpen(run: Run, a: OctxPackage, b: OctxPackage): Promise<Packa
   const pkgs = [a, b] as const;
   const oldSide = await sideOf(a);
   const newSide = await sideOf(b);
-  const documents = diffDocuments(await documentsOf(a), await documentsOf(b));
+  let documents = diffDocuments(await documentsOf(a), await documentsOf(b));
+  if (run.renameThreshold !== undefined) {
+    documents = await findDocumentRenames(documents, a, b, run.renameThreshold, new Map(b.info.files.map((f, i) => [f.path, i])));
+  }
   run.progress('documents', documents.added.length + documents.changed.length + documents.unchanged + documents.moved.length);
   const extensions = diffExtensions(a, b);
   const [oldFp, newFp] = [await configFingerprint(a), await configFingerprint(b)];

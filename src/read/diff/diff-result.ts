@@ -34,11 +34,42 @@ export interface DocumentRef {
   readonly path: string;
 }
 
-/** A document whose path changed (same `octx.document_id`). */
+/**
+ * A document whose path changed: the same `octx.document_id` at a new path or, with
+ * `findRenames`, a removed document and an added one whose contents are similar enough.
+ */
 export interface DocumentMove {
+  /** The document's id (in the new package). */
   readonly id: string;
   readonly from: string;
   readonly to: string;
+  /**
+   * Only on a move found by content (`findRenames`): the old document's id — the two builds
+   * minted their own — or `null` when it had no valid one.
+   */
+  readonly fromId?: string | null;
+  /** Only on a move found by content: git's similarity of the two documents, in percent (one decimal, rounded down). */
+  readonly similarity?: number;
+}
+
+/** How documents were paired by content (present only when `findRenames` was on). */
+export interface RenameDetection {
+  /** The least similarity of a rename, in percent. */
+  readonly threshold: number;
+  /** Removed and added documents at the same path, taken as one document (changed or unchanged), before renames are looked for. */
+  readonly samePath: number;
+  /** Pairs found with identical contents (the document ids aside). */
+  readonly exact: number;
+  /** Pairs found at or above the threshold but not identical. */
+  readonly similar: number;
+  /**
+   * The inexact pass was skipped: more than `limit` × `limit` candidate pairs were left after the
+   * exact one (git's `diff.renameLimit`, 1000), so only identical contents were paired.
+   */
+  readonly skipped: boolean;
+  /** Removed and added documents compared by content (the exact pass), after the same-path pairs. */
+  readonly candidates: { readonly removed: number; readonly added: number };
+  readonly limit: number;
 }
 
 /**
@@ -53,6 +84,8 @@ export interface DocumentChanges {
   readonly changed: readonly DocumentRef[];
   readonly moved: readonly DocumentMove[];
   readonly unchanged: number;
+  /** What `findRenames` compared and found (absent without it). */
+  readonly renames?: RenameDetection;
 }
 
 /** Counts of one record kind or link kind. A record is `changed` when its canonical (RFC 8785) JSON differs. */
@@ -161,4 +194,13 @@ export interface DiffOptions {
   readonly onProgress?: ProgressListener;
   /** Resource limits for packages given as paths (as `openPackage`); missing fields take the defaults. */
   readonly limits?: Partial<ArchiveLimits>;
+  /**
+   * Also pair a removed document with an added one by content, as git's `-M` does for two trees
+   * without ids in common (two builds without a producer state): `true` (git's 50%), or the least
+   * similarity from 0 to 1. A pair is reported in `moved` (with `fromId` and `similarity`) and in
+   * `changed` when its bytes differ other than the document id; a removed and an added document at
+   * the same path are first one document (`changed` or `unchanged`). Default: off (documents are
+   * matched by `octx.document_id` only). See docs/docs-sites.md for the measure and the order.
+   */
+  readonly findRenames?: boolean | number;
 }
