@@ -7,7 +7,7 @@ import type { PackageBuilder } from './package-builder.js';
 import { parseStrictJson } from '../read/strict-json.js';
 import { parseJsonlLine, readJsonlLines } from '../read/jsonl.js';
 import { STRUCTURE_PATHS, compareUtf8 } from '../model/paths.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER } from '../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordCountKey } from '../model/record-kinds.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
@@ -99,8 +99,12 @@ export function renamedReservedPath(path: string): string {
   return dir === '.' ? name : `${dir}/${name}`;
 }
 
-/** What {@link loadWorkdir} read from a folder. */
-export interface WorkdirLoadReport {
+/**
+ * What {@link loadWorkdir} read from a folder. The records read of every kind of `RECORD_KINDS`
+ * are counted under the export report's count keys (`chunks`, `events`, `entities`,
+ * `chunkEvents`, `eventEntities`).
+ */
+export interface WorkdirLoadReport extends Readonly<Record<RecordCountKey, number>> {
   /** How the folder was read: see {@link WorkdirMode}. */
   readonly mode: WorkdirMode;
   /** The folder whose Markdown files are the documents, relative to the folder read (`.` for itself). */
@@ -109,11 +113,6 @@ export interface WorkdirLoadReport {
   readonly indexFiles: IndexFilesMode;
   /** Markdown files added (concepts, renamed index pages and valid OKF index/log files). */
   readonly documents: number;
-  readonly chunks: number;
-  readonly events: number;
-  readonly entities: number;
-  readonly chunkEvents: number;
-  readonly eventEntities: number;
   readonly extensions: number;
   readonly vectors: Readonly<Record<VectorTarget, number>>;
   /** Files outside the knowledge tree that are not part of the package layout and were not read. */
@@ -534,7 +533,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     }
   };
   const skippedSet = new Set(skipped);
-  const counts: Record<string, number> = {};
+  const counts = {} as Record<RecordCountKey, number>;
   for (const kind of RECORD_KIND_ORDER) {
     const { path, countKey: key } = RECORD_KINDS[kind];
     // Progress names the file (`chunks`, `chunk-events`), as the user sees it in the folder.
@@ -583,11 +582,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     knowledgeDir,
     indexFiles,
     documents,
-    chunks: counts.chunks!,
-    events: counts.events!,
-    entities: counts.entities!,
-    chunkEvents: counts.chunkEvents!,
-    eventEntities: counts.eventEntities!,
+    ...counts,
     extensions,
     vectors,
     ignored,

@@ -250,12 +250,27 @@ export const RECORD_KINDS = {
 /** The keys of the export report's record counts, one per kind. */
 export type RecordCountKey = (typeof RECORD_KINDS)[RecordKind]['countKey'];
 
+/**
+ * The name of a kind's file without its folder and `.jsonl` (`chunks`, `chunk-events`): how
+ * reports and progress name the kind to a user, who sees the files.
+ */
+export type RecordFileStem<K extends RecordKind = RecordKind> = K extends RecordKind ? ((typeof RECORD_KINDS)[K]['path'] extends `${string}/${infer S}.jsonl` ? S : never) : never;
+
+/** The kinds whose row has `role` (`record`: chunk, event, entity; `relation`: the links). */
+export type RecordKindWithRole<R extends RecordKindRow['role']> = { [K in RecordKind]: (typeof RECORD_KINDS)[K]['role'] extends R ? K : never }[RecordKind];
+
 /** Every record kind in spec order: records first (chunks, events, entities), then relations. */
 export const RECORD_KIND_ORDER: readonly RecordKind[] = Object.freeze(Object.keys(RECORD_KINDS) as RecordKind[]);
 
 /** The record kind stored at `path`, or `undefined` when `path` is not a structure file. */
 export function recordKindAt(path: string): RecordKind | undefined {
   return RECORD_KIND_ORDER.find((kind) => RECORD_KINDS[kind].path === path);
+}
+
+/** {@link RecordFileStem}: `chunks` for `data/chunks.jsonl`. */
+export function recordFileStem<K extends RecordKind>(kind: K): RecordFileStem<K> {
+  const path: string = RECORD_KINDS[kind].path;
+  return path.slice(path.lastIndexOf('/') + 1, -'.jsonl'.length) as RecordFileStem<K>;
 }
 
 /** Required then optional known fields of `kind`, in the order they are written. */
