@@ -18,7 +18,7 @@ import { consumerProfile } from '../consumers/index.js';
 import type { Degradation, ExportReport } from '../plan/report.js';
 import { IdKind, idKindName } from '../model/id-kind.js';
 import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
-import { FrozenIds } from '../structure/frozen-ids.js';
+import { FrozenIds, definedCounts } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
 import { readSpilledRecords } from '../structure/record-spill.js';
 import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
@@ -194,7 +194,7 @@ export class PackageBuilder {
         message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset`,
       });
     }
-    this.#ledger = this.#state?.ids ?? new IdLedger({ document: {}, chunk: {}, event: {}, entity: {} });
+    this.#ledger = this.#state?.ids ?? new IdLedger();
     this.#assetId = this.#options.assetId ?? remembered ?? newId();
     if (this.#options.derivedFrom?.asset_id === this.#assetId) {
       throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.id', message: 'a Derived Asset needs a new asset id, different from its source' });
@@ -687,12 +687,7 @@ export class PackageBuilder {
         vectors.set(target, spill.freeze());
       }
     });
-    const ids = new FrozenIds(this.#ids, {
-      document: this.#documents.length,
-      chunk: structure.chunkId.length,
-      event: structure.eventId.length,
-      entity: structure.entityId.length,
-    });
+    const ids = new FrozenIds(this.#ids, definedCounts(this.#documents.length, structure));
     const collected: Collected = {
       ids,
       documents: this.#documents.slice(),

@@ -247,6 +247,38 @@ export const RECORD_KINDS = {
   }),
 } as const satisfies Readonly<Record<RecordKind, RecordKindSpec>>;
 
+/**
+ * The reference that satisfies each coverage rule (seed §6): a record of the kind `by.field`
+ * names (a Concept Document for rule 1) breaks the rule when no `by` record names it there. The
+ * rows' `orphanRules` list the same rules from the other side (checked when this module loads).
+ */
+export const COVERAGE_RULES = {
+  1: { by: 'chunk', field: 'document_id' },
+  2: { by: 'chunk-event', field: 'chunk_id' },
+  3: { by: 'chunk-event', field: 'event_id' },
+  4: { by: 'event-entity', field: 'event_id' },
+  5: { by: 'event-entity', field: 'entity_id' },
+} as const satisfies Readonly<Record<CoverageRule, { readonly by: RecordKind; readonly field: string }>>;
+
+/** The coverage rules in order (1 to 5). */
+export const COVERAGE_RULE_ORDER: readonly CoverageRule[] = Object.freeze(Object.keys(COVERAGE_RULES).map(Number) as CoverageRule[]);
+
+for (const rule of COVERAGE_RULE_ORDER) {
+  const { by, field } = COVERAGE_RULES[rule];
+  const named = (RECORD_KINDS[by] as RecordKindSpec).references[field];
+  const orphan = (Object.keys(RECORD_KINDS) as RecordKind[]).find((k) => (RECORD_KINDS[k] as RecordKindSpec).defines === named);
+  const listed = orphan === undefined ? named === 'document' : (RECORD_KINDS[orphan] as RecordKindSpec).orphanRules.includes(rule);
+  if (!listed) throw new Error(`coverage rule ${rule}: ${by}.${field} names ${String(named)}, whose row does not list the rule`);
+}
+for (const kind of Object.keys(RECORD_KINDS) as RecordKind[]) {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  for (const rule of row.orphanRules) {
+    const { by, field } = COVERAGE_RULES[rule];
+    if ((RECORD_KINDS[by] as RecordKindSpec).references[field] !== row.defines)
+      throw new Error(`${kind}: orphan rule ${rule} is satisfied by ${by}.${field}, which does not name a ${kind}`);
+  }
+}
+
 /** The keys of the export report's record counts, one per kind. */
 export type RecordCountKey = (typeof RECORD_KINDS)[RecordKind]['countKey'];
 

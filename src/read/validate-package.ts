@@ -565,7 +565,7 @@ class Validator {
           this.settle(spec.path, done.sha);
         } else await this.scanJsonl(spec.path, kind, checker);
         step(spec.path);
-        if (kind === 'event') checker.finishEvents();
+        checker.finishKind(kind);
       }
     } finally {
       await pool?.close();
@@ -593,7 +593,7 @@ class Validator {
     for (const kind of RECORD_KIND_ORDER) {
       const path = RECORD_KINDS[kind].path;
       // A record whose input digest is recomputed needs its text: checked in-thread.
-      const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && inputs[kind] !== undefined;
+      const needsText = inputs[kind] !== undefined;
       if (needsText || !fileToWorker(this.structureSize(path))) continue;
       const job = this.scanJsonlOnWorker(pool, path, kind);
       job.catch(() => undefined); // awaited in file order
@@ -711,7 +711,7 @@ class Validator {
       const chunk = r.value;
       hash.update(chunk);
       feed(() => splitter.push(chunk, onLine));
-      if (first && splitter.lines > 0 && (kind === 'chunk' || kind === 'event' || kind === 'entity')) {
+      if (first && splitter.lines > 0 && RECORD_KINDS[kind].role === 'record') {
         // Size the id table once from the first chunk's average line length, instead of
         // rehashing it at every doubling while a large file streams in.
         this.ids.reserve(Math.min(this.limits.maxJsonlRecords, Math.ceil((this.source.size(path) / chunk.length) * splitter.lines * 1.05)));
@@ -873,7 +873,7 @@ class Validator {
 
   /** {@link VectorTargetChecker.verifyInputs} over the target's JSONL (already hashed and checked). */
   private async verifyInputs(checker: VectorTargetChecker, target: VectorTarget, render: InputTemplateRenderer): Promise<void> {
-    const records = target === 'chunks' ? this.pkg.chunks() : target === 'events' ? this.pkg.events() : this.pkg.entities();
+    const records = this.pkg.records(TARGET_RECORD_KIND[target]);
     try {
       await checker.verifyInputs(records, render);
     } catch (e) {

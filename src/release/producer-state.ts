@@ -99,7 +99,8 @@ function emptyState(): ProducerStateData {
 export class IdLedger {
   readonly #known: Record<LedgerKind, Map<string, string>>;
 
-  constructor(initial: ProducerStateData['ids']) {
+  /** @param initial the ids known from earlier exports (none: an empty ledger) */
+  constructor(initial: ProducerStateData['ids'] = emptyState().ids) {
     this.#known = perLedgerKind((kind) => new Map(Object.entries(initial[kind])));
   }
 
