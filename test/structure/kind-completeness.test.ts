@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PackageBuilder, ProducerState, diffPackages, loadWorkdir, openPackage, LEDGER_KINDS, type ExportResult, type IdLedger } from 'octx-export';
-import { RECORD_KINDS, RECORD_KIND_ORDER, recordFileStem, type RecordKind, type RecordKindSpec } from '../../src/model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordFileStem, type RecordCountKey, type RecordKind, type RecordKindSpec } from '../../src/model/record-kinds.js';
 import { diffKey } from '../../src/read/diff/diff-result.js';
 import { exportSummary } from '../../src/cli/export-run.js';
 import { runCli } from '../cli/run-cli.js';
@@ -55,6 +55,7 @@ function samples(ids: IdLedger, documentId: string): Record<RecordKind, object[]
 }
 
 const spec = (kind: RecordKind): RecordKindSpec => RECORD_KINDS[kind];
+const countKey = (kind: RecordKind): RecordCountKey => RECORD_KINDS[kind].countKey;
 
 interface Built {
   readonly result: ExportResult;
@@ -102,7 +103,7 @@ describe('every record kind goes through every layer', () => {
     // The export report counts every kind, and the summary line names each with its count.
     const summary = exportSummary(result).find((l) => l.startsWith('  structure'))!;
     for (const kind of RECORD_KIND_ORDER) {
-      expect(result.report.structure.counts[spec(kind).countKey], `report ${kind}`).toBe(counts[kind]);
+      expect(result.report.structure.counts[countKey(kind)], `report ${kind}`).toBe(counts[kind]);
       const word = spec(kind).role === 'relation' ? kind : recordFileStem(kind);
       expect(summary, `summary ${kind}`).toMatch(new RegExp(`\\b${counts[kind]} ${word}\\b`));
     }
@@ -141,7 +142,7 @@ describe('every record kind goes through every layer', () => {
     const again = new PackageBuilder({ asset: { name: 'again' }, release: { version: '1.0.0', createdAt: CREATED } });
     try {
       const loaded = await loadWorkdir(again, folder);
-      for (const kind of RECORD_KIND_ORDER) expect(loaded[spec(kind).countKey], `loader ${kind}`).toBe(counts[kind]);
+      for (const kind of RECORD_KIND_ORDER) expect(loaded[countKey(kind)], `loader ${kind}`).toBe(counts[kind]);
       const reloaded = jsonlFiles((await again.export({ output: join(dir, 'again.octx') })).output);
       for (const kind of RECORD_KIND_ORDER) expect(reloaded[kind], `folder ${kind}`).toBe(original[kind]);
     } finally {
