@@ -14,7 +14,7 @@
 export { PackageBuilder, type ExportResult, type EmbedOptions, type AddVectorOptions } from './builder/package-builder.js';
 export type { ExportOptions, PackageBuilderOptions } from './builder/options.js';
 export type { DocumentInput } from './knowledge/document.js';
-export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind } from './model/records.js';
+export type { ChunkRecord, EventRecord, EntityRecord, ChunkEventLink, EventEntityLink, RecordKind, RecordShapes, RecordOf } from './model/records.js';
 export { ChunkRecordSchema, EventRecordSchema, EntityRecordSchema, ChunkEventLinkSchema, EventEntityLinkSchema } from './structure/record-schemas.js';
 export type {
   ExportReport,
@@ -83,6 +83,6 @@ export {
   type VectorPolicy,
 } from './consumers/index.js';
 export { casefold, nfcCasefold } from './model/casefold.js';
-export { ProducerState, IdLedger, nextVersion, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
+export { ProducerState, IdLedger, nextVersion, LEDGER_KINDS, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';

@@ -12,7 +12,7 @@ import { VECTOR_TARGETS } from '../vectors/targets.js';
 import { inputHashDeclaration } from '../vectors/input-digest.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
+import { RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { builderOptionKeyIssues, type PackageBuilderOptions } from './options.js';
 
 /** Options of `PackageBuilder.derive(source, options)`. */
@@ -55,11 +55,7 @@ export interface DerivationSummary {
 export interface DeriveTarget {
   addDocument(input: { path: string; markdown: string | Uint8Array }): unknown;
   addExtensionFile(path: string, bytes: Uint8Array): unknown;
-  addChunk(record: ChunkRecord): unknown;
-  addEvent(record: EventRecord): unknown;
-  addEntity(record: EntityRecord): unknown;
-  linkChunkEvent(link: ChunkEventLink): unknown;
-  linkEventEntity(link: EventEntityLink): unknown;
+  addRecord(kind: RecordKind, record: object): unknown;
   setVectorConfig(config: VectorConfigInput): unknown;
   addVector(target: VectorTarget, recordId: string, vector: Float32Array, options?: { inputSha256?: string }): unknown;
   dispose(): Promise<void>;
@@ -139,11 +135,8 @@ export async function deriveBuilder<B extends DeriveTarget>(
     }
     const structure = report.capabilities['sag-structured']?.valid === true;
     if (structure) {
-      for await (const { record } of pkg.chunks()) builder.addChunk(record);
-      for await (const { record } of pkg.events()) builder.addEvent(record);
-      for await (const { record } of pkg.entities()) builder.addEntity(record);
-      for await (const { record } of pkg.chunkEvents()) builder.linkChunkEvent(record);
-      for await (const { record } of pkg.eventEntities()) builder.linkEventEntity(record);
+      // Every kind of the table, records before the relations that name them.
+      for (const kind of RECORD_KIND_ORDER) for await (const { record } of pkg.records(kind)) builder.addRecord(kind, record);
     } else if ('sag-structured' in report.capabilities) {
       skipped.push({ path: 'data/, relations/', reason: 'the source declares sag-structured but it is invalid; a consumer must rebuild it rather than import it' });
     }

@@ -11,7 +11,7 @@ import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '..
 import { exportCollected, type ExportProducer, type ExportResult } from '../export/export-collected.js';
 import { IdKind } from '../model/id-kind.js';
 import { IdRegistry } from '../structure/id-registry.js';
-import { FrozenIds } from '../structure/frozen-ids.js';
+import { FrozenIds, definedCounts } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
 import type { PreparedVectorConfig, VectorConfigInput } from '../vectors/config.js';
 import type { Embedder } from '../vectors/embedder.js';
@@ -103,7 +103,7 @@ export class PackageBuilder {
         message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset`,
       });
     }
-    this.#ledger = this.#state?.ids ?? new IdLedger({ document: {}, chunk: {}, event: {}, entity: {} });
+    this.#ledger = this.#state?.ids ?? new IdLedger();
     this.#assetId = this.#options.assetId ?? remembered ?? newId();
     if (this.#options.derivedFrom?.asset_id === this.#assetId) {
       throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.id', message: 'a Derived Asset needs a new asset id, different from its source' });
@@ -489,12 +489,7 @@ export class PackageBuilder {
   #snapshot(): { readonly collected: Collected; release(): void } {
     const structure = this.#collect(() => this.#structure.freeze());
     const vectors = this.#collect(() => this.#vectors.freeze());
-    const ids = new FrozenIds(this.#ids, {
-      document: this.#documents.length,
-      chunk: structure.chunkId.length,
-      event: structure.eventId.length,
-      entity: structure.entityId.length,
-    });
+    const ids = new FrozenIds(this.#ids, definedCounts(this.#documents.length, structure));
     const collected: Collected = {
       ids,
       documents: this.#documents.slice(),

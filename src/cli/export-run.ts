@@ -15,7 +15,8 @@ import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { cliLimits, EXPORT_LIMIT_OPTIONS } from './limits-options.js';
-import { degradationName, type Degradation } from '../plan/report.js';
+import { degradationName, type Degradation, type StructureCounts } from '../plan/report.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordFileStem, type RecordKindSpec } from '../model/record-kinds.js';
 import { consumerOption } from './commands/validate.js';
 import { CONSUMER_NAMES } from '../consumers/index.js';
 import { MAX_COMPRESSION_LEVEL, MIN_COMPRESSION_LEVEL, isCompressionLevel } from '../package/compression-level.js';
@@ -205,6 +206,23 @@ export function degradationNotice(degradations: readonly Degradation[]): string 
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * Every kind of the table with its count: `3 chunks, 2 events, 4 entities, 3 chunk-event and 4
+ * event-entity links` (records by their file's name, relations by their kind).
+ */
+function writtenRecords(counts: StructureCounts): string {
+  const records: string[] = [];
+  const links: string[] = [];
+  for (const kind of RECORD_KIND_ORDER) {
+    const row: RecordKindSpec = RECORD_KINDS[kind];
+    const n = counts[row.countKey as keyof StructureCounts];
+    if (row.role === 'relation') links.push(`${n} ${kind}`);
+    else records.push(`${n} ${recordFileStem(kind)}`);
+  }
+  const linked = links.length > 1 ? `${links.slice(0, -1).join(', ')} and ${links.at(-1)!}` : links.join('');
+  return [...records, ...(links.length > 0 ? [`${linked} links`] : [])].join(', ');
+}
+
 /** Human summary lines of an export. */
 export function exportSummary(result: ExportResult): string[] {
   const { report, manifest } = result;
@@ -219,8 +237,7 @@ export function exportSummary(result: ExportResult): string[] {
     `  documents     ${report.documents.concepts} concept(s), ${report.documents.reserved} reserved`,
   ];
   const s = report.structure;
-  if (s.status === 'written')
-    lines.push(`  structure     written: ${c.chunks} chunks, ${c.events} events, ${c.entities} entities, ${c.chunkEvents} chunk-event and ${c.eventEntities} event-entity links`);
+  if (s.status === 'written') lines.push(`  structure     written: ${writtenRecords(c)}`);
   else lines.push(`  structure     ${s.status}: ${s.reason}`);
   const targets = Object.entries(report.vectors.targets).flatMap(([name, t]) =>
     t.status === 'written' ? [`${name} written (${t.rows} rows)`] : t.status === 'omitted' ? [`${name} omitted (${t.reason})`] : [],

@@ -247,8 +247,49 @@ export const RECORD_KINDS = {
   }),
 } as const satisfies Readonly<Record<RecordKind, RecordKindSpec>>;
 
+/**
+ * The reference that satisfies each coverage rule (seed §6): a record of the kind `by.field`
+ * names (a Concept Document for rule 1) breaks the rule when no `by` record names it there. The
+ * rows' `orphanRules` list the same rules from the other side (checked when this module loads).
+ */
+export const COVERAGE_RULES = {
+  1: { by: 'chunk', field: 'document_id' },
+  2: { by: 'chunk-event', field: 'chunk_id' },
+  3: { by: 'chunk-event', field: 'event_id' },
+  4: { by: 'event-entity', field: 'event_id' },
+  5: { by: 'event-entity', field: 'entity_id' },
+} as const satisfies Readonly<Record<CoverageRule, { readonly by: RecordKind; readonly field: string }>>;
+
+/** The coverage rules in order (1 to 5). */
+export const COVERAGE_RULE_ORDER: readonly CoverageRule[] = Object.freeze(Object.keys(COVERAGE_RULES).map(Number) as CoverageRule[]);
+
+for (const rule of COVERAGE_RULE_ORDER) {
+  const { by, field } = COVERAGE_RULES[rule];
+  const named = (RECORD_KINDS[by] as RecordKindSpec).references[field];
+  const orphan = (Object.keys(RECORD_KINDS) as RecordKind[]).find((k) => (RECORD_KINDS[k] as RecordKindSpec).defines === named);
+  const listed = orphan === undefined ? named === 'document' : (RECORD_KINDS[orphan] as RecordKindSpec).orphanRules.includes(rule);
+  if (!listed) throw new Error(`coverage rule ${rule}: ${by}.${field} names ${String(named)}, whose row does not list the rule`);
+}
+for (const kind of Object.keys(RECORD_KINDS) as RecordKind[]) {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  for (const rule of row.orphanRules) {
+    const { by, field } = COVERAGE_RULES[rule];
+    if ((RECORD_KINDS[by] as RecordKindSpec).references[field] !== row.defines)
+      throw new Error(`${kind}: orphan rule ${rule} is satisfied by ${by}.${field}, which does not name a ${kind}`);
+  }
+}
+
 /** The keys of the export report's record counts, one per kind. */
 export type RecordCountKey = (typeof RECORD_KINDS)[RecordKind]['countKey'];
+
+/**
+ * The name of a kind's file without its folder and `.jsonl` (`chunks`, `chunk-events`): how
+ * reports and progress name the kind to a user, who sees the files.
+ */
+export type RecordFileStem<K extends RecordKind = RecordKind> = K extends RecordKind ? ((typeof RECORD_KINDS)[K]['path'] extends `${string}/${infer S}.jsonl` ? S : never) : never;
+
+/** The kinds whose row has `role` (`record`: chunk, event, entity; `relation`: the links). */
+export type RecordKindWithRole<R extends RecordKindRow['role']> = { [K in RecordKind]: (typeof RECORD_KINDS)[K]['role'] extends R ? K : never }[RecordKind];
 
 /** Every record kind in spec order: records first (chunks, events, entities), then relations. */
 export const RECORD_KIND_ORDER: readonly RecordKind[] = Object.freeze(Object.keys(RECORD_KINDS) as RecordKind[]);
@@ -256,6 +297,12 @@ export const RECORD_KIND_ORDER: readonly RecordKind[] = Object.freeze(Object.key
 /** The record kind stored at `path`, or `undefined` when `path` is not a structure file. */
 export function recordKindAt(path: string): RecordKind | undefined {
   return RECORD_KIND_ORDER.find((kind) => RECORD_KINDS[kind].path === path);
+}
+
+/** {@link RecordFileStem}: `chunks` for `data/chunks.jsonl`. */
+export function recordFileStem<K extends RecordKind>(kind: K): RecordFileStem<K> {
+  const path: string = RECORD_KINDS[kind].path;
+  return path.slice(path.lastIndexOf('/') + 1, -'.jsonl'.length) as RecordFileStem<K>;
 }
 
 /** Required then optional known fields of `kind`, in the order they are written. */

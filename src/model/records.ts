@@ -63,6 +63,22 @@ export interface EventEntityLink {
 
 export type { RecordKind } from './record-kinds.js';
 
+/**
+ * The caller's shape of each record kind, by kind: what `OctxPackage.records(kind)` yields and
+ * `PackageBuilder.addRecord(kind, …)` takes. Indexed by `RecordKind` below, so a kind added to
+ * `RECORD_KINDS` without its shape here is a compile error.
+ */
+export interface RecordShapes {
+  readonly chunk: ChunkRecord;
+  readonly event: EventRecord;
+  readonly entity: EntityRecord;
+  readonly 'chunk-event': ChunkEventLink;
+  readonly 'event-entity': EventEntityLink;
+}
+
+/** The caller's shape of a record of `K`. */
+export type RecordOf<K extends RecordKind> = RecordShapes[K];
+
 /** Required then optional known fields per kind, in the order they are written. */
 export const RECORD_FIELDS: Readonly<Record<RecordKind, readonly string[]>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, knownFields(kind)])) as Record<
   RecordKind,

@@ -7,9 +7,9 @@ import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { computeCoverage, coverageIssues, type CoverageReport, type OrphanList } from '../structure/coverage.js';
 import type { OctxCode } from '../model/codes.js';
 import { checkStructureGraph } from '../structure/graph-checks.js';
-import { recordCount } from '../structure/structure-snapshot.js';
+import { firstColumn, recordCount } from '../structure/structure-snapshot.js';
 import type { VectorTarget } from '../vectors/targets.js';
-import { TARGET_ID_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
+import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorRows } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, type SizedFile } from './limits-check.js';
@@ -256,7 +256,8 @@ function structureDegradation(coverage: CoverageReport, counts: StructureCounts,
       sample.push({ id: list.ids[i]!, ...(path !== undefined ? { path } : {}), problem });
     }
   }
-  const dropped = counts.chunks + counts.events + counts.entities + counts.chunkEvents + counts.eventEntities;
+  let dropped = 0;
+  for (const kind of RECORD_KIND_ORDER) dropped += counts[RECORD_KINDS[kind].countKey];
   return {
     code: 'OCTX_STRUCTURE_INCOMPLETE',
     layer: 'structure',
@@ -379,8 +380,6 @@ function unknownVectorRecords(collected: Collected): OctxIssue[] {
 function planVectors(collected: Collected, warnings: OctxIssue[], degradations: Degradation[]): { vectors: VectorsReport; arrowTargets: PlannedArrowTarget[] } {
   const targets = {} as Record<VectorTarget, VectorTargetReport>;
   const arrowTargets: PlannedArrowTarget[] = [];
-  const s = collected.structure;
-  const tables: Record<VectorTarget, Int32Array> = { chunks: s.chunkId, events: s.eventId, entities: s.entityId };
   let anyAdded = false;
   for (const t of VECTOR_TARGETS) {
     const spill = collected.vectorSpills.get(t);
@@ -389,7 +388,8 @@ function planVectors(collected: Collected, warnings: OctxIssue[], degradations: 
       continue;
     }
     anyAdded = true;
-    const table = tables[t];
+    // The dense ids of the target's records, in their JSONL order (the rows of its Arrow file).
+    const table = firstColumn(collected.structure, TARGET_RECORD_KIND[t]);
     const missing: string[] = [];
     let missingCount = 0;
     for (let r = 0; r < table.length; r++) {

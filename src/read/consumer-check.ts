@@ -5,8 +5,8 @@
  */
 import { ConsumerChecker, type ConsumerProfile } from '../consumers/index.js';
 import { issue, type OctxIssue } from '../model/errors.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
-import type { JsonlRecord, OctxPackage } from './open-package.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER } from '../model/record-kinds.js';
+import type { OctxPackage } from './open-package.js';
 import { splitFrontmatter } from '../knowledge/frontmatter.js';
 import { isPythonTitle, pythonHeadingTitle } from '../knowledge/title.js';
 
@@ -27,21 +27,6 @@ export interface ConsumerReport {
   readonly compatible: boolean | null;
   /** Errors (`OCTX_CONSUMER_INCOMPATIBLE`) and warnings (`OCTX_CONSUMER_ADJUSTED`, `OCTX_CONSUMER_VECTORS_UNUSED`). */
   readonly issues: OctxIssue[];
-}
-
-function recordsOf(pkg: OctxPackage, kind: RecordKind): AsyncIterableIterator<JsonlRecord<object>> {
-  switch (kind) {
-    case 'chunk':
-      return pkg.chunks();
-    case 'event':
-      return pkg.events();
-    case 'entity':
-      return pkg.entities();
-    case 'chunk-event':
-      return pkg.chunkEvents();
-    case 'event-entity':
-      return pkg.eventEntities();
-  }
 }
 
 /**
@@ -78,7 +63,7 @@ export async function checkPackageForConsumer(
     for (const kind of RECORD_KIND_ORDER) {
       if (!checker.checks(kind)) continue;
       const path = RECORD_KINDS[kind].path;
-      for await (const { line, record } of recordsOf(pkg, kind)) checker.record(kind, record as Record<string, unknown>, { path, line });
+      for await (const { line, record } of pkg.records(kind)) checker.record(kind, record as object as Record<string, unknown>, { path, line });
     }
   }
   const issues = [...checker.issues];

@@ -10,8 +10,8 @@ import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { OctxError } from '../model/errors.js';
-import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord } from '../model/records.js';
-import { RECORD_KINDS } from '../model/record-kinds.js';
+import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord, RecordOf } from '../model/records.js';
+import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
 import type { VectorRow } from '../model/vector-format.js';
 import type { VectorTarget } from '../vectors/targets.js';
@@ -100,6 +100,11 @@ export interface OctxPackage {
   openFile(path: string): Readable;
   /** Listed knowledge documents, in manifest order, each read and checked on demand. */
   documents(): AsyncIterableIterator<DocumentReading>;
+  /**
+   * The records of `kind` from its JSONL file (`RECORD_KINDS[kind].path`), streamed (nothing when
+   * the file is not listed): for readers that go through every kind of `RECORD_KINDS`.
+   */
+  records<K extends RecordKind>(kind: K): AsyncIterableIterator<JsonlRecord<RecordOf<K>>>;
   /** `data/chunks.jsonl` records, streamed (nothing when the file is not listed). */
   chunks(): AsyncIterableIterator<JsonlRecord<ChunkRecord>>;
   /** `data/events.jsonl` records, streamed. */
@@ -353,7 +358,7 @@ class Package implements OctxPackage {
     }
   }
 
-  private async *records<T>(path: string): AsyncGenerator<JsonlRecord<T>, void, undefined> {
+  private async *jsonlRecords<T>(path: string): AsyncGenerator<JsonlRecord<T>, void, undefined> {
     if (!this.listed.has(path)) return;
     const stream = this.openFile(path);
     const splitter = new JsonlSplitter({ maxLineSize: this.limits.maxJsonlLineSize, maxLines: this.limits.maxJsonlRecords, path });
@@ -393,24 +398,30 @@ class Package implements OctxPackage {
     }
   }
 
+  records<K extends RecordKind>(kind: K): AsyncIterableIterator<JsonlRecord<RecordOf<K>>> {
+    // A JavaScript caller may pass any string; an own-property check keeps `toString` out.
+    if (!Object.hasOwn(RECORD_KINDS, kind)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'kind', message: `unknown record kind ${String(kind)}` });
+    return this.jsonlRecords<RecordOf<K>>(RECORD_KINDS[kind].path);
+  }
+
   chunks(): AsyncIterableIterator<JsonlRecord<ChunkRecord>> {
-    return this.records<ChunkRecord>(RECORD_KINDS.chunk.path);
+    return this.records('chunk');
   }
 
   events(): AsyncIterableIterator<JsonlRecord<EventRecord>> {
-    return this.records<EventRecord>(RECORD_KINDS.event.path);
+    return this.records('event');
   }
 
   entities(): AsyncIterableIterator<JsonlRecord<EntityRecord>> {
-    return this.records<EntityRecord>(RECORD_KINDS.entity.path);
+    return this.records('entity');
   }
 
   chunkEvents(): AsyncIterableIterator<JsonlRecord<ChunkEventLink>> {
-    return this.records<ChunkEventLink>(RECORD_KINDS['chunk-event'].path);
+    return this.records('chunk-event');
   }
 
   eventEntities(): AsyncIterableIterator<JsonlRecord<EventEntityLink>> {
-    return this.records<EventEntityLink>(RECORD_KINDS['event-entity'].path);
+    return this.records('event-entity');
   }
 
   async vectorConfig(): Promise<Record<string, unknown> | undefined> {

@@ -38,6 +38,8 @@ const shared = new Problems();
 function uuid(p: Problems, r: Record<string, unknown>, field: string, required: boolean, slot: number): void {
   if (!has(r, field)) {
     if (required) p.add(field, `${field} is required`);
+    // All zeros (never a UUIDv7) says "absent" to the structure check, which reads only the words.
+    p.words.fill(0, slot * 4, slot * 4 + 4);
     return;
   }
   const v = r[field];

@@ -11,7 +11,7 @@
  * Used by the worker (record-scan-worker.ts); it imports nothing that needs the main thread.
  */
 import { issue, OctxError, type OctxIssue } from '../model/errors.js';
-import type { RecordKind } from '../model/record-kinds.js';
+import { RECORD_KINDS, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback, type ParsedJsonlLine } from './jsonl.js';
 import { recordProblems } from './record-rules.js';
 
@@ -24,15 +24,23 @@ import { recordProblems } from './record-rules.js';
 export function jsonlLineIssue(p: ParsedJsonlLine, kind: RecordKind, path: string, line: number): OctxIssue | undefined {
   if (!p.ok) return issue({ code: p.code, path, line, ...(p.field === undefined ? {} : { field: p.field }), message: p.message });
   if (p.nonFinite === undefined) return undefined;
-  const weight = kind === 'event-entity' && p.nonFinite === 'weight';
+  // A known number field has its own code for a non-finite value (an event-entity link's weight).
+  const spec: RecordKindSpec = RECORD_KINDS[kind];
+  const own = Object.hasOwn(spec.fields, p.nonFinite) ? spec.fields[p.nonFinite]!.nonFiniteCode : undefined;
   return issue({
-    code: weight ? 'OCTX_EVENT_ENTITY_WEIGHT_INVALID' : 'OCTX_JSON_INVALID',
+    code: own ?? 'OCTX_JSON_INVALID',
     path,
     line,
     field: p.nonFinite || undefined,
     message: `line ${line}: ${p.nonFinite || 'the value'} is a number too large to be finite`,
   });
 }
+
+/**
+ * The one number per record that a rule across records needs, by kind: a chunk's ordinal (unique
+ * per document), an event's level (the hierarchy); 0 when the field is absent.
+ */
+export const KEPT_NUMBER_FIELD: Readonly<Partial<Record<RecordKind, string>>> = Object.freeze({ chunk: 'ordinal', event: 'level' });
 
 /** What a scan needs to know (plain data: it is sent to a worker). */
 export interface RecordScanOptions {
@@ -60,7 +68,7 @@ export interface RecordScan {
   readonly lines: Int32Array;
   /** Eight id words per entry (records only): slot 0 at 0, slot 1 at 4. */
   readonly words: Uint32Array;
-  /** Per record: a chunk's ordinal, an event's level (0 when absent); 0 otherwise. */
+  /** Per record: its {@link KEPT_NUMBER_FIELD} (a chunk's ordinal, an event's level; 0 when absent); 0 otherwise. */
   readonly nums: Float64Array;
   /** The issue of each issue or limit entry, in entry order. */
   readonly issues: OctxIssue[];
@@ -137,7 +145,9 @@ export class RecordScanner {
     }
     const e = this.entry(ENTRY_RECORD, line);
     this.words.set(this.w, e * 8);
-    this.nums[e] = kind === 'chunk' ? (r.ordinal as number) : kind === 'event' && typeof r.level === 'number' ? r.level : 0;
+    const field = KEPT_NUMBER_FIELD[kind];
+    const value = field === undefined ? 0 : r[field];
+    this.nums[e] = typeof value === 'number' ? value : 0;
   }
 
   private feed(step: () => void): void {

@@ -1,6 +1,13 @@
 /**
  * Record and graph checks of `sag-structured/0.1` (OCTX-REFERENCE §10.2–§10.5, SEED §3–§6),
- * fed one record at a time while the five JSONL files stream past.
+ * fed one record at a time while the JSONL files stream past.
+ *
+ * What each kind is checked for comes from `RECORD_KINDS` ({@link KIND_CHECKS}, built once at
+ * module load): a record registers its id; each reference names a record of its kind (at once,
+ * or after the file for a reference to the kind's own records); a relation's pair is unique;
+ * and each coverage rule (`COVERAGE_RULES`) is kept by the reference that satisfies it. Two rules
+ * across records are written by hand, as in the builder ({@link CROSS_RECORD_RULES}): a chunk's
+ * unique `(document_id, ordinal)` and the event hierarchy's cycles and levels.
  *
  * Memory: ids live once, as 128-bit words in the shared {@link IdSpace}; everything else is
  * per-record numbers in typed arrays (lines, levels, parent ids, coverage flags). Uniqueness of
@@ -18,10 +25,10 @@ import { Float64Column, Int32Column } from '../model/record-columns.js';
 import { wordsToUuid } from '../model/uuid-words.js';
 import { IdKind, describeIdKind } from '../model/id-kind.js';
 import { IdSpace } from './id-space.js';
-import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
+import { COVERAGE_RULES, COVERAGE_RULE_ORDER, RECORD_KINDS, RECORD_KIND_ORDER, type CoverageRule, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { recordProblems } from './record-rules.js';
 import type { InputDigests } from './input-digests.js';
-import { ENTRY_LIMIT, ENTRY_RECORD, type RecordScan } from './record-scan.js';
+import { ENTRY_LIMIT, ENTRY_RECORD, KEPT_NUMBER_FIELD, type RecordScan } from './record-scan.js';
 
 /** A Concept Document known to the format layer (by its document index in the id space). */
 export interface ConceptDocumentRef {
@@ -36,12 +43,103 @@ const ORDINAL_BASE = 2 ** 32;
 /** The largest level the 32-bit level column holds (larger ones are refused, never narrowed). */
 const INT32_MAX = 2 ** 31 - 1;
 
-/** Lines of one record kind (ids are in the id space). */
-interface RecordTable {
-  readonly kind: IdKind;
-  readonly lines: Int32Column;
-  readonly path: string;
+/** One reference field of a kind, as the streaming check reads it. */
+interface ReferenceCheck {
+  readonly field: string;
+  /** Where its id words are in the record's words (`recordProblems` slots: 0 or 4). */
+  readonly at: number;
+  readonly idKind: IdKind;
+  readonly code: OctxCode;
+  /** `a Concept Document`, `a chunk`, … */
+  readonly noun: string;
+  /**
+   * Reported even after a structure file was cut short (a resource limit): true for documents,
+   * which are all read by then; a record named by a reference may be in the part left unread.
+   */
+  readonly always: boolean;
+  /** The coverage rule this reference satisfies, if any. */
+  readonly rule: CoverageRule | undefined;
 }
+
+/** What the check does with a record of one kind, derived from its row of `RECORD_KINDS`. */
+interface KindCheck {
+  readonly kind: RecordKind;
+  readonly path: string;
+  /** Records: the kind of id the record defines (its words at 0). Relations: undefined. */
+  readonly own: IdKind | undefined;
+  /** The field that names the record in issues. */
+  readonly idField: string;
+  /** References to records already read (documents, earlier files): checked as the record is read. */
+  readonly refs: readonly ReferenceCheck[];
+  /** A reference to the kind's own records (a parent): resolved once the whole file is read. */
+  readonly selfRef: ReferenceCheck | undefined;
+  /** Relations: the code of a pair listed twice. */
+  readonly duplicateCode: OctxCode | undefined;
+  /** The number a cross-record rule keeps per record (see `KEPT_NUMBER_FIELD`). */
+  readonly numberField: string | undefined;
+  /** Records with a vector target: their input digests may be recomputed in the pass. */
+  readonly vectors: boolean;
+}
+
+function kindCheck(kind: RecordKind): KindCheck {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  const own = row.defines === undefined ? undefined : IdKind[row.defines];
+  const refs: ReferenceCheck[] = [];
+  let selfRef: ReferenceCheck | undefined;
+  for (const [field, refKind] of Object.entries(row.references)) {
+    const rule = COVERAGE_RULE_ORDER.find((r) => COVERAGE_RULES[r].by === kind && COVERAGE_RULES[r].field === field);
+    const ref: ReferenceCheck = {
+      field,
+      at: row.idFields.indexOf(field) * 4,
+      idKind: IdKind[refKind],
+      code: row.fields[field]!.missingCode!,
+      noun: refKind === 'document' ? 'a Concept Document' : describeIdKind(IdKind[refKind]),
+      always: refKind === 'document',
+      rule,
+    };
+    if (ref.idKind === own) selfRef = ref;
+    else refs.push(ref);
+  }
+  if (selfRef?.rule !== undefined) throw new Error(`${kind}: a coverage rule kept by a reference to its own kind is not supported`);
+  // Flags of rules kept by a record kind are sized before its file: only documents are known then.
+  for (const ref of refs) if (ref.rule !== undefined && row.role === 'record' && !ref.always) throw new Error(`${kind}: a coverage rule kept by a record must name documents`);
+  if (row.role === 'relation' && refs.length !== 2) throw new Error(`${kind}: a relation links two records of other kinds`);
+  if (refs.length > 2) throw new Error(`${kind}: the words of two references at most are kept per record`);
+  return {
+    kind,
+    path: row.path,
+    own,
+    idField: row.recordIdField,
+    refs,
+    selfRef,
+    duplicateCode: row.duplicateCode,
+    numberField: KEPT_NUMBER_FIELD[kind],
+    vectors: row.vectorTarget !== undefined,
+  };
+}
+
+/** Every kind's check, in table order. */
+const KIND_CHECKS: Readonly<Record<RecordKind, KindCheck>> = Object.freeze(
+  Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, kindCheck(kind)])) as Record<RecordKind, KindCheck>,
+);
+
+/** The reference that keeps each coverage rule, and the kind of the records (or documents) it is about. */
+const RULE_REFS: Readonly<Record<CoverageRule, ReferenceCheck>> = Object.freeze(
+  Object.fromEntries(COVERAGE_RULE_ORDER.map((rule) => [rule, KIND_CHECKS[COVERAGE_RULES[rule].by].refs.find((r) => r.rule === rule)!])) as Record<CoverageRule, ReferenceCheck>,
+);
+
+/** The record kind whose records an orphan of a coverage rule is (undefined: documents). */
+function orphanKind(rule: CoverageRule): RecordKind | undefined {
+  return RECORD_KIND_ORDER.find((k) => KIND_CHECKS[k].own === RULE_REFS[rule].idKind);
+}
+
+/** The issue of an orphan of each coverage rule on a record kind (rule 1, on documents, is reported by path). */
+const ORPHAN_ISSUES: Readonly<Record<Exclude<CoverageRule, 1>, { readonly code: OctxCode; readonly what: string }>> = {
+  2: { code: 'OCTX_SAG_CHUNK_WITHOUT_EVENT', what: 'has no chunk-event relation' },
+  3: { code: 'OCTX_EVENT_WITHOUT_CHUNK', what: 'has no chunk-event relation' },
+  4: { code: 'OCTX_SAG_EVENT_WITHOUT_ENTITY', what: 'has no event-entity relation' },
+  5: { code: 'OCTX_ENTITY_WITHOUT_EVENT', what: 'is referenced by no event' },
+};
 
 /** Collects packed keys with their lines; finds repeated keys at the end. */
 class KeyCollector {
@@ -81,41 +179,86 @@ class KeyCollector {
   }
 }
 
+/** What the checker holds for one kind while its file and the later ones stream. */
+interface KindState {
+  readonly check: KindCheck;
+  /** The kind's rule across records, if it has one. */
+  readonly rule: CrossRecordRule | undefined;
+  /** Records: the line of each registered record, by its index in the id space. */
+  readonly lines: Int32Column;
+  /** Relations: their pairs. */
+  readonly pairs: KeyCollector | undefined;
+  /** Records with a reference to their own kind: 4 words per record (all zero when absent). */
+  selfWords: Uint32Array;
+  /** The resolved own-kind reference of each record after the file (-1 none, -2 missing). */
+  parents: Int32Array;
+  /**
+   * The input digests of this kind recomputed in the pass: looked up in `inputs` at the kind's
+   * first record (`inputs` is filled before the files stream), `null` until then.
+   */
+  digests: InputDigests | undefined | null;
+  /** The coverage flags each reference of `check.refs` sets (undefined: it keeps no rule). */
+  readonly flags: (Uint8Array | undefined)[];
+}
+
+/**
+ * A rule across records of one kind, written by hand: what it keeps of each accepted record, and
+ * what it reports once the kind's file is read (`finishKind`) and once every file is (`finish`).
+ */
+interface CrossRecordRule {
+  keep(c: StructureChecker, index: number, refs: Int32Array, value: number, line: number): void;
+  finishKind?(c: StructureChecker): void;
+  finish?(c: StructureChecker): void;
+}
+
 /** Checks the structure layer; issues go to `report`. */
 export class StructureChecker {
-  readonly chunks: RecordTable = { kind: IdKind.chunk, lines: new Int32Column(), path: RECORD_KINDS.chunk.path };
-  readonly events: RecordTable = { kind: IdKind.event, lines: new Int32Column(), path: RECORD_KINDS.event.path };
-  readonly entities: RecordTable = { kind: IdKind.entity, lines: new Int32Column(), path: RECORD_KINDS.entity.path };
-  private readonly eventLevels = new Int32Column();
-  /** Parent id words of each event (4 per event; only meaningful when its level is > 0). */
-  private parentWords = new Uint32Array(4 * 1024);
-  private readonly docHasChunk: Uint8Array;
-  private readonly ordinals = new KeyCollector();
-  private readonly chunkEventPairs = new KeyCollector();
-  private readonly eventEntityPairs = new KeyCollector();
-  private chunkHasEvent = new Uint8Array(0);
-  private eventHasChunk = new Uint8Array(0);
-  private eventHasEntity = new Uint8Array(0);
-  private entityHasEvent = new Uint8Array(0);
+  private readonly state: Readonly<Record<RecordKind, KindState>>;
+  /** Coverage flags per rule, by the index of the record (or document) the rule is about. */
+  private readonly covered: Partial<Record<CoverageRule, Uint8Array>> = {};
+  /** The chunk's (document, ordinal) keys. */
+  readonly ordinals = new KeyCollector();
+  /** Each event's level (0 at the top). */
+  readonly eventLevels = new Int32Column();
   /** Set when a file could not be read to its end: "missing" and coverage would only repeat that. */
   incomplete = false;
   /**
    * Input digests to recompute in this pass, per record kind with a vector target (see
    * {@link InputDigests}): each registered record of that kind is rendered and hashed.
    */
-  inputs: { chunk?: InputDigests; event?: InputDigests; entity?: InputDigests } = {};
+  inputs: Partial<Record<RecordKind, InputDigests>> = {};
   /** Id words of the current record, filled by `recordProblems` (slot 0 at 0, slot 1 at 4). */
   private readonly w = new Uint32Array(8);
+  /** The index each reference of the current record resolved to. */
+  private readonly found = new Int32Array(2);
 
   constructor(
-    private readonly ids: IdSpace,
+    readonly ids: IdSpace,
     private readonly documents: readonly ConceptDocumentRef[],
     private readonly report: (i: OctxIssue) => void,
   ) {
-    this.docHasChunk = new Uint8Array(documents.length);
+    this.state = Object.fromEntries(
+      RECORD_KIND_ORDER.map((kind) => {
+        const check = KIND_CHECKS[kind];
+        const state: KindState = {
+          check,
+          rule: CROSS_RECORD_RULES[kind],
+          lines: new Int32Column(),
+          pairs: check.duplicateCode === undefined ? undefined : new KeyCollector(),
+          selfWords: new Uint32Array(check.selfRef === undefined ? 0 : 4 * 1024),
+          parents: new Int32Array(0),
+          digests: check.vectors ? null : undefined,
+          flags: check.refs.map(() => undefined),
+        };
+        return [kind, state];
+      }),
+    ) as Record<RecordKind, KindState>;
+    // Documents are all known before the structure files; records only after their file.
+    for (const rule of COVERAGE_RULE_ORDER) if (RULE_REFS[rule].idKind === IdKind.document) this.cover(rule, new Uint8Array(documents.length));
   }
 
-  private fail(code: OctxCode, path: string, line: number | undefined, message: string, recordId?: string, field?: string): void {
+  /** Reports one issue. */
+  fail(code: OctxCode, path: string, line: number | undefined, message: string, recordId?: string, field?: string): void {
     this.report(
       issue({
         code,
@@ -128,6 +271,21 @@ export class StructureChecker {
     );
   }
 
+  /** The line of record `index` of `kind` (its file's line). */
+  lineOf(kind: RecordKind, index: number): number {
+    return this.state[kind].lines.get(index);
+  }
+
+  /** Drops the own-kind reference of record `index` of `kind` (read, not yet resolved): it resolves to none. */
+  forgetSelfReference(kind: RecordKind, index: number): void {
+    this.state[kind].selfWords.fill(0, index * 4, index * 4 + 4);
+  }
+
+  /** The resolved own-kind reference of each record of `kind`, after `finishKind` (-1 none, -2 missing). */
+  parentsOf(kind: RecordKind): Int32Array {
+    return this.state[kind].parents;
+  }
+
   /** Checks one parsed record of `kind` found at `line` of `path`. */
   record(kind: RecordKind, r: Record<string, unknown>, path: string, line: number): void {
     const problems = recordProblems(kind, r, this.w);
@@ -136,7 +294,10 @@ export class StructureChecker {
       for (const p of problems) this.fail(p.code, path, line, `${kind} record: ${p.message}`, rid, p.field);
       return;
     }
-    this.accepted(kind, r, path, line);
+    const state = this.state[kind];
+    const field = state.check.numberField;
+    const value = field === undefined ? 0 : r[field];
+    this.accepted(state, r, typeof value === 'number' ? value : 0, line);
   }
 
   /**
@@ -144,11 +305,11 @@ export class StructureChecker {
    * and the checks of its schema-valid records, in file order — the same issues, in the same
    * order, as {@link record} for each line.
    */
-  replay(kind: RecordKind, path: string, scan: RecordScan): void {
+  replay(kind: RecordKind, _path: string, scan: RecordScan): void {
     // A replayed record has only its ids and numbers, not the text an input digest renders.
-    if ((kind === 'chunk' || kind === 'event' || kind === 'entity') && this.inputs[kind] !== undefined) throw new Error(`replay: ${kind} input digests need the in-thread check`);
+    if (this.inputs[kind] !== undefined) throw new Error(`replay: ${kind} input digests need the in-thread check`);
     const { tags, lines, words, nums, issues } = scan;
-    const w = this.w;
+    const state = this.state[kind];
     let next = 0;
     for (let e = 0; e < scan.count; e++) {
       const tag = tags[e]!;
@@ -157,253 +318,268 @@ export class StructureChecker {
         if (tag === ENTRY_LIMIT) this.incomplete = true;
         continue;
       }
-      w.set(words.subarray(e * 8, e * 8 + 8));
-      // Ids are canonical (schema-checked), so their text is rebuilt exactly from the words.
-      const a = wordsToUuid(w, 0);
-      let r: Record<string, unknown>;
-      switch (kind) {
-        case 'chunk':
-          r = { id: a, document_id: wordsToUuid(w, 4), ordinal: nums[e] };
-          break;
-        case 'event':
-          r = { id: a, level: nums[e] };
-          break;
-        case 'entity':
-          r = { id: a };
-          break;
-        case 'chunk-event':
-          r = { chunk_id: a, event_id: wordsToUuid(w, 4) };
-          break;
-        case 'event-entity':
-          r = { event_id: a, entity_id: wordsToUuid(w, 4) };
-          break;
-      }
-      this.accepted(kind, r, path, lines[e]!);
+      this.w.set(words.subarray(e * 8, e * 8 + 8));
+      this.accepted(state, undefined, nums[e]!, lines[e]!);
     }
-  }
-
-  /** The checks of a schema-valid record (its id words are in `w`). */
-  private accepted(kind: RecordKind, r: Record<string, unknown>, path: string, line: number): void {
-    switch (kind) {
-      case 'chunk':
-        return this.chunk(r, path, line);
-      case 'event':
-        return this.event(r, path, line);
-      case 'entity':
-        return this.entity(r, path, line);
-      case 'chunk-event':
-        return this.chunkEvent(r, path, line);
-      case 'event-entity':
-        return this.eventEntity(r, path, line);
-    }
-  }
-
-  /** Registers the record id parsed into slot 0. */
-  private register(table: RecordTable, id: string, path: string, line: number): number {
-    const index = this.ids.registerWords(this.w, 0, table.kind);
-    if (index < 0) {
-      const holder = IdSpace.kindOf(-1 - index);
-      this.fail('OCTX_ID_DUPLICATE', path, line, `id ${id} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`, id, 'id');
-      return -1;
-    }
-    table.lines.push(line);
-    return index;
-  }
-
-  private chunk(r: Record<string, unknown>, path: string, line: number): void {
-    const id = r.id as string;
-    const index = this.register(this.chunks, id, path, line);
-    if (index < 0) return;
-    this.inputs.chunk?.add(index, r, id, line);
-    const documentId = r.document_id as string;
-    const doc = this.ids.indexOfWords(this.w, 4, IdKind.document);
-    if (doc < 0) {
-      this.fail('OCTX_CHUNK_DOCUMENT_MISSING', path, line, `chunk document_id ${documentId} is not the id of a Concept Document in this package`, id, 'document_id');
-      return;
-    }
-    this.docHasChunk[doc] = 1;
-    const ordinal = r.ordinal as number;
-    if (ordinal < ORDINAL_BASE && doc < PAIR_BASE) this.ordinals.add(doc * ORDINAL_BASE + ordinal, line);
-    else this.ordinals.addWide(`${doc}:${ordinal}`, line);
-  }
-
-  private event(r: Record<string, unknown>, path: string, line: number): void {
-    const index = this.register(this.events, r.id as string, path, line);
-    if (index < 0) return;
-    this.inputs.event?.add(index, r, r.id as string, line);
-    let level = typeof r.level === 'number' ? r.level : 0;
-    if (level > INT32_MAX) {
-      // Refused here, never narrowed into the 32-bit column: a level is a depth in the hierarchy,
-      // and no hierarchy is that deep. Stored as -1, which the level check below skips.
-      this.fail(
-        'OCTX_EVENT_LEVEL_INVALID',
-        path,
-        line,
-        `level ${level} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
-        r.id as string,
-        'level',
-      );
-      level = -1;
-    }
-    this.eventLevels.push(level);
-    if ((index + 1) * 4 > this.parentWords.length) {
-      const next = new Uint32Array(this.parentWords.length * 2);
-      next.set(this.parentWords);
-      this.parentWords = next;
-    }
-    // The schema guarantees parent_id and level come together; its words are in slot 1.
-    if (level > 0) this.parentWords.set(this.w.subarray(4, 8), index * 4);
-  }
-
-  private entity(r: Record<string, unknown>, path: string, line: number): void {
-    const index = this.register(this.entities, r.id as string, path, line);
-    if (index >= 0) this.inputs.entity?.add(index, r, r.id as string, line);
   }
 
   /**
-   * Resolves the event hierarchy once all events are known: parents exist
-   * (`OCTX_EVENT_PARENT_MISSING`), no cycles (`OCTX_EVENT_HIERARCHY_CYCLE`), and
-   * `level = parent.level + 1` with top-level events at 0 (`OCTX_EVENT_LEVEL_INVALID`).
+   * The checks of a schema-valid record, from its id words (in `w`; ids are canonical, so their
+   * text is rebuilt exactly from the words) and the number its cross-record rule keeps. `r` is
+   * the record when it was parsed here (an input digest renders it), not when replayed.
    */
-  finishEvents(): void {
-    const n = this.eventLevels.length;
-    const parent = new Int32Array(n).fill(-1);
-    const { path, lines } = this.events;
-    const idOf = (i: number): string => this.ids.idOf(IdKind.event, i);
-    for (let i = 0; i < n; i++) {
-      if (this.eventLevels.get(i) <= 0) continue;
-      const j = this.ids.indexOfWords(this.parentWords, i * 4, IdKind.event);
-      if (j < 0) {
-        parent[i] = -2;
-        if (!this.incomplete) {
-          this.fail('OCTX_EVENT_PARENT_MISSING', path, lines.get(i), `parent_id ${wordsToUuid(this.parentWords, i * 4)} is not an event of this package`, idOf(i), 'parent_id');
-        }
-      } else parent[i] = j;
+  private accepted(state: KindState, r: Record<string, unknown> | undefined, value: number, line: number): void {
+    // The rare paths (a report, an input digest, a parent's words) are calls of their own, so
+    // this one stays small enough for the id-space lookups to be inlined into it.
+    const w = this.w;
+    const check = state.check;
+    let index = -1;
+    if (check.own !== undefined) {
+      index = this.ids.registerWords(w, 0, check.own);
+      if (index < 0) return this.duplicateId(check, index, line);
+      state.lines.push(line);
+      if (state.digests !== undefined && r !== undefined) this.inputDigest(state, r, index, line);
+      if (check.selfRef !== undefined) this.keepSelfReference(state, check.selfRef, index);
     }
-    // Each event has at most one parent, so following parents from every event finds every
-    // cycle in linear time: a walk that meets a node of its own walk closed a loop.
-    const state = new Uint8Array(n); // 0 new, 1 on the current walk, 2 finished
-    const onCycle = new Uint8Array(n);
-    const walk = new Int32Array(n);
-    for (let start = 0; start < n; start++) {
-      let len = 0;
-      let j = start;
-      while (j >= 0 && state[j] === 0) {
-        state[j] = 1;
-        walk[len++] = j;
-        j = parent[j]!;
-      }
-      if (j >= 0 && state[j] === 1) {
-        for (let k = len - 1; k >= 0; k--) {
-          const m = walk[k]!;
-          onCycle[m] = 1;
-          if (m === j) break;
-        }
-      }
-      for (let k = 0; k < len; k++) state[walk[k]!] = 2;
+    const refs = check.refs;
+    const found = this.found;
+    let missing = false;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i]!;
+      const j = this.ids.indexOfWords(w, ref.at, ref.idKind);
+      found[i] = j;
+      if (j >= 0) continue;
+      missing = true;
+      // After a file was cut short (resource limit), "missing" would only repeat that failure.
+      if (!this.incomplete || ref.always) this.missingReference(check, ref, line);
     }
-    for (let i = 0; i < n; i++) {
-      if (onCycle[i]) {
-        this.fail('OCTX_EVENT_HIERARCHY_CYCLE', path, lines.get(i), `event ${idOf(i)} is its own ancestor (the parent_id chain loops)`, idOf(i), 'parent_id');
-        continue;
-      }
-      const p = parent[i]!;
-      if (p < 0) continue;
-      const expected = this.eventLevels.get(p) + 1;
-      const level = this.eventLevels.get(i);
-      // -1: a level beyond 32 bits, reported when it was read.
-      if (level === -1) continue;
-      if (expected === 0) {
-        this.fail('OCTX_EVENT_LEVEL_INVALID', path, lines.get(i), `level ${level} must be the parent's level + 1, and the parent's level is beyond ${INT32_MAX}`, idOf(i), 'level');
-        continue;
-      }
-      if (level !== expected) this.fail('OCTX_EVENT_LEVEL_INVALID', path, lines.get(i), `level ${level} must be the parent's level + 1 = ${expected}`, idOf(i), 'level');
+    if (missing) return;
+    const pairs = state.pairs;
+    if (pairs !== undefined) {
+      const a = found[0]!;
+      const b = found[1]!;
+      if (a < PAIR_BASE && b < PAIR_BASE) pairs.add(a * PAIR_BASE + b, line);
+      else pairs.addWide(`${a}:${b}`, line);
     }
-    this.parentWords = new Uint32Array(0);
+    const flags = state.flags;
+    for (let i = 0; i < flags.length; i++) {
+      const f = flags[i];
+      if (f !== undefined) f[found[i]!] = 1;
+    }
+    state.rule?.keep(this, index, found, value, line);
   }
 
-  /** Sizes the coverage flags; call after the three record files, before the relations. */
+  /** `OCTX_ID_DUPLICATE`: the id in slot 0 is already used (`found` is `-1 - code` of its holder). */
+  private duplicateId(check: KindCheck, found: number, line: number): void {
+    const id = wordsToUuid(this.w, 0);
+    const holder = describeIdKind(IdSpace.kindOf(-1 - found));
+    this.fail('OCTX_ID_DUPLICATE', check.path, line, `id ${id} is already used by ${holder}; ids are unique across the asset, documents and records`, id, 'id');
+  }
+
+  /** Hands a registered record to the input digests of its kind, when they are recomputed in this pass. */
+  private inputDigest(state: KindState, r: Record<string, unknown>, index: number, line: number): void {
+    const digests = state.digests === null ? (state.digests = this.inputs[state.check.kind]) : state.digests;
+    digests?.add(index, r, r[state.check.idField] as string, line);
+  }
+
+  /** Keeps the words of a record's reference to its own kind, resolved by `finishKind`. */
+  private keepSelfReference(state: KindState, self: ReferenceCheck, index: number): void {
+    if ((index + 1) * 4 > state.selfWords.length) {
+      const grown = new Uint32Array(state.selfWords.length * 2);
+      grown.set(state.selfWords);
+      state.selfWords = grown;
+    }
+    state.selfWords.set(this.w.subarray(self.at, self.at + 4), index * 4);
+  }
+
+  /** A reference (its words at `ref.at`) that names no record of its kind: a relation by its line, a record by its id too. */
+  private missingReference(check: KindCheck, ref: ReferenceCheck, line: number): void {
+    const named = wordsToUuid(this.w, ref.at);
+    if (check.own === undefined) this.fail(ref.code, check.path, line, `${ref.field} ${named} is not ${ref.noun} of this package`, undefined, ref.field);
+    else this.fail(ref.code, check.path, line, `${check.kind} ${ref.field} ${named} is not the id of ${ref.noun} in this package`, wordsToUuid(this.w, 0), ref.field);
+  }
+
+  /**
+   * Once the file of `kind` is read: resolves each record's reference to its own kind (a parent
+   * must exist), then runs the kind's cross-record rule (the event hierarchy).
+   */
+  finishKind(kind: RecordKind): void {
+    const check = KIND_CHECKS[kind];
+    const self = check.selfRef;
+    if (self !== undefined) {
+      const state = this.state[kind];
+      const n = state.lines.length;
+      const words = state.selfWords;
+      const parents = new Int32Array(n).fill(-1);
+      for (let i = 0; i < n; i++) {
+        const o = i * 4;
+        if ((words[o]! | words[o + 1]! | words[o + 2]! | words[o + 3]!) === 0) continue;
+        const j = this.ids.indexOfWords(words, o, self.idKind);
+        if (j >= 0) {
+          parents[i] = j;
+          continue;
+        }
+        parents[i] = -2;
+        if (this.incomplete) continue;
+        const id = this.ids.idOf(check.own!, i);
+        this.fail(self.code, check.path, state.lines.get(i), `${self.field} ${wordsToUuid(words, o)} is not ${self.noun} of this package`, id, self.field);
+      }
+      state.parents = parents;
+      state.selfWords = new Uint32Array(0);
+    }
+    CROSS_RECORD_RULES[kind]?.finishKind?.(this);
+  }
+
+  /** Sizes the coverage flags of the rules kept by relations; call after the record files, before the relations. */
   beginRelations(): void {
-    this.chunkHasEvent = new Uint8Array(this.ids.count(IdKind.chunk));
-    this.eventHasChunk = new Uint8Array(this.ids.count(IdKind.event));
-    this.eventHasEntity = new Uint8Array(this.ids.count(IdKind.event));
-    this.entityHasEvent = new Uint8Array(this.ids.count(IdKind.entity));
+    for (const rule of COVERAGE_RULE_ORDER) if (this.covered[rule] === undefined) this.cover(rule, new Uint8Array(this.ids.count(RULE_REFS[rule].idKind)));
   }
 
-  private pair(collector: KeyCollector, a: number, b: number, line: number): void {
-    if (a < PAIR_BASE && b < PAIR_BASE) collector.add(a * PAIR_BASE + b, line);
-    else collector.addWide(`${a}:${b}`, line);
+  /** Gives coverage rule `rule` its flags, set by the reference that keeps it. */
+  private cover(rule: CoverageRule, flags: Uint8Array): void {
+    this.covered[rule] = flags;
+    const { by } = COVERAGE_RULES[rule];
+    this.state[by].flags[KIND_CHECKS[by].refs.indexOf(RULE_REFS[rule])] = flags;
   }
 
-  private chunkEvent(r: Record<string, unknown>, path: string, line: number): void {
-    const chunkId = r.chunk_id as string;
-    const eventId = r.event_id as string;
-    const c = this.ids.indexOfWords(this.w, 0, IdKind.chunk);
-    const e = this.ids.indexOfWords(this.w, 4, IdKind.event);
-    // After a file was cut short (resource limit), "missing" would only repeat that failure.
-    if (c < 0 && !this.incomplete) this.fail('OCTX_CHUNK_EVENT_CHUNK_MISSING', path, line, `chunk_id ${chunkId} is not a chunk of this package`, undefined, 'chunk_id');
-    if (e < 0 && !this.incomplete) this.fail('OCTX_CHUNK_EVENT_EVENT_MISSING', path, line, `event_id ${eventId} is not an event of this package`, undefined, 'event_id');
-    if (c < 0 || e < 0) return;
-    this.pair(this.chunkEventPairs, c, e, line);
-    this.chunkHasEvent[c] = 1;
-    this.eventHasChunk[e] = 1;
-  }
-
-  private eventEntity(r: Record<string, unknown>, path: string, line: number): void {
-    const eventId = r.event_id as string;
-    const entityId = r.entity_id as string;
-    const e = this.ids.indexOfWords(this.w, 0, IdKind.event);
-    const t = this.ids.indexOfWords(this.w, 4, IdKind.entity);
-    if (e < 0 && !this.incomplete) this.fail('OCTX_EVENT_ENTITY_EVENT_MISSING', path, line, `event_id ${eventId} is not an event of this package`, undefined, 'event_id');
-    if (t < 0 && !this.incomplete) this.fail('OCTX_EVENT_ENTITY_ENTITY_MISSING', path, line, `entity_id ${entityId} is not an entity of this package`, undefined, 'entity_id');
-    if (e < 0 || t < 0) return;
-    this.pair(this.eventEntityPairs, e, t, line);
-    this.eventHasEntity[e] = 1;
-    this.entityHasEvent[t] = 1;
-  }
-
-  /** Reports repeated ordinals and relation pairs, then the five coverage rules of SEED §6. */
+  /** Reports the cross-record rules' findings and repeated relation pairs, then the coverage rules of SEED §6. */
   finish(): void {
-    const split = (key: number, base: number): [number, number] => [Math.floor(key / base), key % base];
-    for (const d of this.ordinals.duplicates()) {
-      const [doc, ordinal] = split(d.key, ORDINAL_BASE);
-      this.fail(
-        'OCTX_CHUNK_ORDINAL_DUPLICATE',
-        this.chunks.path,
-        d.line,
-        `ordinal ${ordinal} is used twice in document ${this.ids.idOf(IdKind.document, doc)}`,
-        undefined,
-        'ordinal',
-      );
-    }
-    for (const d of this.ordinals.wideDuplicates)
-      this.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', this.chunks.path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
-    const pairs = (collector: KeyCollector, code: OctxCode, path: string, ka: IdKind, kb: IdKind): void => {
-      for (const d of collector.duplicates()) {
-        const [a, b] = split(d.key, PAIR_BASE);
-        this.fail(code, path, d.line, `the relation (${this.ids.idOf(ka, a)}, ${this.ids.idOf(kb, b)}) is listed twice`);
+    for (const kind of RECORD_KIND_ORDER) {
+      CROSS_RECORD_RULES[kind]?.finish?.(this);
+      const pairs = this.state[kind].pairs;
+      if (pairs === undefined) continue;
+      const check = KIND_CHECKS[kind];
+      const [ra, rb] = check.refs as [ReferenceCheck, ReferenceCheck];
+      for (const d of pairs.duplicates()) {
+        const a = Math.floor(d.key / PAIR_BASE);
+        const b = d.key % PAIR_BASE;
+        this.fail(check.duplicateCode!, check.path, d.line, `the relation (${this.ids.idOf(ra.idKind, a)}, ${this.ids.idOf(rb.idKind, b)}) is listed twice`);
       }
-      for (const d of collector.wideDuplicates) this.fail(code, path, d.line, 'a relation is listed twice');
-    };
-    pairs(this.chunkEventPairs, 'OCTX_CHUNK_EVENT_DUPLICATE', RECORD_KINDS['chunk-event'].path, IdKind.chunk, IdKind.event);
-    pairs(this.eventEntityPairs, 'OCTX_EVENT_ENTITY_DUPLICATE', RECORD_KINDS['event-entity'].path, IdKind.event, IdKind.entity);
+      for (const d of pairs.wideDuplicates) this.fail(check.duplicateCode!, check.path, d.line, 'a relation is listed twice');
+    }
     if (this.incomplete) return;
 
-    for (let d = 0; d < this.documents.length; d++) {
-      if (this.docHasChunk[d]) continue;
-      const doc = this.documents[d]!;
-      this.fail('OCTX_SAG_DOCUMENT_WITHOUT_CHUNK', doc.path, undefined, `Concept Document ${doc.path} has no chunk`, doc.documentId);
-    }
-    const orphans = (table: RecordTable, flags: Uint8Array, code: OctxCode, what: string): void => {
+    for (const rule of COVERAGE_RULE_ORDER) {
+      const flags = this.covered[rule];
+      if (flags === undefined) continue;
+      const orphan = orphanKind(rule);
+      if (orphan === undefined) {
+        // A document is named by its path (it has no line).
+        for (let d = 0; d < this.documents.length; d++) {
+          if (flags[d]) continue;
+          const doc = this.documents[d]!;
+          this.fail('OCTX_SAG_DOCUMENT_WITHOUT_CHUNK', doc.path, undefined, `Concept Document ${doc.path} has no chunk`, doc.documentId);
+        }
+        continue;
+      }
+      const idKind = RULE_REFS[rule].idKind;
+      const { code, what } = ORPHAN_ISSUES[rule as Exclude<CoverageRule, 1>];
       for (let i = 0; i < flags.length; i++) {
         if (flags[i]) continue;
-        const id = this.ids.idOf(table.kind, i);
-        this.fail(code, table.path, table.lines.get(i), `${describeIdKind(table.kind)} ${id} ${what}`, id);
+        const id = this.ids.idOf(idKind, i);
+        this.fail(code, KIND_CHECKS[orphan].path, this.lineOf(orphan, i), `${describeIdKind(idKind)} ${id} ${what}`, id);
       }
-    };
-    orphans(this.chunks, this.chunkHasEvent, 'OCTX_SAG_CHUNK_WITHOUT_EVENT', 'has no chunk-event relation');
-    orphans(this.events, this.eventHasChunk, 'OCTX_EVENT_WITHOUT_CHUNK', 'has no chunk-event relation');
-    orphans(this.events, this.eventHasEntity, 'OCTX_SAG_EVENT_WITHOUT_ENTITY', 'has no event-entity relation');
-    orphans(this.entities, this.entityHasEvent, 'OCTX_ENTITY_WITHOUT_EVENT', 'is referenced by no event');
+    }
   }
 }
+
+/**
+ * The rules across records that are written by hand (the builder has them too, in
+ * `structure/structure-store.ts` and `structure/graph-checks.ts`).
+ */
+const CROSS_RECORD_RULES: Partial<Record<RecordKind, CrossRecordRule>> = {
+  // (document_id, ordinal) is unique: keys collected while streaming, repeats found at the end.
+  chunk: {
+    keep(c, _index, refs, ordinal, line) {
+      const doc = refs[0]!;
+      if (ordinal < ORDINAL_BASE && doc < PAIR_BASE) c.ordinals.add(doc * ORDINAL_BASE + ordinal, line);
+      else c.ordinals.addWide(`${doc}:${ordinal}`, line);
+    },
+    finish(c) {
+      const path = RECORD_KINDS.chunk.path;
+      for (const d of c.ordinals.duplicates()) {
+        const doc = Math.floor(d.key / ORDINAL_BASE);
+        const ordinal = d.key % ORDINAL_BASE;
+        c.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', path, d.line, `ordinal ${ordinal} is used twice in document ${c.ids.idOf(IdKind.document, doc)}`, undefined, 'ordinal');
+      }
+      for (const d of c.ordinals.wideDuplicates) c.fail('OCTX_CHUNK_ORDINAL_DUPLICATE', path, d.line, `an ordinal is used twice in one document (${d.key})`, undefined, 'ordinal');
+    },
+  },
+  // The hierarchy, once every event and its parent are known: no cycles
+  // (`OCTX_EVENT_HIERARCHY_CYCLE`), and `level = parent.level + 1` with top-level events at 0
+  // (`OCTX_EVENT_LEVEL_INVALID`).
+  event: {
+    keep(c, index, _refs, value, line) {
+      let level = value;
+      if (level > INT32_MAX) {
+        // Refused here, never narrowed into the 32-bit column: a level is a depth in the hierarchy,
+        // and no hierarchy is that deep. Stored as -1, which the level check skips; its parent is
+        // then neither resolved nor walked, as the level says nothing about it.
+        const id = c.ids.idOf(IdKind.event, index);
+        c.fail(
+          'OCTX_EVENT_LEVEL_INVALID',
+          RECORD_KINDS.event.path,
+          line,
+          `level ${level} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
+          id,
+          'level',
+        );
+        c.forgetSelfReference('event', index);
+        level = -1;
+      }
+      c.eventLevels.push(level);
+    },
+    finishKind(c) {
+      const parent = c.parentsOf('event');
+      const n = parent.length;
+      const path = RECORD_KINDS.event.path;
+      const idOf = (i: number): string => c.ids.idOf(IdKind.event, i);
+      // Each event has at most one parent, so following parents from every event finds every
+      // cycle in linear time: a walk that meets a node of its own walk closed a loop.
+      const state = new Uint8Array(n); // 0 new, 1 on the current walk, 2 finished
+      const onCycle = new Uint8Array(n);
+      const walk = new Int32Array(n);
+      for (let start = 0; start < n; start++) {
+        let len = 0;
+        let j = start;
+        while (j >= 0 && state[j] === 0) {
+          state[j] = 1;
+          walk[len++] = j;
+          j = parent[j]!;
+        }
+        if (j >= 0 && state[j] === 1) {
+          for (let k = len - 1; k >= 0; k--) {
+            const m = walk[k]!;
+            onCycle[m] = 1;
+            if (m === j) break;
+          }
+        }
+        for (let k = 0; k < len; k++) state[walk[k]!] = 2;
+      }
+      for (let i = 0; i < n; i++) {
+        if (onCycle[i]) {
+          c.fail('OCTX_EVENT_HIERARCHY_CYCLE', path, c.lineOf('event', i), `event ${idOf(i)} is its own ancestor (the parent_id chain loops)`, idOf(i), 'parent_id');
+          continue;
+        }
+        const p = parent[i]!;
+        if (p < 0) continue;
+        const expected = c.eventLevels.get(p) + 1;
+        const level = c.eventLevels.get(i);
+        // -1: a level beyond 32 bits, reported when it was read.
+        if (level === -1) continue;
+        if (expected === 0) {
+          c.fail(
+            'OCTX_EVENT_LEVEL_INVALID',
+            path,
+            c.lineOf('event', i),
+            `level ${level} must be the parent's level + 1, and the parent's level is beyond ${INT32_MAX}`,
+            idOf(i),
+            'level',
+          );
+          continue;
+        }
+        if (level !== expected) c.fail('OCTX_EVENT_LEVEL_INVALID', path, c.lineOf('event', i), `level ${level} must be the parent's level + 1 = ${expected}`, idOf(i), 'level');
+      }
+    },
+  },
+};

@@ -85,7 +85,7 @@ export class StructureValidation {
           this.ctx.settle(spec.path, done.sha);
         } else await this.scanJsonl(spec.path, kind, checker);
         step(spec.path);
-        if (kind === 'event') checker.finishEvents();
+        checker.finishKind(kind);
       }
     } finally {
       await pool?.close();
@@ -108,7 +108,7 @@ export class StructureValidation {
     for (const kind of RECORD_KIND_ORDER) {
       const path = RECORD_KINDS[kind].path;
       // A record whose input digest is recomputed needs its text: checked in-thread.
-      const needsText = (kind === 'chunk' || kind === 'event' || kind === 'entity') && inputs[kind] !== undefined;
+      const needsText = inputs[kind] !== undefined;
       if (needsText || !fileToWorker(this.structureSize(path))) continue;
       const job = this.scanJsonlOnWorker(pool, path, kind);
       job.catch(() => undefined); // awaited in file order
@@ -180,7 +180,7 @@ export class StructureValidation {
     for await (const chunk of this.ctx.chunks(path)) {
       hash.update(chunk);
       feed(() => splitter.push(chunk, onLine));
-      if (first && splitter.lines > 0 && (kind === 'chunk' || kind === 'event' || kind === 'entity')) {
+      if (first && splitter.lines > 0 && RECORD_KINDS[kind].role === 'record') {
         // Size the id table once from the first chunk's average line length, instead of
         // rehashing it at every doubling while a large file streams in.
         this.ctx.ids.reserve(Math.min(this.ctx.limits.maxJsonlRecords, Math.ceil((this.ctx.source.size(path) / chunk.length) * splitter.lines * 1.05)));

@@ -209,7 +209,7 @@ async function scanArrow(ctx: ValidationContext, t: (typeof TARGETS)[number], di
 }
 
 async function verifyInputs(ctx: ValidationContext, checker: VectorTargetChecker, target: VectorTarget, render: InputTemplateRenderer): Promise<void> {
-  const records = target === 'chunks' ? ctx.pkg.chunks() : target === 'events' ? ctx.pkg.events() : ctx.pkg.entities();
+  const records = ctx.pkg.records(TARGET_RECORD_KIND[target]);
   try {
     await checker.verifyInputs(records, render);
   } catch (e) {

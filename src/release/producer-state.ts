@@ -10,8 +10,8 @@ import { createMissingFolders, removeCreatedFolders } from '../package/created-f
 import { newId, UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
-import type { IdKindName } from '../model/id-kind.js';
 import { nfcCasefold } from '../model/casefold.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 
 /** One released version, as the producer remembers it. */
 export interface ReleaseRecord {
@@ -27,8 +27,28 @@ export interface ReleaseRecord {
   readonly output?: string;
 }
 
-/** Kinds of ids the ledger mints: every id kind but the asset's (kept in the state itself). */
-export type LedgerKind = Exclude<IdKindName, 'asset'>;
+/** The kind of id each record kind of `RECORD_KINDS` defines (relations define none). */
+type DefinedIdKind = { [K in RecordKind]: (typeof RECORD_KINDS)[K] extends { readonly defines: infer D } ? D : never }[RecordKind];
+
+/**
+ * Kinds of ids the ledger mints: documents and every kind of id a record kind defines (the
+ * asset's id is kept in the state itself).
+ */
+export type LedgerKind = 'document' | DefinedIdKind;
+
+/** The ledger's kinds in the state file's order: documents, then the record kinds' in table order. */
+export const LEDGER_KINDS: readonly LedgerKind[] = Object.freeze([
+  'document' as const,
+  ...RECORD_KIND_ORDER.flatMap((kind): DefinedIdKind[] => {
+    const defines = (RECORD_KINDS[kind] as { readonly defines?: DefinedIdKind }).defines;
+    return defines === undefined ? [] : [defines];
+  }),
+]);
+
+/** `f(kind)` for each ledger kind, as an object in {@link LEDGER_KINDS} order. */
+function perLedgerKind<T>(f: (kind: LedgerKind) => T): Record<LedgerKind, T> {
+  return Object.fromEntries(LEDGER_KINDS.map((kind) => [kind, f(kind)])) as Record<LedgerKind, T>;
+}
 
 /**
  * The producer state file: the asset's identity, every released version, the document ids by
@@ -69,12 +89,12 @@ const stateSchema = z.object({
     z.object({ created_at: z.string().refine(isOctxTime), package_digest: digest, content_digest: digest, output: z.string().min(1).optional() }),
   ),
   documents: idMap,
-  ids: z.object({ document: idMap, chunk: idMap, event: idMap, entity: idMap }),
+  ids: z.object(perLedgerKind(() => idMap)),
   signatures: z.record(z.string(), z.string()).optional(),
 });
 
 function emptyState(): ProducerStateData {
-  return { format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids: { document: {}, chunk: {}, event: {}, entity: {} } };
+  return { format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids: perLedgerKind(() => ({})) };
 }
 
 /**
@@ -85,13 +105,20 @@ function emptyState(): ProducerStateData {
 export class IdLedger {
   readonly #known: Record<LedgerKind, Map<string, string>>;
 
-  constructor(initial: ProducerStateData['ids']) {
-    this.#known = {
-      document: new Map(Object.entries(initial.document)),
-      chunk: new Map(Object.entries(initial.chunk)),
-      event: new Map(Object.entries(initial.event)),
-      entity: new Map(Object.entries(initial.entity)),
-    };
+  /** @param initial the ids known from earlier exports (none: an empty ledger) */
+  constructor(initial: ProducerStateData['ids'] = emptyState().ids) {
+    this.#known = perLedgerKind((kind) => new Map(Object.entries(initial[kind])));
+  }
+
+  /**
+   * The stable id of `kind` for a producer key, minted on first use: what the typed methods
+   * call, for callers that go through every kind (`LEDGER_KINDS`).
+   * @throws OctxError `OCTX_OPTIONS_INVALID` for an empty or non-string key, or an unknown kind
+   */
+  id(kind: LedgerKind, key: string): string {
+    if (!Object.hasOwn(this.#known, kind))
+      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'ids', message: `unknown ledger kind ${String(kind)} (one of ${LEDGER_KINDS.join(', ')})` });
+    return this.#get(kind, key);
   }
 
   #get(kind: LedgerKind, key: string): string {
@@ -139,7 +166,7 @@ export class IdLedger {
   /** The ledger as plain data, keys sorted so the state file is stable. */
   toJSON(): ProducerStateData['ids'] {
     const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return { document: sorted(this.#known.document), chunk: sorted(this.#known.chunk), event: sorted(this.#known.event), entity: sorted(this.#known.entity) };
+    return perLedgerKind((kind) => sorted(this.#known[kind]));
   }
 }
 

@@ -1,5 +1,7 @@
-import { IdKind } from '../model/id-kind.js';
+import { IdKind, type IdKindName } from '../model/id-kind.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKindSpec } from '../model/record-kinds.js';
 import { REFERENCED, type IdRegistry, type RegisteredKind } from './id-registry.js';
+import { recordCount, type StructureColumns } from './structure-snapshot.js';
 
 /**
  * What the export's checks read of the id space: the live {@link IdRegistry}, or a
@@ -19,7 +21,17 @@ export interface IdView {
 }
 
 /** How many records of each kind the snapshot holds (the length of each kind's table). */
-export type DefinedCounts = Readonly<Record<Exclude<keyof typeof IdKind, 'asset'>, number>>;
+export type DefinedCounts = Readonly<Record<Exclude<IdKindName, 'asset'>, number>>;
+
+/** The counts of a snapshot: its documents, and the records of each kind of `RECORD_KINDS` that defines ids. */
+export function definedCounts(documents: number, s: StructureColumns): DefinedCounts {
+  const counts: Partial<Record<IdKindName, number>> = { document: documents };
+  for (const kind of RECORD_KIND_ORDER) {
+    const defines = (RECORD_KINDS[kind] as RecordKindSpec).defines;
+    if (defines !== undefined) counts[defines] = recordCount(s, kind);
+  }
+  return counts as DefinedCounts;
+}
 
 /**
  * The id space as it stood at a snapshot, without copying it. The registry only grows: dense ids
@@ -37,12 +49,9 @@ export class FrozenIds implements IdView {
   constructor(registry: IdRegistry, counts: DefinedCounts) {
     this.#live = registry;
     this.size = registry.size;
-    const limits = new Int32Array(5);
+    const limits = new Int32Array(Object.keys(IdKind).length);
     limits[IdKind.asset] = 1;
-    limits[IdKind.document] = counts.document;
-    limits[IdKind.chunk] = counts.chunk;
-    limits[IdKind.event] = counts.event;
-    limits[IdKind.entity] = counts.entity;
+    for (const [kind, n] of Object.entries(counts)) limits[IdKind[kind as IdKindName]] = n;
     this.#limits = limits;
   }
 

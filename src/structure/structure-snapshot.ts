@@ -39,10 +39,17 @@ export const COLUMN_NAMES: readonly ColumnName[] = Object.freeze(Object.values(R
  */
 export type StructureColumns = { readonly [C in ColumnName]: Int32Array };
 
+/**
+ * The first column of `kind` in `s`: one row per record, in JSONL order — a record's own dense
+ * id (a relation's first reference).
+ */
+export function firstColumn(s: StructureColumns, kind: RecordKind): Int32Array {
+  return s[Object.values(RECORD_COLUMNS[kind])[0] as ColumnName];
+}
+
 /** Number of records of `kind` in `s` (the length of the kind's first column). */
 export function recordCount(s: StructureColumns, kind: RecordKind): number {
-  const first = Object.values(RECORD_COLUMNS[kind])[0] as ColumnName;
-  return s[first].length;
+  return firstColumn(s, kind).length;
 }
 
 /**

@@ -269,16 +269,15 @@ describe('validatePackage recomputes input digests', () => {
     const inPass = await validatePackage(await repackWith(out, edits));
     const pkg = await openPackage(await repackWith(out, { ...edits, 'vectors/config.json': padded }));
     try {
+      // The validator streams a target's records again through pkg.records(kind).
       const reads: string[] = [];
-      for (const name of ['chunks', 'events', 'entities'] as const) {
-        const original = (pkg[name] as () => unknown).bind(pkg);
-        (pkg as unknown as Record<string, unknown>)[name] = () => {
-          reads.push(name);
-          return original();
-        };
-      }
+      const original = pkg.records.bind(pkg);
+      (pkg as unknown as Record<string, unknown>).records = (kind: Parameters<typeof original>[0]) => {
+        reads.push(kind);
+        return original(kind);
+      };
       const streamed = await validatePackage(pkg);
-      expect(reads).toEqual(['chunks', 'events', 'entities']);
+      expect(reads).toEqual(['chunk', 'event', 'entity']);
       expect(streamed.issues).toEqual(inPass.issues);
       expect(inPass.issues.map((i) => i.code)).toEqual(['OCTX_VECTOR_INPUT_MISMATCH', 'OCTX_VECTOR_INPUT_MISMATCH']);
     } finally {

@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { ProgressListener } from '../../model/progress.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER } from '../../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordCountKey } from '../../model/record-kinds.js';
 import { parseJsonlLine, readJsonlLines } from '../../read/jsonl.js';
 import type { PackageBuilder } from '../package-builder.js';
 
@@ -89,8 +89,8 @@ export async function loadRecords(
   documentIdAt: (path: string) => string | undefined,
   skipped: ReadonlySet<string>,
   onProgress?: ProgressListener,
-): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
+): Promise<Record<RecordCountKey, number>> {
+  const counts = {} as Record<RecordCountKey, number>;
   for (const kind of RECORD_KIND_ORDER) {
     const { path, countKey: key } = RECORD_KINDS[kind];
     // Progress names the file (`chunks`, `chunk-events`), as the user sees it in the folder.

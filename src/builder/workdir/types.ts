@@ -6,6 +6,7 @@ import { posix } from 'node:path';
 import type { OctxIssue } from '../../model/errors.js';
 import type { ArchiveLimits } from '../../model/limits.js';
 import type { ProgressListener } from '../../model/progress.js';
+import type { RecordCountKey } from '../../model/record-kinds.js';
 import type { VectorTarget } from '../../vectors/targets.js';
 import type { LeftOutGroup } from '../non-document-files.js';
 import type { DocsGenerator } from '../docs-site/detect.js';
@@ -158,8 +159,12 @@ export function renamedReservedPath(path: string): string {
   return dir === '.' ? name : `${dir}/${name}`;
 }
 
-/** What {@link loadWorkdir} read from a folder. */
-export interface WorkdirLoadReport {
+/**
+ * What {@link loadWorkdir} read from a folder. The records read of every kind of `RECORD_KINDS`
+ * are counted under the export report's count keys (`chunks`, `events`, `entities`,
+ * `chunkEvents`, `eventEntities`).
+ */
+export interface WorkdirLoadReport extends Readonly<Record<RecordCountKey, number>> {
   /** How the folder was read: see {@link WorkdirMode}. */
   readonly mode: WorkdirMode;
   /** The folder whose Markdown files are the documents, relative to the folder read (`.` for itself). */
@@ -168,11 +173,6 @@ export interface WorkdirLoadReport {
   readonly indexFiles: IndexFilesMode;
   /** Markdown files added (concepts, renamed index pages and valid OKF index/log files). */
   readonly documents: number;
-  readonly chunks: number;
-  readonly events: number;
-  readonly entities: number;
-  readonly chunkEvents: number;
-  readonly eventEntities: number;
   readonly extensions: number;
   readonly vectors: Readonly<Record<VectorTarget, number>>;
   /** Files outside the knowledge tree that are not part of the package layout and were not read. */

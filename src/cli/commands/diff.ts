@@ -2,7 +2,9 @@
  * `octx-export diff`: what changed between two packages, as a readable summary or the JSON of
  * `diffPackages`, with `git diff --exit-code` semantics on request.
  */
-import type { DocumentChanges, IdSamples, LinkPair, PackageDiff, RecordChangeCounts, RenameDetection } from '../../read/diff/diff-result.js';
+import { diffKey, type DocumentChanges, type IdSamples, type LinkPair, type PackageDiff, type RecordChangeCounts, type RenameDetection } from '../../read/diff/diff-result.js';
+import { RECORD_KIND_ORDER, recordFileStem } from '../../model/record-kinds.js';
+import { VECTOR_TARGETS } from '../../vectors/targets.js';
 import type { Command } from '../args.js';
 import { flag, str, usageError } from '../args.js';
 import { EXIT_FAILED, EXIT_OK, reportError } from '../errors.js';
@@ -65,12 +67,9 @@ export function diffLines(r: PackageDiff): string[] {
     lines.push(row('extensions', [...e.added.map((p) => `+ ${p}`), ...e.removed.map((p) => `- ${p}`), ...e.changed.map((p) => `~ ${p}`)].join(', ')));
   }
   const s = r.samples;
-  lines.push(row('chunks', counts(r.records.chunks) + firstIds(s.chunks)));
-  lines.push(row('events', counts(r.records.events) + firstIds(s.events)));
-  lines.push(row('entities', counts(r.records.entities) + firstIds(s.entities)));
-  lines.push(row('chunk-events', counts(r.records.chunk_events) + firstIds(s.chunk_events)));
-  lines.push(row('event-entities', counts(r.records.event_entities) + firstIds(s.event_entities)));
-  for (const t of ['chunks', 'events', 'entities'] as const) {
+  // One line per kind of the table, named by its file (`chunk-events`).
+  for (const kind of RECORD_KIND_ORDER) lines.push(row(recordFileStem(kind), counts(r.records[diffKey(kind)]) + firstIds(s[diffKey(kind)])));
+  for (const t of VECTOR_TARGETS) {
     const v = r.vectors[t];
     if (v.added + v.removed + v.changed + v.unchanged === 0 && !v.configChanged) continue;
     const notes = [v.stale > 0 ? `${v.stale} stale: record changed, vector did not` : '', v.configChanged ? 'config changed' : ''].filter(Boolean);

@@ -1,4 +1,5 @@
 import { OctxError } from '../../model/errors.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, recordFileStem, type RecordCountKey, type RecordKindSpec } from '../../model/record-kinds.js';
 import { VECTOR_TARGETS } from '../../vectors/targets.js';
 import type { Command } from '../args.js';
 import { inCliTerms } from '../cli-terms.js';
@@ -30,6 +31,20 @@ async function count(part: string, it: () => AsyncIterable<unknown>, unreadable:
 const firstMessage = (e: OctxError): string => inCliTerms((e.issues[0]?.message ?? e.message).split('\n')[0]!);
 
 const shown = (n: number | null): string => (n === null ? '? (unreadable)' : String(n));
+
+/** A line per record kind (`chunks        3`), then one for every relation (`relations     3 chunk-event, 4 event-entity`). */
+function recordLines(records: Readonly<Record<RecordCountKey, number | null>>): string[] {
+  const lines: string[] = [];
+  const relations: string[] = [];
+  for (const kind of RECORD_KIND_ORDER) {
+    const row: RecordKindSpec = RECORD_KINDS[kind];
+    const n = shown(records[row.countKey as RecordCountKey]);
+    if (row.role === 'relation') relations.push(`${n} ${kind}`);
+    else lines.push(`  ${recordFileStem(kind).padEnd(14)}${n}`);
+  }
+  if (relations.length > 0) lines.push(`  relations     ${relations.join(', ')}`);
+  return lines;
+}
 
 export const inspectCommand: Command = {
   name: 'inspect',
@@ -69,14 +84,13 @@ export const inspectCommand: Command = {
         unreadable.push({ part: 'documents', code: e.code, message: firstMessage(e) });
         concepts = reserved = null;
       }
+      // Every kind of the table, by the export report's count key; a part is named by its file.
+      const records = {} as Record<RecordCountKey, number | null>;
+      for (const kind of RECORD_KIND_ORDER) records[RECORD_KINDS[kind].countKey] = await count(recordFileStem(kind), () => pkg.records(kind), unreadable);
       const counts = {
         documents: concepts,
         reservedDocuments: reserved,
-        chunks: await count('chunks', () => pkg.chunks(), unreadable),
-        events: await count('events', () => pkg.events(), unreadable),
-        entities: await count('entities', () => pkg.entities(), unreadable),
-        chunkEvents: await count('chunk-events', () => pkg.chunkEvents(), unreadable),
-        eventEntities: await count('event-entities', () => pkg.eventEntities(), unreadable),
+        ...records,
         extensionFiles: info.files.filter((f) => f.path.startsWith('extensions/')).length,
       };
       const listed = new Set(info.files.map((f) => f.path));
@@ -120,10 +134,7 @@ export const inspectCommand: Command = {
         `  digest        ${info.packageDigest ?? '?'}`,
         `  capabilities  ${caps.length > 0 ? caps.join(', ') : 'none — documents only'}`,
         `  documents     ${concepts === null ? '? (unreadable)' : `${concepts} concept(s), ${reserved} reserved`}`,
-        `  chunks        ${shown(counts.chunks)}`,
-        `  events        ${shown(counts.events)}`,
-        `  entities      ${shown(counts.entities)}`,
-        `  relations     ${shown(counts.chunkEvents)} chunk-event, ${shown(counts.eventEntities)} event-entity`,
+        ...recordLines(records),
         `  vectors       ${
           VECTOR_TARGETS.filter((t) => vectors[t] !== null)
             .map((t) => `${t} ${shown(vectors[t]!)} rows`)

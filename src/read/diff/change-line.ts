@@ -4,7 +4,9 @@
  * (`+` added, `-` removed, `~` changed, `→` moved; kinds without changes are left out).
  */
 import type { PackageChangeCounts } from './change-counts.js';
-import type { RecordChangeCounts, VectorChangeCounts } from './diff-result.js';
+import { RECORD_KIND_ORDER, recordFileStem } from '../../model/record-kinds.js';
+import { VECTOR_TARGETS } from '../../vectors/targets.js';
+import { diffKey, type RecordChangeCounts } from './diff-result.js';
 
 const counts = (c: { added: number; removed: number; changed: number }): string => `+${c.added} -${c.removed} ~${c.changed}`;
 const touched = (c: RecordChangeCounts): boolean => c.added + c.removed + c.changed > 0;
@@ -16,8 +18,12 @@ export function changeLine(c: PackageChangeCounts): string {
   const parts: string[] = [];
   const d = c.documents;
   if (d.added + d.removed + d.changed + d.moved > 0) parts.push(`documents ${counts(d)} →${d.moved}`);
-  for (const [name, r] of Object.entries(c.records) as [string, RecordChangeCounts][]) if (touched(r)) parts.push(`${name.replace('_', '-')} ${counts(r)}`);
-  for (const [name, v] of Object.entries(c.vectors) as [string, VectorChangeCounts][]) {
+  for (const kind of RECORD_KIND_ORDER) {
+    const r = c.records[diffKey(kind)];
+    if (touched(r)) parts.push(`${recordFileStem(kind)} ${counts(r)}`);
+  }
+  for (const name of VECTOR_TARGETS) {
+    const v = c.vectors[name];
     if (!touched(v) && v.stale === 0 && !v.configChanged) continue;
     parts.push(`${name} vectors ${counts(v)}${v.stale > 0 ? ` (${v.stale} stale)` : ''}${v.configChanged ? ' (config changed)' : ''}`);
   }

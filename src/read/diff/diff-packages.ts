@@ -19,14 +19,15 @@ import { stat } from 'node:fs/promises';
 import { OctxError } from '../../model/errors.js';
 import { jcsBytes } from '../../model/json.js';
 import { assertKnownKeys, keysOf } from '../../model/option-keys.js';
-import { RECORD_KINDS } from '../../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKindSpec } from '../../model/record-kinds.js';
 import { VECTOR_TARGET_PATHS } from '../../model/paths.js';
 import { uuidToWords, wordsToUuid } from '../../model/uuid-words.js';
 import { computeVectorFingerprint } from '../../vectors/config.js';
 import { renameThresholdOption } from '../../knowledge/rename-similarity.js';
-import type { VectorTarget } from '../../vectors/targets.js';
+import { VECTOR_TARGETS, type VectorTarget } from '../../vectors/targets.js';
 import { openPackage, sourceOf, type JsonlRecord, type OctxPackage, type VectorRow } from '../open-package.js';
 import { ADDED, CHANGED, KeyDigestTable, SAME, UNSEEN } from './key-digest-table.js';
+import { diffKey } from './diff-result.js';
 import type {
   DiffOptions,
   DiffRelation,
@@ -46,19 +47,6 @@ const DEFAULT_SAMPLE_SIZE = 10;
 const MAX_SAMPLE_SIZE = 1000;
 /** Records between two progress events. */
 const PROGRESS_STEP = 50_000;
-
-/** The record kinds with an id, by the result's key, and the vector target of each. */
-const RECORD_PASSES = [
-  { key: 'chunks', kind: 'chunk', target: 'chunks' },
-  { key: 'events', kind: 'event', target: 'events' },
-  { key: 'entities', kind: 'entity', target: 'entities' },
-] as const;
-
-/** The link kinds, by the result's key, and the two id fields of their pair. */
-const LINK_PASSES = [
-  { key: 'chunk_events', kind: 'chunk-event', fields: ['chunk_id', 'event_id'] },
-  { key: 'event_entities', kind: 'event-entity', fields: ['event_id', 'entity_id'] },
-] as const;
 
 /** The first `limit` items of a category; the item is only made while there is room. */
 class Sample<T> {
@@ -377,37 +365,40 @@ async function diffOpen(run: Run, a: OctxPackage, b: OctxPackage): Promise<Packa
   const samples: Record<string, unknown> = {};
   const vectorSamples: Record<string, unknown> = {};
 
-  for (const p of RECORD_PASSES) {
-    const path = RECORD_KINDS[p.kind].path;
-    const rowsOf = (pkg: OctxPackage): AsyncIterable<JsonlRecord<unknown>> => (p.key === 'chunks' ? pkg.chunks() : p.key === 'events' ? pkg.events() : pkg.entities());
+  // Every kind of the table, in its order: a record by its id (then its vectors, while the
+  // record table is at hand to tell stale rows), a relation by the pair of its two references.
+  for (const kind of RECORD_KIND_ORDER) {
+    const row: RecordKindSpec = RECORD_KINDS[kind];
+    const key = diffKey(kind);
+    const rowsOf = (pkg: OctxPackage): AsyncIterable<JsonlRecord<unknown>> => pkg.records(kind);
+    if (row.role === 'record') {
+      const reader: RowReader<JsonlRecord<unknown>> = {
+        key: (r, out) => run.ids.put(idField(r, row.recordIdField, row.path), out, 0),
+        digest: recordDigest,
+        where: (r) => ({ line: r.line, recordId: idField(r, row.recordIdField, row.path) }),
+      };
+      const rec = await comparePass(run, key, row.path, rowsOf, pkgs, 4, reader, idText);
+      records[key] = rec.counts;
+      samples[key] = { added: rec.added, removed: rec.removed, changed: rec.changed };
+      if (row.vectorTarget === undefined) continue;
+      const v = await diffVectors(run, row.vectorTarget, pkgs, rec.table, oldFp !== newFp);
+      vectors[row.vectorTarget] = v.counts;
+      vectorSamples[row.vectorTarget] = v.samples;
+      continue;
+    }
+    const [a, b] = row.idFields as readonly [string, string];
     const reader: RowReader<JsonlRecord<unknown>> = {
-      key: (row, out) => run.ids.put(idField(row, 'id', path), out, 0),
-      digest: recordDigest,
-      where: (row) => ({ line: row.line, recordId: idField(row, 'id', path) }),
-    };
-    const rec = await comparePass(run, p.key, path, rowsOf, pkgs, 4, reader, idText);
-    records[p.key] = rec.counts;
-    samples[p.key] = { added: rec.added, removed: rec.removed, changed: rec.changed };
-    const v = await diffVectors(run, p.target, pkgs, rec.table, oldFp !== newFp);
-    vectors[p.target] = v.counts;
-    vectorSamples[p.target] = v.samples;
-  }
-
-  for (const l of LINK_PASSES) {
-    const path = RECORD_KINDS[l.kind].path;
-    const rowsOf = (pkg: OctxPackage): AsyncIterable<JsonlRecord<unknown>> => (l.key === 'chunk_events' ? pkg.chunkEvents() : pkg.eventEntities());
-    const reader: RowReader<JsonlRecord<unknown>> = {
-      key: (row, out) => {
-        run.ids.put(idField(row, l.fields[0], path), out, 0);
-        run.ids.put(idField(row, l.fields[1], path), out, 4);
+      key: (r, out) => {
+        run.ids.put(idField(r, a, row.path), out, 0);
+        run.ids.put(idField(r, b, row.path), out, 4);
       },
       digest: recordDigest,
-      where: (row) => ({ line: row.line, recordId: `${idField(row, l.fields[0], path)} ${idField(row, l.fields[1], path)}` }),
+      where: (r) => ({ line: r.line, recordId: `${idField(r, a, row.path)} ${idField(r, b, row.path)}` }),
     };
-    const pair = (key: Uint32Array): LinkPair => [run.ids.text(key, 0), run.ids.text(key, 4)];
-    const rec = await comparePass(run, l.key, path, rowsOf, pkgs, 8, reader, pair);
-    records[l.key] = rec.counts;
-    samples[l.key] = { added: rec.added, removed: rec.removed, changed: rec.changed };
+    const pair = (k: Uint32Array): LinkPair => [run.ids.text(k, 0), run.ids.text(k, 4)];
+    const rec = await comparePass(run, key, row.path, rowsOf, pkgs, 8, reader, pair);
+    records[key] = rec.counts;
+    samples[key] = { added: rec.added, removed: rec.removed, changed: rec.changed };
   }
 
   samples.vectors = vectorSamples;
@@ -435,9 +426,14 @@ function hasChanges(d: PackageDiff): boolean {
   if (doc.added.length + doc.removed.length + doc.changed.length + doc.moved.length > 0) return true;
   if (d.extensions.added.length + d.extensions.removed.length + d.extensions.changed.length > 0) return true;
   if (d.capabilities.added.length + d.capabilities.removed.length > 0) return true;
-  const r = d.records;
-  for (const c of [r.chunks, r.events, r.entities, r.chunk_events, r.event_entities]) if (c.added + c.removed + c.changed > 0) return true;
-  for (const c of [d.vectors.chunks, d.vectors.events, d.vectors.entities]) if (c.added + c.removed + c.changed > 0 || c.configChanged) return true;
+  for (const kind of RECORD_KIND_ORDER) {
+    const c = d.records[diffKey(kind)];
+    if (c.added + c.removed + c.changed > 0) return true;
+  }
+  for (const t of VECTOR_TARGETS) {
+    const c = d.vectors[t];
+    if (c.added + c.removed + c.changed > 0 || c.configChanged) return true;
+  }
   return false;
 }
 

@@ -5,6 +5,18 @@
  */
 import type { ArchiveLimits } from '../../model/limits.js';
 import type { ProgressListener } from '../../model/progress.js';
+import { recordFileStem, type RecordFileStem, type RecordKind, type RecordKindWithRole, type VectorTarget } from '../../model/record-kinds.js';
+
+/** `chunk_events` for `chunk-events`: a file stem as a JSON key. */
+type Underscored<S extends string> = S extends `${infer A}-${infer B}` ? `${A}_${Underscored<B>}` : S;
+
+/** The key of a record kind in a diff's `records` and `samples`: its file name, `_` for `-` (`chunks`, `chunk_events`). */
+export type DiffKey<K extends RecordKind = RecordKind> = K extends RecordKind ? Underscored<RecordFileStem<K>> : never;
+
+/** {@link DiffKey}: `chunk_events` for `chunk-event`. */
+export function diffKey<K extends RecordKind>(kind: K): DiffKey<K> {
+  return recordFileStem(kind).replaceAll('-', '_') as DiffKey<K>;
+}
 
 /** One side of a diff: who the package says it is. Fields the manifest lacks are `null`. */
 export interface DiffSide {
@@ -108,21 +120,14 @@ export interface VectorChangeCounts extends RecordChangeCounts {
   readonly configChanged: boolean;
 }
 
-/** Counts per record kind and link kind (keys as the spec's file names). */
-export interface RecordChanges {
-  readonly chunks: RecordChangeCounts;
-  readonly events: RecordChangeCounts;
-  readonly entities: RecordChangeCounts;
-  readonly chunk_events: RecordChangeCounts;
-  readonly event_entities: RecordChangeCounts;
-}
+/**
+ * Counts per record kind and link kind, for every kind of `RECORD_KINDS` (keys as the spec's file
+ * names: `chunks`, `events`, `entities`, `chunk_events`, `event_entities`).
+ */
+export type RecordChanges = { readonly [K in RecordKind as DiffKey<K>]: RecordChangeCounts };
 
-/** Counts per vector target. */
-export interface VectorChanges {
-  readonly chunks: VectorChangeCounts;
-  readonly events: VectorChangeCounts;
-  readonly entities: VectorChangeCounts;
-}
+/** Counts per vector target (`chunks`, `events`, `entities`). */
+export type VectorChanges = { readonly [T in VectorTarget]: VectorChangeCounts };
 
 /** The first record ids of each category, in file order (`removed`: the old file's). */
 export interface IdSamples {
@@ -146,15 +151,13 @@ export interface VectorSamples extends IdSamples {
   readonly stale: readonly string[];
 }
 
-/** The first ids per category (at most `sampleSize` each). */
-export interface DiffSamples {
-  readonly chunks: IdSamples;
-  readonly events: IdSamples;
-  readonly entities: IdSamples;
-  readonly chunk_events: LinkSamples;
-  readonly event_entities: LinkSamples;
-  readonly vectors: { readonly chunks: VectorSamples; readonly events: VectorSamples; readonly entities: VectorSamples };
-}
+/**
+ * The first ids per category (at most `sampleSize` each): record ids for each record kind, link
+ * pairs for each relation (keyed as {@link RecordChanges}), and per vector target under `vectors`.
+ */
+export type DiffSamples = { readonly [K in RecordKindWithRole<'record'> as DiffKey<K>]: IdSamples } & {
+  readonly [K in RecordKindWithRole<'relation'> as DiffKey<K>]: LinkSamples;
+} & { readonly vectors: { readonly [T in VectorTarget]: VectorSamples } };
 
 /** Paths of files under `extensions/`, compared by their manifest SHA-256. */
 export interface FileChanges {
