@@ -1,0 +1,105 @@
+/**
+ * The test lanes, decided by rules over the files themselves (never a hand list), read by
+ * vitest.config.ts, the profile reporter and test/foundation/test-lanes.test.ts:
+ *
+ * - **slow** — files named `*.slow.test.ts`: slow by nature (a packed and installed tarball, a
+ *   differential run of the whole validator on worker threads). `npm run test:slow`; `.ci/run`
+ *   runs it after `npm test`, so CI runs every test.
+ * - **default** — every other test file: `npm test`, the README's command.
+ * - **quick** — the default files that are unit-level: `npm run test:quick`, the inner loop. A file
+ *   is left out when it or a test module it imports (followed through relative imports inside
+ *   test/) imports `node:child_process` (it starts the CLI, Python, npm or another Node), when it
+ *   lives in test/fuzz/ (property-based runs), or when it declares `// @module-tag heavy` (in-process
+ *   work of several seconds; vitest knows the tag too, see vitest.config.ts).
+ *
+ * A new test file joins its lane by what it does: nothing to register.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+
+/** A lane that `OCTX_TEST_LANE` selects (`all` is every file, slow ones included). */
+export type Lane = 'quick' | 'default' | 'slow' | 'all';
+
+/** The lanes `OCTX_TEST_LANE` accepts. */
+export const LANES: readonly Lane[] = ['quick', 'default', 'slow', 'all'];
+
+/** The name suffix of the slow lane's files. */
+export const SLOW_SUFFIX = '.slow.test.ts';
+
+/** The tag a file declares (`// @module-tag heavy`) to stay out of the quick lane without starting processes. */
+export const HEAVY_TAG = 'heavy';
+
+/** Where one test file runs, and why it is not in the quick lane (when it is not). */
+export interface LaneOfFile {
+  /** Path from the repository root, with `/` separators (`test/cli/basics.test.ts`). */
+  readonly file: string;
+  readonly lane: 'quick' | 'default' | 'slow';
+  /** Why the file is not quick: the rule that placed it, naming the module that starts processes. */
+  readonly reason?: string;
+}
+
+const IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
+const CHILD_PROCESS = /['"](?:node:)?child_process['"]/;
+const HEAVY = new RegExp(`(?://|\\*)\\s*@module-tag\\s+${HEAVY_TAG}\\b`);
+
+/** Every `*.test.ts` file under `dir`, sorted, as absolute paths. */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.test.ts'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
+
+/**
+ * The first module of `file`'s import closure inside `testDir` (relative imports only: sources
+ * under src/ start no process a unit test would not) that imports node:child_process, or undefined.
+ */
+function processStarter(file: string, testDir: string, seen: Set<string>, text: (f: string) => string): string | undefined {
+  if (seen.has(file)) return undefined;
+  seen.add(file);
+  const source = text(file);
+  if (CHILD_PROCESS.test(source)) return file;
+  for (const m of source.matchAll(IMPORT)) {
+    const target = resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts');
+    if (!target.startsWith(testDir + sep) || !existsSync(target)) continue;
+    const found = processStarter(target, testDir, seen, text);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The lane of every test file under `<root>/test`, in path order. */
+export function classifyTests(root: string): LaneOfFile[] {
+  const testDir = join(root, 'test');
+  const cache = new Map<string, string>();
+  const text = (f: string): string => {
+    let t = cache.get(f);
+    if (t === undefined) cache.set(f, (t = readFileSync(f, 'utf8')));
+    return t;
+  };
+  const posix = (f: string): string => relative(root, f).split(sep).join('/');
+  return testFiles(testDir).map((abs): LaneOfFile => {
+    const file = posix(abs);
+    if (file.endsWith(SLOW_SUFFIX)) return { file, lane: 'slow', reason: `named *${SLOW_SUFFIX}` };
+    if (file.startsWith('test/fuzz/')) return { file, lane: 'default', reason: 'property-based (test/fuzz/)' };
+    const starter = processStarter(abs, testDir, new Set(), text);
+    if (starter !== undefined) {
+      const via = starter === abs ? '' : ` (through ${posix(starter)})`;
+      return { file, lane: 'default', reason: `starts processes: imports node:child_process${via}` };
+    }
+    if (HEAVY.test(text(abs))) return { file, lane: 'default', reason: `declares @module-tag ${HEAVY_TAG}` };
+    return { file, lane: 'quick' };
+  });
+}
+
+/** The files of `lane` (paths from the root), from a classification. */
+export function filesOf(lane: Lane, files: readonly LaneOfFile[]): string[] {
+  return files.filter((f) => lane === 'all' || f.lane === lane || (lane === 'default' && f.lane === 'quick')).map((f) => f.file);
+}
+
+/** The lane named by `OCTX_TEST_LANE` (unset or empty: `default`); anything else is refused. */
+export function laneFromEnv(value: string | undefined): Lane {
+  if (value === undefined || value === '') return 'default';
+  if ((LANES as readonly string[]).includes(value)) return value as Lane;
+  throw new Error(`OCTX_TEST_LANE must be one of ${LANES.join(', ')} (got ${JSON.stringify(value)})`);
+}
