@@ -17,8 +17,7 @@
  */
 import { readdirSync, symlinkSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { build } from 'esbuild';
-import type { SharedResource } from './shared-resources.js';
+import { sharedResource, type SharedResource } from './shared-resources.js';
 
 /** The repository root (not from temp.ts: this module runs in vitest's main process, outside any test). */
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -41,6 +40,8 @@ function modules(dir: string): string[] {
 /** Compiles src/ into `<dir>/package` (see the module comment). */
 export async function compileSources(dir: string): Promise<CompiledSources> {
   const root = join(dir, 'package');
+  // Imported here: test files import this module for compiledModule() and need no esbuild.
+  const { build } = await import('esbuild');
   await build({
     entryPoints: modules(join(ROOT, 'src')),
     outbase: join(ROOT, 'src'),
@@ -65,3 +66,13 @@ export const compiledSources: SharedResource<CompiledSources> = {
     return { info: await compileSources(dir), stop: () => Promise.resolve() };
   },
 };
+
+/**
+ * The compiled file of the source module `source` (`src/read/record-scan-worker.ts`), from this
+ * run's compiled sources: for a test that starts a worker from it.
+ */
+export async function compiledModule(source: string): Promise<string> {
+  if (!/^src\/.+\.ts$/.test(source)) throw new Error(`not a module under src/: ${source}`);
+  const { root } = await sharedResource('compiled-sources');
+  return join(root, source.replace(/\.ts$/, '.js'));
+}
