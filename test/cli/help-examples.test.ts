@@ -2,7 +2,7 @@
  * Every example printed by `octx-export <command> --help` runs as printed, in an empty folder: the
  * examples of every command are extracted from the generated help, and run in order (`examples`
  * first, which copies the example inputs shipped with the package into ./fixtures; then build, so
- * later examples find its output). test/package/packed-tarball.test.ts runs them again from the
+ * later examples find its output). test/package/packed-tarball.slow.test.ts runs them again from the
  * installed tarball. The inputs they use are exactly those `examples` copies and package.json ships.
  */
 import { execFile } from 'node:child_process';

@@ -1,5 +1,6 @@
 /**
- * Review of the plain-frontmatter fast path (issue 23): `readSimpleFrontmatter` must accept only
+ * The plain-frontmatter fast path agrees with the full parse and with PyYAML (first written as
+ * the review of that fast path): `readSimpleFrontmatter` must accept only
  * blocks that the full safe-YAML parse (`parseWithYaml`) reads the same way (ok-ness, data, the
  * YAML 1.1 reading, the node count) and that PyYAML `safe_load` (the reference reader) reads to
  * the same data. The tests here go wider than `simple-frontmatter.test.ts`: every code point of

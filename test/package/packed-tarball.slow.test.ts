@@ -1,5 +1,6 @@
 /**
- * SLOW (about 30–60 s): the package as users get it. Packs the repository (`npm pack`, of the
+ * Slow lane (about 30–60 s; `npm run test:slow`, which CI runs after `npm test`, which built
+ * dist/): the package as users get it. Packs the repository (`npm pack`, of the
  * build `npm run build` made, with the API reference generated if it is missing),
  * installs the tarball with `--ignore-scripts` into a new CommonJS project and a new ESM project,
  * and in each runs the README's SDK example (the ESM one verbatim, the CJS one with `require`),
