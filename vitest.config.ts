@@ -2,15 +2,14 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { configDefaults, defineConfig } from 'vitest/config';
 import { entryPoints } from './scripts/entry-points.mjs';
-import { classifyTests, HEAVY_TAG, laneFromEnv, SLOW_SUFFIX } from './test/helpers/lanes.js';
+import { HEAVY_TAG, laneFromEnv, laneGlobs } from './test/helpers/lanes.js';
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const ROOT = fileURLToPath(new URL('.', import.meta.url));
 
 // The lane (test/helpers/lanes.ts): `npm test` runs `default`, `npm run test:quick` `quick`,
 // `npm run test:slow` `slow`; OCTX_TEST_LANE=all runs every file.
-const lane = laneFromEnv(process.env.OCTX_TEST_LANE);
-const notQuick = lane === 'quick' ? classifyTests(ROOT).flatMap((f) => (f.lane === 'default' ? [f.file] : [])) : [];
+const lanes = laneGlobs(laneFromEnv(process.env.OCTX_TEST_LANE), ROOT);
 
 export default defineConfig({
   resolve: {
@@ -21,9 +20,8 @@ export default defineConfig({
     alias: entryPoints().map((e) => ({ find: new RegExp(`^${escape(e.specifier)}$`), replacement: fileURLToPath(new URL(`./${e.source}`, import.meta.url)) })),
   },
   test: {
-    include: [lane === 'slow' ? `test/**/*${SLOW_SUFFIX}` : 'test/**/*.test.ts'],
-    // Globs, not the lane's file list, so that a file added while `vitest` watches is picked up.
-    exclude: [...configDefaults.exclude, ...(lane === 'default' || lane === 'quick' ? [`**/*${SLOW_SUFFIX}`] : []), ...notQuick],
+    include: lanes.include,
+    exclude: [...configDefaults.exclude, ...lanes.exclude],
     tags: [{ name: HEAVY_TAG, description: 'in-process work of several seconds: not in the quick lane (test/helpers/lanes.ts)' }],
     globalSetup: ['test/global-setup.ts'],
     // Exports write real files and spawn the CLI; give slow 2-core CI machines room.

@@ -92,9 +92,24 @@ export function classifyTests(root: string): LaneOfFile[] {
   });
 }
 
-/** The files of `lane` (paths from the root), from a classification. */
-export function filesOf(lane: Lane, files: readonly LaneOfFile[]): string[] {
-  return files.filter((f) => lane === 'all' || f.lane === lane || (lane === 'default' && f.lane === 'quick')).map((f) => f.file);
+/**
+ * vitest's `include` and `exclude` (added to its default excludes) for `lane`. Globs where a rule
+ * is a name (so that a file added while `vitest` watches is picked up); the quick lane also
+ * excludes the default files by path, classified when the run starts.
+ */
+export function laneGlobs(lane: Lane, root: string): { include: string[]; exclude: string[] } {
+  const all = 'test/**/*.test.ts';
+  const slow = `test/**/*${SLOW_SUFFIX}`;
+  switch (lane) {
+    case 'all':
+      return { include: [all], exclude: [] };
+    case 'slow':
+      return { include: [slow], exclude: [] };
+    case 'default':
+      return { include: [all], exclude: [slow] };
+    case 'quick':
+      return { include: [all], exclude: [slow, ...classifyTests(root).flatMap((f) => (f.lane === 'default' ? [f.file] : []))] };
+  }
 }
 
 /** The lane named by `OCTX_TEST_LANE` (unset or empty: `default`); anything else is refused. */

@@ -72,17 +72,20 @@ export interface ResourceBroker {
   close(): Promise<void>;
 }
 
+/** Resource loaders by name (the broker's table: {@link LOADERS} unless a test gives its own). */
+export type ResourceLoaders = Readonly<Record<string, () => Promise<SharedResource<unknown>>>>;
+
 /** Starts the broker (global setup); resources start in folders under `root`. */
-export async function startResourceBroker(root: string): Promise<ResourceBroker> {
+export async function startResourceBroker(root: string, loaders: ResourceLoaders = LOADERS): Promise<ResourceBroker> {
   const token = randomBytes(16).toString('hex');
   const started = new Map<string, Promise<StartedResource<unknown>>>();
   const order: string[] = [];
-  const start = (name: ResourceName): Promise<StartedResource<unknown>> => {
+  const start = (name: string): Promise<StartedResource<unknown>> => {
     let p = started.get(name);
     if (p === undefined) {
       const dir = join(root, `resource-${name}`);
       mkdirSync(dir, { recursive: true });
-      p = LOADERS[name]().then((r) => r.start(dir) as Promise<StartedResource<unknown>>);
+      p = loaders[name]!().then((r) => r.start(dir));
       started.set(name, p);
       order.push(name);
     }
@@ -92,8 +95,8 @@ export async function startResourceBroker(root: string): Promise<ResourceBroker>
     const name = decodeURIComponent((req.url ?? '/').slice(1));
     const reply = (status: number, body: unknown): void => void res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     if (req.method !== 'POST' || req.headers.authorization !== `Bearer ${token}`) return reply(403, { error: 'not a request of this test run' });
-    if (!Object.hasOwn(LOADERS, name)) return reply(404, { error: `no shared resource named ${JSON.stringify(name)} (known: ${Object.keys(LOADERS).join(', ')})` });
-    start(name as ResourceName).then(
+    if (!Object.hasOwn(loaders, name)) return reply(404, { error: `no shared resource named ${JSON.stringify(name)} (known: ${Object.keys(loaders).join(', ')})` });
+    start(name).then(
       (r) => reply(200, { info: r.info }),
       (e: unknown) => reply(500, { error: `shared resource ${name} did not start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}` }),
     );
@@ -116,6 +119,14 @@ export async function startResourceBroker(root: string): Promise<ResourceBroker>
   };
 }
 
+/** Asks the broker at `address` for the resource `name`: its info, or an Error with the broker's reason. */
+export async function requestResource(address: ResourceBrokerAddress, name: string): Promise<unknown> {
+  const res = await fetch(`${address.url}/${encodeURIComponent(name)}`, { method: 'POST', headers: { authorization: `Bearer ${address.token}` } });
+  const body = (await res.json()) as { info?: unknown; error?: string };
+  if (!res.ok) throw new Error(body.error ?? `shared resource ${name}: HTTP ${res.status}`);
+  return body.info;
+}
+
 const asked = new Map<ResourceName, Promise<unknown>>();
 
 /**
@@ -125,12 +136,7 @@ const asked = new Map<ResourceName, Promise<unknown>>();
 export function sharedResource<N extends ResourceName>(name: N): Promise<SharedResources[N]> {
   let p = asked.get(name);
   if (p === undefined) {
-    const { url, token } = inject('resourceBroker');
-    p = fetch(`${url}/${encodeURIComponent(name)}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } }).then(async (res) => {
-      const body = (await res.json()) as { info?: unknown; error?: string };
-      if (!res.ok) throw new Error(body.error ?? `shared resource ${name}: HTTP ${res.status}`);
-      return body.info;
-    });
+    p = requestResource(inject('resourceBroker'), name);
     asked.set(name, p);
   }
   return p as Promise<SharedResources[N]>;
