@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { classifyTests, laneFromEnv, laneGlobs, SLOW_SUFFIX } from '../helpers/lanes.js';
+import { classifyTests, laneFromEnv, laneConfig, SLOW_SUFFIX } from '../helpers/lanes.js';
 import { formatProfile, QUICK_FILE_BUDGET_MS, type Profile } from '../helpers/profile-reporter.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 
@@ -22,11 +22,13 @@ function tree(files: Record<string, string>): string {
 // Spelled in pieces: this file's own text must not read as starting processes or as tagged heavy.
 const CHILD = `node:child${'_'}process`;
 const HEAVY = `// @module${'-'}tag heavy`;
+const MOCK = `vi.${'mock'}`;
 
 describe('lane rules', () => {
   const root = (): string =>
     tree({
       'a/plain.test.ts': "import { x } from '../helpers/pure.js';\n",
+      'a/mocks.test.ts': `import { vi } from 'vitest';\n${MOCK}('../helpers/pure.js');\n`,
       'a/spawns.test.ts': `import { spawnSync } from '${CHILD}';\n`,
       'a/spawns-bare.test.ts': `import { execFile } from "${CHILD.slice(5)}";\n`,
       'a/through.test.ts': "import { run } from '../helpers/runner.js';\n",
@@ -44,33 +46,30 @@ describe('lane rules', () => {
 
   it('places each file by what it does, and says why it is not quick', () => {
     expect(classifyTests(root())).toEqual([
-      { file: 'test/a/big.slow.test.ts', lane: 'slow', reason: `named *${SLOW_SUFFIX}` },
-      { file: 'test/a/cycle.test.ts', lane: 'quick' },
-      { file: 'test/a/dynamic.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process (through test/a/spawns.test.ts)' },
-      { file: 'test/a/heavy.test.ts', lane: 'default', reason: 'declares @module-tag heavy' },
-      { file: 'test/a/plain.test.ts', lane: 'quick' },
-      { file: 'test/a/spawns-bare.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process' },
-      { file: 'test/a/spawns.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process' },
-      { file: 'test/a/through.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process (through test/helpers/nested.ts)' },
-      { file: 'test/fuzz/property.test.ts', lane: 'default', reason: 'property-based (test/fuzz/)' },
+      { file: 'test/a/big.slow.test.ts', lane: 'slow', reason: `named *${SLOW_SUFFIX}`, isolated: false },
+      { file: 'test/a/cycle.test.ts', lane: 'quick', isolated: false },
+      { file: 'test/a/dynamic.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process (through test/a/spawns.test.ts)', isolated: false },
+      { file: 'test/a/heavy.test.ts', lane: 'default', reason: 'declares @module-tag heavy', isolated: false },
+      { file: 'test/a/mocks.test.ts', lane: 'quick', isolated: true },
+      { file: 'test/a/plain.test.ts', lane: 'quick', isolated: false },
+      { file: 'test/a/spawns-bare.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process', isolated: false },
+      { file: 'test/a/spawns.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process', isolated: false },
+      { file: 'test/a/through.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process (through test/helpers/nested.ts)', isolated: false },
+      { file: 'test/fuzz/property.test.ts', lane: 'default', reason: 'property-based (test/fuzz/)', isolated: false },
     ]);
   });
 
-  it('gives vitest globs per lane; the quick lane excludes the default files by path', () => {
+  it('gives vitest globs per lane; the quick lane lists its files in a shared and an isolated project', () => {
     const r = root();
-    expect(laneGlobs('default', r)).toEqual({ include: ['test/**/*.test.ts'], exclude: ['test/**/*.slow.test.ts'] });
-    expect(laneGlobs('slow', r)).toEqual({ include: ['test/**/*.slow.test.ts'], exclude: [] });
-    expect(laneGlobs('all', r)).toEqual({ include: ['test/**/*.test.ts'], exclude: [] });
-    expect(laneGlobs('quick', r)).toEqual({
-      include: ['test/**/*.test.ts'],
-      exclude: [
-        'test/**/*.slow.test.ts',
-        'test/a/dynamic.test.ts',
-        'test/a/heavy.test.ts',
-        'test/a/spawns-bare.test.ts',
-        'test/a/spawns.test.ts',
-        'test/a/through.test.ts',
-        'test/fuzz/property.test.ts',
+    expect(laneConfig('default', r)).toEqual({ include: ['test/**/*.test.ts'], exclude: ['test/**/*.slow.test.ts'] });
+    expect(laneConfig('slow', r)).toEqual({ include: ['test/**/*.slow.test.ts'], exclude: [] });
+    expect(laneConfig('all', r)).toEqual({ include: ['test/**/*.test.ts'], exclude: [] });
+    expect(laneConfig('quick', r)).toEqual({
+      include: [],
+      exclude: [],
+      projects: [
+        { name: 'quick', isolate: false, include: ['test/a/cycle.test.ts', 'test/a/plain.test.ts'] },
+        { name: 'quick-isolated', isolate: true, include: ['test/a/mocks.test.ts'] },
       ],
     });
   });
@@ -99,8 +98,11 @@ describe("the repository's lanes", () => {
       file: 'test/cli/basics.test.ts',
       lane: 'default',
       reason: 'starts processes: imports node:child_process (through test/cli/run-cli.ts)',
+      isolated: false,
     });
-    expect(laneOf('test/read/codes.test.ts')).toEqual({ file: 'test/read/codes.test.ts', lane: 'quick' });
+    expect(laneOf('test/read/codes.test.ts')).toEqual({ file: 'test/read/codes.test.ts', lane: 'quick', isolated: false });
+    // It replaces a module: a module graph of its own in the quick lane too.
+    expect(laneOf('test/structure/spill-failure.test.ts')).toEqual({ file: 'test/structure/spill-failure.test.ts', lane: 'quick', isolated: true });
     expect(laneOf('test/fuzz/reader-mutations.test.ts')?.lane).toBe('default');
     // This file reads the tree and spawns nothing: quick.
     expect(laneOf('test/foundation/test-lanes.test.ts')?.lane).toBe('quick');

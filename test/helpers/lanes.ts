@@ -12,6 +12,11 @@
  *   lives in test/fuzz/ (property-based runs), or when it declares `// @module-tag heavy` (in-process
  *   work of several seconds; vitest knows the tag too, see vitest.config.ts).
  *
+ * The quick lane also shares each worker's module graph between files (vitest `isolate: false`:
+ * the sources are loaded once per worker, not once per file, about half its time), except for the
+ * files that replace modules or spy on shared objects (`vi.mock`, `vi.spyOn`, `vi.stubEnv`, …):
+ * those get a fresh module graph each, as every file does in the other lanes.
+ *
  * A new test file joins its lane by what it does: nothing to register.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -36,11 +41,14 @@ export interface LaneOfFile {
   readonly lane: 'quick' | 'default' | 'slow';
   /** Why the file is not quick: the rule that placed it, naming the module that starts processes. */
   readonly reason?: string;
+  /** Whether it replaces modules or spies on shared objects: it needs a module graph of its own. */
+  readonly isolated: boolean;
 }
 
 const IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
 const CHILD_PROCESS = /['"](?:node:)?child_process['"]/;
 const HEAVY = new RegExp(`(?://|\\*)\\s*@module-tag\\s+${HEAVY_TAG}\\b`);
+const MOCKS = /\bvi\.(?:mock|doMock|unmock|doUnmock|hoisted|spyOn|stubGlobal|stubEnv|resetModules|useFakeTimers)\b/;
 
 /** Every `*.test.ts` file under `dir`, sorted, as absolute paths. */
 function testFiles(dir: string): string[] {
@@ -51,18 +59,18 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * The first module of `file`'s import closure inside `testDir` (relative imports only: sources
- * under src/ start no process a unit test would not) that imports node:child_process, or undefined.
+ * The first module of `file`'s import closure inside `testDir` (relative imports only: the
+ * sources under src/ are what the tests test) whose text matches `rule`, or undefined.
  */
-function processStarter(file: string, testDir: string, seen: Set<string>, text: (f: string) => string): string | undefined {
+function firstMatching(rule: RegExp, file: string, testDir: string, seen: Set<string>, text: (f: string) => string): string | undefined {
   if (seen.has(file)) return undefined;
   seen.add(file);
   const source = text(file);
-  if (CHILD_PROCESS.test(source)) return file;
+  if (rule.test(source)) return file;
   for (const m of source.matchAll(IMPORT)) {
     const target = resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts');
     if (!target.startsWith(testDir + sep) || !existsSync(target)) continue;
-    const found = processStarter(target, testDir, seen, text);
+    const found = firstMatching(rule, target, testDir, seen, text);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -80,24 +88,41 @@ export function classifyTests(root: string): LaneOfFile[] {
   const posix = (f: string): string => relative(root, f).split(sep).join('/');
   return testFiles(testDir).map((abs): LaneOfFile => {
     const file = posix(abs);
-    if (file.endsWith(SLOW_SUFFIX)) return { file, lane: 'slow', reason: `named *${SLOW_SUFFIX}` };
-    if (file.startsWith('test/fuzz/')) return { file, lane: 'default', reason: 'property-based (test/fuzz/)' };
-    const starter = processStarter(abs, testDir, new Set(), text);
+    // The file's own text: mocks are declared where they apply.
+    const isolated = MOCKS.test(text(abs));
+    if (file.endsWith(SLOW_SUFFIX)) return { file, lane: 'slow', reason: `named *${SLOW_SUFFIX}`, isolated };
+    if (file.startsWith('test/fuzz/')) return { file, lane: 'default', reason: 'property-based (test/fuzz/)', isolated };
+    const starter = firstMatching(CHILD_PROCESS, abs, testDir, new Set(), text);
     if (starter !== undefined) {
       const via = starter === abs ? '' : ` (through ${posix(starter)})`;
-      return { file, lane: 'default', reason: `starts processes: imports node:child_process${via}` };
+      return { file, lane: 'default', reason: `starts processes: imports node:child_process${via}`, isolated };
     }
-    if (HEAVY.test(text(abs))) return { file, lane: 'default', reason: `declares @module-tag ${HEAVY_TAG}` };
-    return { file, lane: 'quick' };
+    if (HEAVY.test(text(abs))) return { file, lane: 'default', reason: `declares @module-tag ${HEAVY_TAG}`, isolated };
+    return { file, lane: 'quick', isolated };
   });
 }
 
+/** A vitest project of a lane: its files, and whether each file gets a module graph of its own. */
+export interface LaneProject {
+  readonly name: string;
+  readonly isolate: boolean;
+  readonly include: string[];
+}
+
+/** What vitest is told for a lane: `include`, `exclude` (beside its default excludes), and the quick lane's projects. */
+export interface LaneConfig {
+  readonly include: string[];
+  readonly exclude: string[];
+  readonly projects?: LaneProject[];
+}
+
 /**
- * vitest's `include` and `exclude` (added to its default excludes) for `lane`. Globs where a rule
- * is a name (so that a file added while `vitest` watches is picked up); the quick lane also
- * excludes the default files by path, classified when the run starts.
+ * vitest's file selection for `lane`. Globs where a rule is a name, so that a file added while
+ * `vitest` watches is picked up; the quick lane lists its files, classified when the run starts,
+ * in two projects: modules shared within a worker, and a module graph per file for the files
+ * that need one.
  */
-export function laneGlobs(lane: Lane, root: string): { include: string[]; exclude: string[] } {
+export function laneConfig(lane: Lane, root: string): LaneConfig {
   const all = 'test/**/*.test.ts';
   const slow = `test/**/*${SLOW_SUFFIX}`;
   switch (lane) {
@@ -107,8 +132,19 @@ export function laneGlobs(lane: Lane, root: string): { include: string[]; exclud
       return { include: [slow], exclude: [] };
     case 'default':
       return { include: [all], exclude: [slow] };
-    case 'quick':
-      return { include: [all], exclude: [slow, ...classifyTests(root).flatMap((f) => (f.lane === 'default' ? [f.file] : []))] };
+    case 'quick': {
+      const quick = classifyTests(root).filter((f) => f.lane === 'quick');
+      const files = (isolated: boolean): string[] => quick.filter((f) => f.isolated === isolated).map((f) => f.file);
+      // The files are the projects' (vitest adds a project's `include` to the inherited one).
+      return {
+        include: [],
+        exclude: [],
+        projects: [
+          { name: 'quick', isolate: false, include: files(false) },
+          { name: 'quick-isolated', isolate: true, include: files(true) },
+        ],
+      };
+    }
   }
 }
 

@@ -4,6 +4,7 @@
  * in-flight bound), whether the caller drains or not, at every level, for empty, tiny, exactly
  * BLOCK_BYTES and multi-block entries, and snapshot tails.
  */
+// @module-tag heavy (54 compressions of 8 MiB each: seconds of CPU, not an inner-loop test)
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';

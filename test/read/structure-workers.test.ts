@@ -1,3 +1,4 @@
+// @module-tag heavy (a worker thread per structure file: seconds)
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
