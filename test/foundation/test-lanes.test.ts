@@ -9,12 +9,13 @@ import { classifyTests, laneFromEnv, laneConfig, SLOW_SUFFIX } from '../helpers/
 import { formatProfile, QUICK_FILE_BUDGET_MS, type Profile } from '../helpers/profile-reporter.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 
-/** A repository-shaped tree: `files` maps paths under test/ to their text. */
-function tree(files: Record<string, string>): string {
+/** A repository-shaped tree: `files` maps paths under test/ to their text, `others` paths from the root. */
+function tree(files: Record<string, string>, others: Record<string, string> = {}): string {
   const root = tempDir('octx-lanes-');
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, 'test', path)), { recursive: true });
-    writeFileSync(join(root, 'test', path), text);
+  const all = [...Object.entries(files).map(([path, text]) => [join('test', path), text] as const), ...Object.entries(others)];
+  for (const [path, text] of all) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
   }
   return root;
 }
@@ -23,33 +24,46 @@ function tree(files: Record<string, string>): string {
 const CHILD = `node:child${'_'}process`;
 const HEAVY = `// @module${'-'}tag heavy`;
 const MOCK = `vi.${'mock'}`;
+const BROWSER = `playwright${'-'}core`;
+const BUILD = `es${'build'}`;
 
 describe('lane rules', () => {
   const root = (): string =>
-    tree({
-      'a/plain.test.ts': "import { x } from '../helpers/pure.js';\n",
-      'a/mocks.test.ts': `import { vi } from 'vitest';\n${MOCK}('../helpers/pure.js');\n`,
-      'a/spawns.test.ts': `import { spawnSync } from '${CHILD}';\n`,
-      'a/spawns-bare.test.ts': `import { execFile } from "${CHILD.slice(5)}";\n`,
-      'a/through.test.ts': "import { run } from '../helpers/runner.js';\n",
-      'a/dynamic.test.ts': "await import('./spawns.test.js');\n",
-      'a/heavy.test.ts': `${HEAVY}\nimport { x } from "../helpers/pure.js";\n`,
-      'a/cycle.test.ts': "import { y } from '../helpers/cycle-a.js';\n",
-      'a/big.slow.test.ts': `import { spawn } from '${CHILD}';\n`,
-      'fuzz/property.test.ts': 'export {};\n',
-      'helpers/pure.ts': 'export const x = 1;\n',
-      'helpers/runner.ts': "import { nested } from './nested.js';\nexport const run = nested;\n",
-      'helpers/nested.ts': `import { fork } from '${CHILD}';\nexport const nested = fork;\n`,
-      'helpers/cycle-a.ts': "import { z } from './cycle-b.js';\nexport const y = z;\n",
-      'helpers/cycle-b.ts': "import { y } from './cycle-a.js';\nexport const z = 1; void y;\n",
-    });
+    tree(
+      {
+        'a/plain.test.ts': "import { x } from '../helpers/pure.js';\n",
+        'a/mocks.test.ts': `import { vi } from 'vitest';\n${MOCK}('../helpers/pure.js');\n`,
+        'a/spawns.test.ts': `import { spawnSync } from '${CHILD}';\n`,
+        'a/spawns-bare.test.ts': `import { execFile } from "${CHILD.slice(5)}";\n`,
+        'a/through.test.ts': "import { run } from '../helpers/runner.js';\n",
+        'a/dynamic.test.ts': "await import('./spawns.test.js');\n",
+        'a/heavy.test.ts': `${HEAVY}\nimport { x } from "../helpers/pure.js";\n`,
+        'a/cycle.test.ts': "import { y } from '../helpers/cycle-a.js';\n",
+        'a/big.slow.test.ts': `import { spawn } from '${CHILD}';\n`,
+        'a/browser.test.ts': `import { chromium } from '${BROWSER}';\n`,
+        'a/bundles.test.ts': "import { bundle } from '../../scripts/bundle.mjs';\n",
+        'a/lazy.test.ts': "import { later } from '../helpers/lazy.js';\n",
+        'fuzz/property.test.ts': 'export {};\n',
+        'helpers/pure.ts': 'export const x = 1;\n',
+        'helpers/runner.ts': "import { nested } from './nested.js';\nexport const run = nested;\n",
+        'helpers/nested.ts': `import { fork } from '${CHILD}';\nexport const nested = fork;\n`,
+        'helpers/cycle-a.ts': "import { z } from './cycle-b.js';\nexport const y = z;\n",
+        'helpers/cycle-b.ts': "import { y } from './cycle-a.js';\nexport const z = 1; void y;\n",
+        // Imported lazily: what it builds, the shared-resource broker builds once per run.
+        'helpers/lazy.ts': `export const later = () => import('${BUILD}');\n`,
+      },
+      { 'scripts/bundle.mjs': `import { build } from '${BUILD}';\nexport const bundle = build;\n` },
+    );
 
   it('places each file by what it does, and says why it is not quick', () => {
     expect(classifyTests(root())).toEqual([
       { file: 'test/a/big.slow.test.ts', lane: 'slow', reason: `named *${SLOW_SUFFIX}`, isolated: false },
+      { file: 'test/a/browser.test.ts', lane: 'default', reason: 'starts processes: imports playwright-core', isolated: false },
+      { file: 'test/a/bundles.test.ts', lane: 'default', reason: 'starts processes: imports esbuild (through scripts/bundle.mjs)', isolated: false },
       { file: 'test/a/cycle.test.ts', lane: 'quick', isolated: false },
       { file: 'test/a/dynamic.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process (through test/a/spawns.test.ts)', isolated: false },
       { file: 'test/a/heavy.test.ts', lane: 'default', reason: 'declares @module-tag heavy', isolated: false },
+      { file: 'test/a/lazy.test.ts', lane: 'quick', isolated: false },
       { file: 'test/a/mocks.test.ts', lane: 'quick', isolated: true },
       { file: 'test/a/plain.test.ts', lane: 'quick', isolated: false },
       { file: 'test/a/spawns-bare.test.ts', lane: 'default', reason: 'starts processes: imports node:child_process', isolated: false },
@@ -68,7 +82,7 @@ describe('lane rules', () => {
       include: [],
       exclude: [],
       projects: [
-        { name: 'quick', isolate: false, include: ['test/a/cycle.test.ts', 'test/a/plain.test.ts'] },
+        { name: 'quick', isolate: false, include: ['test/a/cycle.test.ts', 'test/a/lazy.test.ts', 'test/a/plain.test.ts'] },
         { name: 'quick-isolated', isolate: true, include: ['test/a/mocks.test.ts'] },
       ],
     });
@@ -104,6 +118,9 @@ describe("the repository's lanes", () => {
     // It replaces a module: a module graph of its own in the quick lane too.
     expect(laneOf('test/structure/spill-failure.test.ts')).toEqual({ file: 'test/structure/spill-failure.test.ts', lane: 'quick', isolated: true });
     expect(laneOf('test/fuzz/reader-mutations.test.ts')?.lane).toBe('default');
+    // A browser, and a build of the page through scripts/: not quick.
+    expect(laneOf('test/report/report-browser.test.ts')?.reason).toBe('starts processes: imports playwright-core');
+    expect(laneOf('test/report/render-report.test.ts')?.reason).toBe('starts processes: imports esbuild (through scripts/report-page.mjs)');
     // This file reads the tree and spawns nothing: quick.
     expect(laneOf('test/foundation/test-lanes.test.ts')?.lane).toBe('quick');
   });

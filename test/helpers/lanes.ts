@@ -7,10 +7,11 @@
  *   runs it after `npm test`, so CI runs every test.
  * - **default** — every other test file: `npm test`, the README's command.
  * - **quick** — the default files that are unit-level: `npm run test:quick`, the inner loop. A file
- *   is left out when it or a test module it imports (followed through relative imports inside
- *   test/) imports `node:child_process` (it starts the CLI, Python, npm or another Node), when it
- *   lives in test/fuzz/ (property-based runs), or when it declares `// @module-tag heavy` (in-process
- *   work of several seconds; vitest knows the tag too, see vitest.config.ts).
+ *   is left out when it or a module it imports (followed through relative imports inside test/ and
+ *   scripts/) starts processes: imports `node:child_process` (the CLI, Python, npm or another
+ *   Node), or statically `playwright-core` / `puppeteer-core` (a browser) or `esbuild` (a build);
+ *   when it lives in test/fuzz/ (property-based runs); or when it declares `// @module-tag heavy`
+ *   (in-process work of several seconds; vitest knows the tag too, see vitest.config.ts).
  *
  * The quick lane also shares each worker's module graph between files (vitest `isolate: false`:
  * the sources are loaded once per worker, not once per file, about half its time), except for the
@@ -46,7 +47,18 @@ export interface LaneOfFile {
 }
 
 const IMPORT = /(?:\bfrom|\bimport\s*\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g;
-const CHILD_PROCESS = /['"](?:node:)?child_process['"]/;
+const CHILD_PROCESS = /['"]((?:node:)?child_process)['"]/;
+// Static imports only: a module that imports esbuild lazily (test/helpers/compiled-sources.ts)
+// runs it in the shared-resource broker, once per run in vitest's main process, not in the file.
+const PROCESS_LIBRARY = /(?:\bfrom\s*|^\s*import\s+)['"](playwright-core|puppeteer-core|esbuild)['"]/m;
+
+/** What in `source` starts other processes (a child, a browser, esbuild's service), or undefined. */
+function processStarter(source: string): string | undefined {
+  // Named from the match, not a literal: this module's own text must not read as importing it.
+  const child = CHILD_PROCESS.exec(source)?.[1];
+  if (child !== undefined) return child.startsWith('node:') ? child : `node:${child}`;
+  return PROCESS_LIBRARY.exec(source)?.[1];
+}
 const HEAVY = new RegExp(`(?://|\\*)\\s*@module-tag\\s+${HEAVY_TAG}\\b`);
 const MOCKS = /\bvi\.(?:mock|doMock|unmock|doUnmock|hoisted|spyOn|stubGlobal|stubEnv|resetModules|useFakeTimers)\b/;
 
@@ -58,19 +70,27 @@ function testFiles(dir: string): string[] {
     .sort();
 }
 
+/** A module that matched a rule, and what matched. */
+interface Match {
+  readonly file: string;
+  readonly what: string;
+}
+
 /**
- * The first module of `file`'s import closure inside `testDir` (relative imports only: the
- * sources under src/ are what the tests test) whose text matches `rule`, or undefined.
+ * The first module of `file`'s import closure inside `dirs` (relative imports only: the sources
+ * under src/ are what the tests test; scripts/ holds the project's tools that tests call) whose
+ * text matches `rule`, or undefined.
  */
-function firstMatching(rule: RegExp, file: string, testDir: string, seen: Set<string>, text: (f: string) => string): string | undefined {
+function firstMatching(rule: (source: string) => string | undefined, file: string, dirs: readonly string[], seen: Set<string>, text: (f: string) => string): Match | undefined {
   if (seen.has(file)) return undefined;
   seen.add(file);
   const source = text(file);
-  if (rule.test(source)) return file;
+  const what = rule(source);
+  if (what !== undefined) return { file, what };
   for (const m of source.matchAll(IMPORT)) {
     const target = resolve(dirname(file), m[1]!).replace(/\.js$/, '.ts');
-    if (!target.startsWith(testDir + sep) || !existsSync(target)) continue;
-    const found = firstMatching(rule, target, testDir, seen, text);
+    if (!dirs.some((d) => target.startsWith(d + sep)) || !existsSync(target)) continue;
+    const found = firstMatching(rule, target, dirs, seen, text);
     if (found !== undefined) return found;
   }
   return undefined;
@@ -79,6 +99,7 @@ function firstMatching(rule: RegExp, file: string, testDir: string, seen: Set<st
 /** The lane of every test file under `<root>/test`, in path order. */
 export function classifyTests(root: string): LaneOfFile[] {
   const testDir = join(root, 'test');
+  const dirs = [testDir, join(root, 'scripts')];
   const cache = new Map<string, string>();
   const text = (f: string): string => {
     let t = cache.get(f);
@@ -92,10 +113,10 @@ export function classifyTests(root: string): LaneOfFile[] {
     const isolated = MOCKS.test(text(abs));
     if (file.endsWith(SLOW_SUFFIX)) return { file, lane: 'slow', reason: `named *${SLOW_SUFFIX}`, isolated };
     if (file.startsWith('test/fuzz/')) return { file, lane: 'default', reason: 'property-based (test/fuzz/)', isolated };
-    const starter = firstMatching(CHILD_PROCESS, abs, testDir, new Set(), text);
+    const starter = firstMatching(processStarter, abs, dirs, new Set(), text);
     if (starter !== undefined) {
-      const via = starter === abs ? '' : ` (through ${posix(starter)})`;
-      return { file, lane: 'default', reason: `starts processes: imports node:child_process${via}`, isolated };
+      const via = starter.file === abs ? '' : ` (through ${posix(starter.file)})`;
+      return { file, lane: 'default', reason: `starts processes: imports ${starter.what}${via}`, isolated };
     }
     if (HEAVY.test(text(abs))) return { file, lane: 'default', reason: `declares @module-tag ${HEAVY_TAG}`, isolated };
     return { file, lane: 'quick', isolated };
