@@ -1,15 +1,30 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { startResourceBroker } from './helpers/shared-resources.js';
 
 /**
- * Gives the whole test run one private temporary root (TMPDIR, inherited by the forked workers
- * and by the CLI processes tests spawn) and removes it at the end. Builders that a test abandons
- * without `dispose()` remove their spill folder on process exit, but vitest ends its workers
- * without an 'exit' event, so without this each run left dozens of folders in /tmp.
+ * Once per test run, in vitest's main process:
+ *
+ * - one private temporary root (TMPDIR, inherited by the forked workers and by the processes
+ *   tests spawn), removed at the end. Builders that a test abandons without `dispose()` remove
+ *   their spill folder on process exit, but vitest ends its workers without an 'exit' event, so
+ *   without this each run left dozens of folders in /tmp;
+ * - the broker of the shared resources (test/helpers/shared-resources.ts: compiled sources
+ *   today, a browser or Redis tomorrow), started lazily when a test file first asks for one and
+ *   stopped here; its address is handed to the test files with `provide` (read with `inject`).
  */
-export default function setup(): () => void {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const root = mkdtempSync(join(tmpdir(), 'octx-vitest-'));
   process.env.TMPDIR = root;
-  return () => rmSync(root, { recursive: true, force: true });
+  const broker = await startResourceBroker(join(root, 'shared'));
+  project.provide('resourceBroker', broker.address);
+  return async () => {
+    try {
+      await broker.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  };
 }

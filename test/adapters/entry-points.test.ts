@@ -17,8 +17,9 @@
  * a recorder that saw nothing would fail the test rather than pass it.
  *
  * Both the sources (through tsx and the `paths` of tsconfig.json, as examples run) and the built
- * package are probed; the built package is compiled into a temporary folder with a copy of
- * package.json, so that `octx-export/...` resolves through the real `exports` map (self-reference).
+ * package are probed; the built package is the repository's dist/ (`npm run build`, which
+ * `npm test` runs first), probed from the repository root so that `octx-export/...` resolves
+ * through the real `exports` map of package.json (self-reference).
  *
  * The entry points probed are those of package.json `exports`, the one list
  * (scripts/entry-points.mjs); the static copies of that list (`main`, `types`, `typesVersions`,
@@ -26,12 +27,13 @@
  * against it at the end.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { entryPoints, expectedCopies, packageJson } from '../../scripts/entry-points.mjs';
+import { assertFreshDist } from '../helpers/built-dist.js';
 import { ROOT } from '../helpers/temp.js';
 
 /** The resolve hook, as a module of its own (hooks run on the loader thread). */
@@ -208,41 +210,22 @@ const SRC: Mode = {
   adapters: pathToFileURL(join(ROOT, 'src/adapters/')).href,
   rootEntry: pathToFileURL(join(ROOT, 'src/index.ts')).href,
 };
-let dist: Mode;
+/** The repository's build, probed from the root: its package.json `exports` map resolves the specifiers. */
+const dist: Mode = {
+  name: 'dist',
+  cwd: ROOT,
+  nodeArgs: [],
+  adapters: pathToFileURL(join(ROOT, 'dist/adapters/')).href,
+  rootEntry: pathToFileURL(join(ROOT, 'dist/index.js')).href,
+};
 let srcProbes: Probes;
 let distProbes: Probes;
 
-/**
- * The built package in `dir`: dist/ compiled from the sources (as `npm run build` does, into
- * another folder), package.json beside it (its `exports` map resolves the specifiers), and
- * node_modules linked for the dependencies.
- */
-function buildPackage(dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-    execFile(
-      process.execPath,
-      [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--outDir', join(dir, 'dist')],
-      { cwd: ROOT, timeout: 110_000, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        if (error) return reject(new Error(`tsc -p tsconfig.build.json failed: ${error.message}\n${stdout}${stderr}`));
-        writeFileSync(join(dir, 'package.json'), readFileSync(join(ROOT, 'package.json')));
-        symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-        resolve();
-      },
-    );
-  });
-}
-
 beforeAll(async () => {
+  assertFreshDist();
   scratch = mkdtempSync(join(tmpdir(), 'octx-entry-points-'));
-  const pkg = join(scratch, 'package');
-  dist = { name: 'dist', cwd: pkg, nodeArgs: [], adapters: pathToFileURL(join(pkg, 'dist/adapters/')).href, rootEntry: pathToFileURL(join(pkg, 'dist/index.js')).href };
-  // The source probes run while tsc builds; then the built package is probed.
-  const built = buildPackage(pkg);
-  built.catch(() => undefined); // awaited below; not an unhandled rejection meanwhile
+  // One mode after the other: each already starts its probes together.
   srcProbes = await runProbes(SRC);
-  await built;
   distProbes = await runProbes(dist);
 }, 150_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -265,8 +248,7 @@ it('every target of the package.json exports map is built', () => {
   const targets = Object.values(pkg.exports).flatMap(leaves);
   expect(targets).toContain('./dist/adapters/sag/index.js');
   expect(targets).toContain('./dist/cjs/adapters/sag/index.js');
-  // The temporary build above is the ESM one; the CommonJS targets are checked in the tree `npm run build` made.
-  for (const t of targets) expect(existsSync(join(t.startsWith('./dist/cjs/') ? ROOT : dist.cwd, t)), t).toBe(true);
+  for (const t of targets) expect(existsSync(join(ROOT, t)), t).toBe(true);
 });
 
 describe('package.json exports is the one list of entry points', () => {

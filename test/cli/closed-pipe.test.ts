@@ -1,7 +1,7 @@
 /**
  * A closed pipe on the CLI's output (`octx-export validate x.octx --json | head -c 10`): the run
  * ends quietly, exit 0 and nothing on stderr — not Node's `Unhandled 'error' event` EPIPE stack
- * (issue 22). The CLI runs as a real child process (`node --import tsx src/cli/main.ts`) whose
+ * (issue 22). The CLI runs as a real child process (test/cli/run-cli.ts: `cliArgv`) whose
  * stdout (or stderr) is a pipe the test closes: before the CLI wrote anything, or after reading a
  * few bytes of an output larger than the pipe's buffer, so a write after the close must fail.
  */
@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PackageBuilder } from 'octx-export';
 import { GOLDEN, ROOT } from '../helpers/temp.js';
-import { CLI } from './run-cli.js';
+import { cliArgv } from './run-cli.js';
 
 interface Closed {
   readonly code: number | null;
@@ -27,9 +27,10 @@ interface Closed {
  * Runs the CLI with `args`; closes the read end of `which` (stdout or stderr) once `after` bytes
  * have arrived (0: at once, before the CLI wrote anything).
  */
-function runIntoClosedPipe(args: readonly string[], after: number, which: 'stdout' | 'stderr' = 'stdout'): Promise<Closed> {
+async function runIntoClosedPipe(args: readonly string[], after: number, which: 'stdout' | 'stderr' = 'stdout'): Promise<Closed> {
+  const argv = await cliArgv(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), 55_000);
     const closing = child[which];
     const kept = which === 'stdout' ? child.stderr : child.stdout;

@@ -1,17 +1,14 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openPackage, validatePackage } from 'octx-export';
 import { fromSagCommand } from '../../src/cli/commands/from-sag.js';
 import { createSagAppDatabase, createSagDatabase, SAG } from '../adapters/sag-fixture.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { CLI, jsonOf, runCli, type CliResult } from './run-cli.js';
+import { cliArgv, jsonOf, runCli, type CliResult } from './run-cli.js';
 
-/** tsx's loader by URL: the scratch folder below has no node_modules to resolve `tsx` from. */
-const TSX = pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href;
 const flip = (v4: string) => `${v4.slice(0, 14)}7${v4.slice(15)}`;
 
 async function expectValid(pkg: string): Promise<void> {
@@ -148,19 +145,16 @@ describe('octx-export from-sag (real CLI)', () => {
     const examples = fromSagCommand.examples!;
     expect(examples.length).toBeGreaterThanOrEqual(2);
     const runs = await Promise.all(
-      examples.map(
-        (line) =>
-          new Promise<CliResult & { line: string }>((resolve) => {
-            const [bin, ...args] = argv(line);
-            expect(bin).toBe('octx-export');
-            execFile(
-              process.execPath,
-              ['--import', TSX, CLI, ...args],
-              { cwd, encoding: 'utf8', timeout: 55_000, env: { ...process.env, NO_COLOR: '1' } },
-              (error, stdout, stderr) => resolve({ line, code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-            );
-          }),
-      ),
+      examples.map(async (line) => {
+        const [bin, ...args] = argv(line);
+        expect(bin).toBe('octx-export');
+        const node = await cliArgv(args);
+        return new Promise<CliResult & { line: string }>((resolve) => {
+          execFile(process.execPath, node, { cwd, encoding: 'utf8', timeout: 55_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
+            resolve({ line, code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+          );
+        });
+      }),
     );
     for (const r of runs) {
       expect(r.code, `${r.line}\n${r.stderr}`).toBe(0);

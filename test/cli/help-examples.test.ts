@@ -2,7 +2,7 @@
  * Every example printed by `octx-export <command> --help` runs as printed, in an empty folder: the
  * examples of every command are extracted from the generated help, and run in order (`examples`
  * first, which copies the example inputs shipped with the package into ./fixtures; then build, so
- * later examples find its output). test/package/packed-tarball.test.ts runs them again from the
+ * later examples find its output). test/package/packed-tarball.slow.test.ts runs them again from the
  * installed tarball. The inputs they use are exactly those `examples` copies and package.json ships.
  */
 import { execFile } from 'node:child_process';
@@ -13,16 +13,14 @@ import { commandHelp } from '../../src/cli/args.js';
 import { COMMANDS, main } from '../../src/cli/cli.js';
 import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { CLI, type CliResult } from './run-cli.js';
+import { cliArgv, type CliResult } from './run-cli.js';
 import { helpExamples, shellWords } from '../helpers/help-examples.js';
 
-function run(cwd: string, args: readonly string[]): Promise<CliResult> {
+async function run(cwd: string, args: readonly string[]): Promise<CliResult> {
+  const argv = await cliArgv(args);
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', join(ROOT, 'node_modules/tsx/dist/loader.mjs'), CLI, ...args],
-      { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 55_000, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+    execFile(process.execPath, argv, { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 55_000, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
     ).stdin?.end();
   });
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { CLI } from './run-cli.js';
+import { cliArgv } from './run-cli.js';
 import { createSpillDir, removeSpillDir } from '../../src/package/spill-dir.js';
 
 /** A working folder of `n` concept documents (enough to keep the CLI collecting for a while). */
@@ -27,7 +27,7 @@ async function interrupted(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   mkdirSync(tmp);
   const outDir = join(root, 'out');
   const dir = workdir(root, 3000);
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'build', dir, '-o', join(outDir, 'kb.octx'), '--name', 'KB'], {
+  const child = spawn(process.execPath, await cliArgv(['build', dir, '-o', join(outDir, 'kb.octx'), '--name', 'KB']), {
     cwd: ROOT,
     env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, NO_COLOR: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,7 +48,7 @@ async function interrupted(signal: 'SIGINT' | 'SIGTERM'): Promise<void> {
   expect(end.signal).toBe(signal);
   // What a shell reports: 128 + the signal number.
   expect(128 + constants.signals[signal]).toBe(signal === 'SIGINT' ? 130 : 143);
-  // (tsx keeps its compile cache in TMPDIR too: only the SDK's leftovers count.)
+  // (Only the SDK's leftovers count: a loader could keep a cache in TMPDIR too.)
   expect(readdirSync(tmp).filter((n) => n.startsWith('octx-export-') || n.endsWith('.tmp'))).toEqual([]);
   let outputs: string[] = [];
   try {

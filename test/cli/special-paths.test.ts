@@ -15,7 +15,7 @@ import { OctxError } from '../../src/model/errors.js';
 import { PackageBuilder } from '../../src/builder/package-builder.js';
 import { fsFailure, nameTooLong } from '../../src/model/fs-errors.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { CLI } from './run-cli.js';
+import { cliArgv } from './run-cli.js';
 
 const ASSET = '019c2222-2222-7222-8222-222222222222';
 /** Far above a refusal (~2 s of tsx start-up on a busy machine), far below "for ever". */
@@ -36,10 +36,11 @@ interface Run {
 }
 
 /** The CLI as a child process, SIGKILLed after {@link BOUND_MS}. */
-function bounded(args: readonly string[], stdout: 'pipe' | number = 'pipe'): Promise<Run> {
+async function bounded(args: readonly string[], stdout: 'pipe' | number = 'pipe'): Promise<Run> {
+  const argv = await cliArgv(args);
   const t = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', stdout, 'pipe'] });
+    const child = spawn(process.execPath, argv, { cwd: ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', stdout, 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.stdout?.resume();

@@ -13,7 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { SPILL_OWNER_FILE, STDOUT_STAGING_PREFIX } from '../../src/package/spill-dir.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { CLI } from './run-cli.js';
+import { cliArgv } from './run-cli.js';
 
 const ASSET = '019c2222-2222-7222-8222-222222222222';
 
@@ -46,7 +46,7 @@ describe.skipIf(process.platform === 'win32')('-o - staging folder', () => {
     writeFileSync(join(stale, SPILL_OWNER_FILE), JSON.stringify({ pid: dead, host: hostname(), started: '2026-12-01T00:00:00.000Z' }));
     const unowned = join(tmp, `${STDOUT_STAGING_PREFIX}noown1`);
     mkdirSync(unowned);
-    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'build', workdir(root, 300), '-o', '-', '--name', 'KB', '--asset-id', ASSET], {
+    const child = spawn(process.execPath, await cliArgv(['build', workdir(root, 300), '-o', '-', '--name', 'KB', '--asset-id', ASSET]), {
       cwd: ROOT,
       env: { ...process.env, TMPDIR: tmp, TMP: tmp, TEMP: tmp, NO_COLOR: '1' },
       // stdout is never read: once the pipe's buffer is full, delivery waits, mid-package.

@@ -1,3 +1,4 @@
+// @module-tag heavy (verification on worker threads started from the sources: seconds)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

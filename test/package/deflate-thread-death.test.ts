@@ -3,6 +3,7 @@
  * compression (after its first reply). The export must still publish the same bytes as an export
  * that never used the thread, and the blocks the dead worker held must be compressed at export.
  */
+// @module-tag heavy (whole builds around a thread that dies: seconds)
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';

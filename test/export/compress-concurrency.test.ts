@@ -68,7 +68,7 @@ function quickStreamed(): StreamedPayload {
 
 describe('review s5: compression left after the Arrow writing', () => {
   it('without Arrow files, the compress step runs four jobs at a time (control)', async () => {
-    const dir = tempDir('review-s5-conc-a-');
+    const dir = tempDir('conc-a-');
     const { spill, payloads } = spilled(dir);
     probe.max = 0;
     probe.counting = true;
@@ -84,7 +84,7 @@ describe('review s5: compression left after the Arrow writing', () => {
   // A fix: one p-limit shared by both passes whose concurrency is raised to 4 after the streamed
   // payloads (p-limit 7 has a `concurrency` setter), or abandon the early pass's queue then.
   it('with a quick Arrow file, the rest is compressed four jobs at a time as before', async () => {
-    const dir = tempDir('review-s5-conc-b-');
+    const dir = tempDir('conc-b-');
     const { spill, payloads } = spilled(dir);
     probe.max = 0;
     probe.counting = false;

@@ -43,7 +43,7 @@ await b.dispose();
 `;
 
 function grownMiB(withLinks: boolean): number {
-  const dir = join(tempDir('review-s5-links-'), 'docs');
+  const dir = join(tempDir('links-'), 'docs');
   const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script(dir, withLinks)], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   return (JSON.parse(run.stdout.trim()) as { grownMiB: number }).grownMiB;

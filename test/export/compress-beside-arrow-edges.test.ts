@@ -106,7 +106,7 @@ afterEach(async () => {
 
 describe('review s5: compression beside the Arrow writing', () => {
   it('documents and a JSONL snapshot with a tail: same archive bytes, nothing compressed twice, same compress events', async () => {
-    const dir = tempDir('review-s5-beside-');
+    const dir = tempDir('beside-');
     const arrow = randomBytes(40_000);
     const a = setup(join(dir, 'a'));
     const eventsA: ProgressEvent[] = [];
@@ -136,7 +136,7 @@ describe('review s5: compression beside the Arrow writing', () => {
   });
 
   it('a spill read error in the early pass fails the export once the Arrow file is written (OCTX_IO_ERROR)', async () => {
-    const dir = tempDir('review-s5-beside-eio-');
+    const dir = tempDir('beside-eio-');
     const s = setup(dir);
     // Every block must now be read back from a file that ends too early.
     truncateSync(s.spill.rawFile, 100);
@@ -157,7 +157,7 @@ describe('review s5: compression beside the Arrow writing', () => {
   });
 
   it('when the Arrow write fails too, its error is the one reported, and nothing is left unhandled', async () => {
-    const dir = tempDir('review-s5-beside-both-');
+    const dir = tempDir('beside-both-');
     const s = setup(dir);
     truncateSync(s.spill.rawFile, 100);
     const boom = new Error('arrow failed');
@@ -181,7 +181,7 @@ describe('review s5: compression beside the Arrow writing', () => {
   });
 
   it('an abort in the middle of the early pass: OCTX_ABORTED, and no job writes after the call returned', async () => {
-    const dir = tempDir('review-s5-beside-abort-');
+    const dir = tempDir('beside-abort-');
     // Entries of 300 kB: the pass takes far longer than the poll that aborts it.
     const s = setup(dir, 40, 300_000);
     const controller = new AbortController();

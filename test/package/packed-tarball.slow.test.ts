@@ -1,5 +1,6 @@
 /**
- * SLOW (about 30–60 s): the package as users get it. Packs the repository (`npm pack`, of the
+ * Slow lane (about 30–60 s; `npm run test:slow`, which CI runs after `npm test`, which built
+ * dist/): the package as users get it. Packs the repository (`npm pack`, of the
  * build `npm run build` made, with the API reference generated if it is missing),
  * installs the tarball with `--ignore-scripts` into a new CommonJS project and a new ESM project,
  * and in each runs the README's SDK example (the ESM one verbatim, the CJS one with `require`),
@@ -13,7 +14,7 @@
  * message saying so (the file-list checks still run).
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +24,7 @@ import { commandHelp } from '../../src/cli/args.js';
 import { COMMANDS } from '../../src/cli/cli.js';
 import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
 import { helpExamples, shellWords } from '../helpers/help-examples.js';
+import { assertFreshDist } from '../helpers/built-dist.js';
 import { ROOT } from '../helpers/temp.js';
 
 interface Run {
@@ -46,13 +48,6 @@ function run(command: string, args: readonly string[], cwd: string, timeout = 90
 const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const NPX = process.platform === 'win32' ? 'npx.cmd' : 'npx';
 const NETWORK_ERROR = /ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|network|offline/i;
-
-/** The newest modification time of the files under `dir`. */
-function newest(dir: string): number {
-  let t = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) if (e.isFile()) t = Math.max(t, statSync(join(e.parentPath, e.name)).mtimeMs);
-  return t;
-}
 
 /** The README's "SDK in one screen" example, verbatim (ESM, top-level await). */
 function readmeExample(): string {
@@ -81,12 +76,7 @@ const projects = { esm: '', cjs: '' };
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'octx-packed-'));
-  for (const f of ['dist/index.js', 'dist/cjs/index.js', 'dist/cjs/package.json']) {
-    if (!existsSync(join(ROOT, f))) throw new Error(`${f} is missing: run \`npm run build\` before this test`);
-  }
-  if (newest(join(ROOT, 'src')) > Math.min(statSync(join(ROOT, 'dist/index.js')).mtimeMs, statSync(join(ROOT, 'dist/cjs/index.js')).mtimeMs)) {
-    throw new Error('dist/ is older than src/: run `npm run build` before this test (it tests the built package)');
-  }
+  assertFreshDist();
   if (!existsSync(join(ROOT, 'docs/api/README.md'))) {
     // `npm pack` would generate it in `prepack`; the test packs with --ignore-scripts to reuse the build.
     const docs = await run(process.execPath, [join(ROOT, 'node_modules/typedoc/bin/typedoc')], ROOT, 120_000);

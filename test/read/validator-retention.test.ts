@@ -43,7 +43,7 @@ console.log(JSON.stringify({ valid: report.valid, grownMiB: (atEnd - before) / 2
 `;
 
 function grownMiB(quotedId: boolean): number {
-  const out = join(tempDir('review-s5-validator-'), 'p.octx');
+  const out = join(tempDir('validator-'), 'p.octx');
   const run = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script(out, quotedId)], { encoding: 'utf8' });
   expect(run.status, run.stderr).toBe(0);
   const result = JSON.parse(run.stdout.trim()) as { valid: boolean; grownMiB: number };

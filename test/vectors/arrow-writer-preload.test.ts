@@ -50,7 +50,7 @@ function node(args: string[], script: string) {
 
 describe('review s5: the Arrow writer preload', () => {
   it('a failed preload is not an unhandled rejection, and the export loads the writer again', () => {
-    const dir = tempDir('review-s5-preload-');
+    const dir = tempDir('preload-');
     const marker = join(dir, 'marker');
     const out = join(dir, 'p.octx');
     const run = node(
@@ -70,7 +70,7 @@ console.log(JSON.stringify({ vectors: result.report.vectors.status }));`,
   });
 
   it('a load that always fails: no crash without an export, and the export reports the failure', () => {
-    const dir = tempDir('review-s5-preload-fail-');
+    const dir = tempDir('preload-fail-');
     const marker = join(dir, 'marker');
     const out = join(dir, 'p.octx');
     const run = node(
@@ -93,7 +93,7 @@ console.log(JSON.stringify({ failure }));`,
   });
 
   it('a process that ends right after addVector ends normally (ESM), and so does one whose load fails', () => {
-    const dir = tempDir('review-s5-preload-exit-');
+    const dir = tempDir('preload-exit-');
     for (const refuse of [0, 1000]) {
       const run = node(
         ['--input-type=module'],
@@ -109,7 +109,7 @@ console.log('added');`,
   });
 
   it('the CommonJS build exports vectors (the preload and the export load through require)', () => {
-    const dir = tempDir('review-s5-preload-cjs-');
+    const dir = tempDir('preload-cjs-');
     const out = join(dir, 'c.octx');
     const run = node(
       [],
