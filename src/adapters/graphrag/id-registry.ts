@@ -2,8 +2,8 @@
  * GraphRAG ids must name one row: tables reference each other by id (text units name their
  * document, entities and relationships their text units), so an id used twice — in one table or
  * in two — makes those references ambiguous. The registry checks each id against the tables
- * whose ids are referenced (documents, text units, entities), using the lookups the mapping keeps
- * anyway, so no second copy of a million ids is held.
+ * whose ids are referenced (documents, text units, entities; see {@link CONFLICTS}), using the
+ * lookups the mapping keeps anyway, so no second copy of a million ids is held.
  */
 import { basename } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
@@ -13,6 +13,21 @@ import type { ParquetTable } from './parquet/parquet-table.js';
 
 /** The tables whose ids other tables reference. */
 type OwnerTable = 'documents' | 'text_units' | 'entities';
+
+/**
+ * The owners an id of each table must not repeat. A document and a text unit may share an id:
+ * GraphRAG hashes the text for both, so a document that is one text unit has its text unit's id,
+ * and no column can name either one (text units name documents only in `document_id(s)`).
+ */
+const CONFLICTS: Readonly<Record<GraphRagTable, readonly OwnerTable[]>> = {
+  documents: ['documents', 'entities'],
+  text_units: ['text_units', 'entities'],
+  entities: ['entities', 'text_units', 'documents'],
+  relationships: ['entities', 'text_units', 'documents'],
+  covariates: ['entities', 'text_units', 'documents'],
+  communities: [],
+  community_reports: ['entities', 'text_units'],
+};
 
 export class IdRegistry {
   readonly #owners = new Map<OwnerTable, { readonly ids: ReadonlyMap<string, unknown>; readonly file: string }>();
@@ -28,8 +43,10 @@ export class IdRegistry {
    * @returns false when the id is already taken (the row must then be skipped)
    */
   claim(table: GraphRagTable, id: string, file: ParquetTable, row: Row): boolean {
-    for (const [owner, { ids, file: ownerFile }] of this.#owners) {
-      if (!ids.has(id)) continue;
+    for (const owner of CONFLICTS[table]) {
+      const known = this.#owners.get(owner);
+      if (known === undefined || !known.ids.has(id)) continue;
+      const ownerFile = known.file;
       this.#reused.push(
         issue({
           code: 'OCTX_GRAPHRAG_ID_REUSED',
