@@ -27,6 +27,8 @@ const LAYERS = {
   builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export'],
   // floor 7: input adapters (RAG, ingest, SAG database) and what they share (adapters/shared; rule adapters-independent)
   adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
+  // floor 5 (beside export/): the HTML report of a package, a reader of packages (octx-export/report)
+  report: ['model', 'package', 'knowledge', 'vectors', 'consumers', 'read'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
@@ -86,10 +88,25 @@ module.exports = {
     },
     {
       name: 'not-to-dev-dep',
-      comment: 'src/ ships to users: it may not import a package that is only in devDependencies.',
+      comment:
+        'src/ ships to users: it may not import a package that is only in devDependencies. Except the report page (src/report/browser/), which esbuild bundles at build time with its libraries (sigma) into dist/report/page.js.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: '^src/report/browser/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'report-page-apart',
+      comment: 'The report page runs in a browser: it may import only its own folder and the shape of its data (src/report/report-data.ts), nothing of Node.',
+      severity: 'error',
+      from: { path: '^src/report/browser/' },
+      to: { pathNot: '^(src/report/browser/|src/report/report-data\\.ts$|node_modules/)' },
+    },
+    {
+      name: 'not-to-report-page',
+      comment: 'The report page is bundled for the browser, not imported by the SDK (the renderer inlines the built bundle).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/report/browser/' },
+      to: { path: '^src/report/browser/' },
     },
   ],
   options: {

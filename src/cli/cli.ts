@@ -15,6 +15,7 @@ import { fromRagCommand } from './commands/from-rag.js';
 import { fromSagCommand } from './commands/from-sag.js';
 import { fromGraphRagCommand } from './commands/from-graphrag.js';
 import { inspectCommand } from './commands/inspect.js';
+import { reportCommand } from './commands/report.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { didYouMean } from './suggest.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   inspectCommand,
   deriveCommand,
   diffCommand,
+  reportCommand,
   fromRagCommand,
   fromIngestCommand,
   fromSagCommand,

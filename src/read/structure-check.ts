@@ -33,6 +33,8 @@ export interface ConceptDocumentRef {
 const PAIR_BASE = 2 ** 26;
 /** Ordinal keys pack `document * 2^32 + ordinal`. */
 const ORDINAL_BASE = 2 ** 32;
+/** The largest level the 32-bit level column holds (larger ones are refused, never narrowed). */
+const INT32_MAX = 2 ** 31 - 1;
 
 /** Lines of one record kind (ids are in the id space). */
 interface RecordTable {
@@ -229,7 +231,20 @@ export class StructureChecker {
     const index = this.register(this.events, r.id as string, path, line);
     if (index < 0) return;
     this.inputs.event?.add(index, r, r.id as string, line);
-    const level = typeof r.level === 'number' ? r.level : 0;
+    let level = typeof r.level === 'number' ? r.level : 0;
+    if (level > INT32_MAX) {
+      // Refused here, never narrowed into the 32-bit column: a level is a depth in the hierarchy,
+      // and no hierarchy is that deep. Stored as -1, which the level check below skips.
+      this.fail(
+        'OCTX_EVENT_LEVEL_INVALID',
+        path,
+        line,
+        `level ${level} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
+        r.id as string,
+        'level',
+      );
+      level = -1;
+    }
     this.eventLevels.push(level);
     if ((index + 1) * 4 > this.parentWords.length) {
       const next = new Uint32Array(this.parentWords.length * 2);
@@ -296,6 +311,12 @@ export class StructureChecker {
       if (p < 0) continue;
       const expected = this.eventLevels.get(p) + 1;
       const level = this.eventLevels.get(i);
+      // -1: a level beyond 32 bits, reported when it was read.
+      if (level === -1) continue;
+      if (expected === 0) {
+        this.fail('OCTX_EVENT_LEVEL_INVALID', path, lines.get(i), `level ${level} must be the parent's level + 1, and the parent's level is beyond ${INT32_MAX}`, idOf(i), 'level');
+        continue;
+      }
       if (level !== expected) this.fail('OCTX_EVENT_LEVEL_INVALID', path, lines.get(i), `level ${level} must be the parent's level + 1 = ${expected}`, idOf(i), 'level');
     }
     this.parentWords = new Uint32Array(0);
