@@ -43,7 +43,7 @@ async function exportSet(dir: string, options: FromGraphRagOptions): Promise<Exp
       records[k as keyof typeof FILES] = text === '' ? [] : text.split('\n').map((l) => JSON.parse(l) as Rec);
     }
     const documents: Record<string, string> = {};
-    for (const f of p.manifest.files) if (f.path.startsWith('knowledge/')) documents[f.path] = (await p.readFile(f.path)).toString('utf8');
+    for (const f of p.manifest.files as readonly { path: string }[]) if (f.path.startsWith('knowledge/')) documents[f.path] = (await p.readFile(f.path)).toString('utf8');
     const vectors = { chunks: new Map<string, Float32Array>(), entities: new Map<string, Float32Array>() };
     for (const t of ['chunks', 'entities'] as const) for await (const r of p.vectors(t)) vectors[t].set(r.recordId, Float32Array.from(r.vector));
     return { out, report, records, documents, vectors };
