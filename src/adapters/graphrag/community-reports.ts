@@ -26,7 +26,7 @@ export async function mapCommunityReports(ctx: MapContext, table: ParquetTable, 
     const title = (text(row, 'title') ?? '').trim();
     const community = row.values.community;
     const level = row.values.level;
-    const stem = safeFileStem(title) || `community-${String(community ?? row.index)}`;
+    const stem = safeFileStem(title) || `community-${typeof community === 'number' || typeof community === 'string' ? community : row.index}`;
     const folder = typeof level === 'number' ? `community-reports/level-${level}` : 'community-reports';
     const path = claimDocumentPath(`${folder}/${stem}.md`, createHash('sha256').update(body).digest('hex'), used);
     const meta: Record<string, JsonValue> = { kind: 'community-report' };

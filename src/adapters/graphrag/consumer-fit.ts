@@ -53,7 +53,11 @@ export class RowChecker {
     const findings = [...this.#documents, ...(structureExported ? this.#structure : [])];
     const errors = findings.filter((f) => f.severity === 'error');
     if (errors.length > 0)
-      throw OctxError.aggregate('OCTX_CONSUMER_INCOMPATIBLE', `the GraphRAG index does not fit ${this.consumer}: ${errors.length} row(s) would fail its import (each names its GraphRAG file and row):`, errors);
+      throw OctxError.aggregate(
+        'OCTX_CONSUMER_INCOMPATIBLE',
+        `the GraphRAG index does not fit ${this.consumer}: ${errors.length} row(s) would fail its import (each names its GraphRAG file and row):`,
+        errors,
+      );
     return findings.filter((f) => f.severity === 'warning').map((f) => f.message);
   }
 }

@@ -19,7 +19,8 @@ import { readRegularFile } from '../../package/regular-file.js';
 /** The model found, or why none was. */
 export type SettingsModel = { readonly model: string; readonly file: string; readonly key: string } | { readonly model?: undefined; readonly why: string };
 
-const get = (v: unknown, ...path: string[]): unknown => path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined), v);
+const get = (v: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((o, k) => (o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Record<string, unknown>)[k] : undefined), v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
 
 /** The settings file of the project whose output folder is `outputDir` (given, or `settings.yaml`/`.yml`/`.json` beside it). */

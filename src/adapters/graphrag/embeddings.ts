@@ -174,7 +174,8 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
       }
       const missing = exported(target) - seen.size;
       if (dimensions === 0) problem ??= 'its vectors are empty';
-      if (problem === undefined && missing > 0) problem = `${missing} of ${exported(target)} exported ${target === 'chunks' ? 'text units' : 'entities'} have no vector (a target is written only when complete)`;
+      if (problem === undefined && missing > 0)
+        problem = `${missing} of ${exported(target)} exported ${target === 'chunks' ? 'text units' : 'entities'} have no vector (a target is written only when complete)`;
       checked.push({
         ref,
         target,
@@ -194,7 +195,11 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
     // One config for the package: a second width is left out.
     const first = checked.find((t) => t.status === 'written');
     for (const t of checked) {
-      if (t.status === 'written' && t.dimensions !== first!.dimensions) Object.assign(t, { status: 'omitted', reason: `its ${t.dimensions} dimensions differ from the ${first!.dimensions} of ${first!.embedding} (one package has one vector config)` });
+      if (t.status === 'written' && t.dimensions !== first!.dimensions)
+        Object.assign(t, {
+          status: 'omitted',
+          reason: `its ${t.dimensions} dimensions differ from the ${first!.dimensions} of ${first!.embedding} (one package has one vector config)`,
+        });
     }
     const written = checked.filter((t) => t.status === 'written');
     for (const t of checked) if (t.status === 'omitted') ctx.warnings.push(`the ${t.target} vectors (${t.from}) were left out: ${t.reason}`);

@@ -39,7 +39,14 @@ const optionsSchema = z.object({
   relationshipWeight: z.enum(['extension', 'link']).optional(),
   consumer: z.enum(CONSUMER_NAMES as [string, ...string[]]).optional(),
   onProgress: z.function().optional(),
-  parquetLimits: z.object({ maxFooterBytes: z.number().int().positive().optional(), maxPageBytes: z.number().int().positive().optional(), maxChunkValues: z.number().int().positive().optional() }).strict().optional(),
+  parquetLimits: z
+    .object({
+      maxFooterBytes: z.number().int().positive().optional(),
+      maxPageBytes: z.number().int().positive().optional(),
+      maxChunkValues: z.number().int().positive().optional(),
+    })
+    .strict()
+    .optional(),
   documentType: ADAPTER_OPTION_SHAPES.documentType,
   documentsOnly: ADAPTER_OPTION_SHAPES.documentsOnly,
   requireStructure: ADAPTER_OPTION_SHAPES.requireStructure,
@@ -90,7 +97,6 @@ export async function readGraphRag(builder: PackageBuilder, outputDir: string, o
     const documentType = options.documentType ?? 'Document';
 
     const { documents, order } = await mapDocuments(ctx, documentsTable, ids, documentType);
-    ids.own('documents', documents, documentsTable.path);
     throwProblems(ctx, `the GraphRAG documents in ${documentsTable.path} cannot be exported:`);
     ids.throwIfReused();
     const asDocuments = options.communityReports === 'as-documents' && reportsTable !== undefined;
@@ -105,7 +111,6 @@ export async function readGraphRag(builder: PackageBuilder, outputDir: string, o
     let entityCount = 0;
     if (!options.documentsOnly) {
       const units = await mapTextUnits(ctx, unitsTable, ids, documents, order);
-      ids.own('text_units', units.index, unitsTable.path);
       throwProblems(ctx, `the GraphRAG text units in ${unitsTable.path} cannot be exported:`);
       ids.throwIfReused();
       const entities = await readEntities(ctx, entitiesTable, ids, untyped);
@@ -113,7 +118,10 @@ export async function readGraphRag(builder: PackageBuilder, outputDir: string, o
       ids.throwIfReused();
       graph = { units, entities, covered: new Uint8Array(units.ids.length), counts: { events: 0, chunkEvents: 0, eventEntities: 0 } };
       relationships = await mapRelationships(ctx, relationshipsTable, ids, graph, options.relationshipWeight === 'link');
-      claims = covariatesTable !== undefined ? await mapClaims(ctx, covariatesTable, ids, graph) : { fromClaims: 0, withoutTextUnit: new Sampler(), withoutEntity: new Sampler(), pending: [] };
+      claims =
+        covariatesTable !== undefined
+          ? await mapClaims(ctx, covariatesTable, ids, graph)
+          : { fromClaims: 0, withoutTextUnit: new Sampler(), withoutEntity: new Sampler(), pending: [] };
       ids.throwIfReused();
       mentions = await mapMentions(ctx, graph, claims, order, unitsTable);
       entityCount = addEntities(ctx, graph, withoutEvent);

@@ -101,7 +101,8 @@ export async function openLanceDb(dir: string, load: LanceDbLoader = defaultLoad
         for await (const batch of t.query().select(['id', 'vector'])) {
           const ids = batch.getChild('id');
           const vectors = batch.getChild('vector');
-          if (ids === null || vectors === null) throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: `${dir}/${name}.lance`, message: 'the LanceDB table has no id or vector column' });
+          if (ids === null || vectors === null)
+            throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: `${dir}/${name}.lance`, message: 'the LanceDB table has no id or vector column' });
           for (let i = 0; i < batch.numRows; i++) {
             const id = ids.get(i);
             const v = vectors.get(i) as { toArray(): Float32Array } | null;

@@ -204,5 +204,3 @@ export const SNAPSHOT_COLUMNS: Readonly<Record<string, ColumnRule>> = {
 export function presentColumns(table: ParquetTable, rules: Readonly<Record<string, ColumnRule>>): string[] {
   return Object.keys(rules).filter((c) => table.columns.has(c));
 }
-
-

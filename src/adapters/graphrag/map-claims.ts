@@ -204,4 +204,3 @@ export function addEntities(ctx: MapContext, graph: Graph, withoutEvent: Sampler
   }
   return count;
 }
-

@@ -75,6 +75,8 @@ export async function mapDocuments(ctx: MapContext, table: ParquetTable, ids: Id
   const order: DocumentEntry[] = [];
   const used = new Set<string>();
   const scrubbed: string[] = [];
+  // Known before the first row, so an id twice in this table is caught as well as one in another.
+  ids.own('documents', documents, table.path);
   await forEachRow(ctx, table, columns, 'documents', (row) => {
     const id = text(row, 'id');
     const body = text(row, 'text');
@@ -123,6 +125,7 @@ export async function mapTextUnits(ctx: MapContext, table: ParquetTable, ids: Id
   const documentIndex = new Map(order.map((d, i) => [d, i]));
   const occurrences = new KeyOccurrences();
   let several = 0;
+  ids.own('text_units', units.index, table.path);
   await forEachRow(ctx, table, columns, 'text units', (row) => {
     const id = text(row, 'id');
     const body = text(row, 'text');
@@ -133,7 +136,12 @@ export async function mapTextUnits(ctx: MapContext, table: ParquetTable, ids: Id
     const document = refs.length > 0 ? documents.get(refs[0]!) : undefined;
     if (document === undefined)
       return void ctx.problems.push(
-        rowProblem(table, row, documentColumn, refs.length === 0 ? 'the text unit names no document' : `the text unit names document ${refs[0]}, which is not in the documents table`),
+        rowProblem(
+          table,
+          row,
+          documentColumn,
+          refs.length === 0 ? 'the text unit names no document' : `the text unit names document ${refs[0]}, which is not in the documents table`,
+        ),
       );
     if (body === undefined || body.trim() === '') return void ctx.problems.push(rowProblem(table, row, 'text', 'the text unit has no text (an empty text is not a chunk)'));
     const key = occurrences.next(`graphrag:text-unit:${document.path}:${digestOf([body])}`);

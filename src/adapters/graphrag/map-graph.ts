@@ -56,7 +56,8 @@ export async function readEntities(ctx: MapContext, table: ParquetTable, ids: Id
     const title = text(row, 'title');
     if (id === undefined || id === '') return void ctx.problems.push(rowProblem(table, row, 'id', 'an entity without an id'));
     if (!ids.claim('entities', id, table, row)) return;
-    if (title === undefined || title.trim() === '') return void ctx.problems.push(rowProblem(table, row, 'title', 'an entity without a title (relationships name entities by title)'));
+    if (title === undefined || title.trim() === '')
+      return void ctx.problems.push(rowProblem(table, row, 'title', 'an entity without a title (relationships name entities by title)'));
     const first = entities.byTitle.get(title);
     if (first !== undefined) {
       return void ctx.problems.push(
@@ -145,7 +146,14 @@ export interface RelationshipOutcome {
 /** Maps every relationship to an event (see the module comment). */
 export async function mapRelationships(ctx: MapContext, table: ParquetTable, ids: IdRegistry, graph: Graph, weightOnLinks: boolean): Promise<RelationshipOutcome> {
   const { entities, units } = graph;
-  const out = { fromRelationships: 0, emptyDescriptions: 0, unknownEndpoint: new Sampler(), withoutTypedEntity: new Sampler(), withoutTextUnit: new Sampler(), unknownTextUnits: 0 };
+  const out = {
+    fromRelationships: 0,
+    emptyDescriptions: 0,
+    unknownEndpoint: new Sampler(),
+    withoutTypedEntity: new Sampler(),
+    withoutTextUnit: new Sampler(),
+    unknownTextUnits: 0,
+  };
   const occurrences = new KeyOccurrences();
   const columns = presentColumns(table, TABLE_COLUMNS.relationships);
   await forEachRow(ctx, table, columns, 'relationships', (row: Row) => {
@@ -160,7 +168,14 @@ export async function mapRelationships(ctx: MapContext, table: ParquetTable, ids
       const missing = [s === undefined ? source : undefined, t === undefined && target !== source ? target : undefined].filter((x) => x !== undefined);
       return out.unknownEndpoint.add(`${label} names ${missing.map((m) => JSON.stringify(m)).join(' and ')}, which ${missing.length > 1 ? 'are' : 'is'} no entity title`);
     }
-    const ends = (s === t ? [{ entity: s, role: 'source and target' }] : [{ entity: s, role: 'source' }, { entity: t, role: 'target' }]).filter((l) => entities.types[l.entity] !== '');
+    const ends = (
+      s === t
+        ? [{ entity: s, role: 'source and target' }]
+        : [
+            { entity: s, role: 'source' },
+            { entity: t, role: 'target' },
+          ]
+    ).filter((l) => entities.types[l.entity] !== '');
     if (ends.length === 0) return out.withoutTypedEntity.add(label);
     const { known, unknown } = unitsOf(units, textList(row, 'text_unit_ids'));
     out.unknownTextUnits += unknown;
@@ -182,6 +197,7 @@ export async function mapRelationships(ctx: MapContext, table: ParquetTable, ids
     for (const u of known) graph.covered[u] = 1;
     out.fromRelationships++;
   });
-  if (out.unknownTextUnits > 0) ctx.warnings.push(`${basename(table.path)}: ${out.unknownTextUnits} text unit id(s) named by relationships are not in the text units table; those links were left out`);
+  if (out.unknownTextUnits > 0)
+    ctx.warnings.push(`${basename(table.path)}: ${out.unknownTextUnits} text unit id(s) named by relationships are not in the text units table; those links were left out`);
   return out;
 }

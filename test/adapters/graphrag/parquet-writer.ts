@@ -98,12 +98,12 @@ export function fixtureSchema(columns: readonly FixtureColumn[]): SchemaElement[
 
 const value = (kind: FixtureKind, v: unknown): unknown => (v === null || v === undefined ? null : kind === 'int64' ? BigInt(v as number) : v);
 const columnData = (columns: readonly FixtureColumn[], from = 0, to?: number) =>
-  columns.map((c) => ({ name: c.name, data: c.data.slice(from, to).map((v) => value(c.kind, v)) as unknown[] }));
+  columns.map((c) => ({ name: c.name, data: c.data.slice(from, to).map<unknown>((v) => value(c.kind, v)) }));
 
 /** The Parquet bytes of a table. */
 export function parquetBytes(columns: readonly FixtureColumn[], options: WriteOptions = {}): Uint8Array {
   const buffer = parquetWriteBuffer({
-    columnData: columnData(columns) as never,
+    columnData: columnData(columns),
     schema: fixtureSchema(columns) as never,
     codec: options.codec ?? 'SNAPPY',
     compressors: COMPRESSORS,
@@ -117,11 +117,11 @@ export function openParquetFile(filename: string, columns: readonly Omit<Fixture
   const writer = new ParquetWriter({ writer: fileWriter(filename), schema: fixtureSchema(columns as FixtureColumn[]), codec, compressors: COMPRESSORS } as never);
   return {
     /** Writes one row group. */
-    write(data: Readonly<Record<string, readonly unknown[]>>): void {
-      writer.write({ columnData: columns.map((c) => ({ name: c.name, data: data[c.name]!.map((v) => value(c.kind, v)) })) as never });
+    async write(data: Readonly<Record<string, readonly unknown[]>>): Promise<void> {
+      await writer.write({ columnData: columns.map((c) => ({ name: c.name, data: data[c.name]!.map((v) => value(c.kind, v)) })) });
     },
-    finish(): void {
-      writer.finish();
+    async finish(): Promise<void> {
+      await writer.finish();
     },
   };
 }

@@ -63,7 +63,15 @@ const rel = [
   { source: 'JORDAN HAYES', target: 'ELEVATOR', description: 'Jordan Hayes waits at the elevator.', weight: 1, units: [2] },
 ].map((r) => ({ ...r, id: uuid(`${r.source}->${r.target}`) }));
 const claims = [
-  { type: 'MISSION START', subject: 'DULCE BASE', object: 'NONE', description: 'The operation at Dulce base begins in March 2024.', start: '2024-03-01T00:00:00', end: 'NONE', unit: 3 },
+  {
+    type: 'MISSION START',
+    subject: 'DULCE BASE',
+    object: 'NONE',
+    description: 'The operation at Dulce base begins in March 2024.',
+    start: '2024-03-01T00:00:00',
+    end: 'NONE',
+    unit: 3,
+  },
   { type: 'SECRECY', subject: 'UNNAMED COMMANDER', object: 'NONE', description: 'An unnamed commander keeps the mission secret.', start: 'NONE', end: 'NONE', unit: 1 },
 ].map((c) => ({ ...c, id: uuid(`claim:${c.type}`) }));
 
@@ -181,8 +189,14 @@ const snapshot = (name: string, ids: string[]): void =>
     ],
     'SNAPPY',
   );
-snapshot('text_unit.text', tu.map((t) => t.id));
-snapshot('entity.description', entities.map((e) => e.id));
+snapshot(
+  'text_unit.text',
+  tu.map((t) => t.id),
+);
+snapshot(
+  'entity.description',
+  entities.map((e) => e.id),
+);
 snapshot('community.full_content', [sha512(report)]);
 
 writeFileSync(

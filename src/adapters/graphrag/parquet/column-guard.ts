@@ -83,8 +83,10 @@ export function guardColumnChunk(path: string, span: ChunkSpan, bytes: Uint8Arra
       throw e;
     }
     offset += header.headerSize;
-    if (header.compressedSize > bytes.length - offset) throw invalid(`a page of ${header.compressedSize} bytes runs past the end of its column chunk (the file is truncated or damaged)`);
-    if (header.uncompressedSize > limits.maxPageBytes) throw limit(`a ${header.kind} declares ${header.uncompressedSize} bytes once decompressed; at most ${limits.maxPageBytes} are allowed`);
+    if (header.compressedSize > bytes.length - offset)
+      throw invalid(`a page of ${header.compressedSize} bytes runs past the end of its column chunk (the file is truncated or damaged)`);
+    if (header.uncompressedSize > limits.maxPageBytes)
+      throw limit(`a ${header.kind} declares ${header.uncompressedSize} bytes once decompressed; at most ${limits.maxPageBytes} are allowed`);
     if (header.kind === 'DICTIONARY_PAGE') {
       if (++dictionaries > 1) throw invalid('it has a second dictionary page');
       if (header.values * plainBytesPerValue(span.physical) > header.uncompressedSize)

@@ -55,7 +55,6 @@ export class ParquetTable {
   /** The compression codecs used (`SNAPPY`, `ZSTD`, …), for the report. */
   readonly codecs: readonly string[];
   readonly #handle: FileHandle;
-  readonly #size: number;
   readonly #metadata: FileMetaData;
   readonly #spans: readonly ChunkSpan[];
   readonly #limits: ParquetLimits;
@@ -65,7 +64,6 @@ export class ParquetTable {
   private constructor(path: string, handle: FileHandle, size: number, metadata: FileMetaData, spans: ChunkSpan[], limits: ParquetLimits) {
     this.path = path;
     this.#handle = handle;
-    this.#size = size;
     this.#metadata = metadata;
     this.#spans = spans;
     this.#limits = limits;
@@ -224,7 +222,8 @@ function chunkSpans(path: string, metadata: FileMetaData, dataEnd: number): Chun
       const m = c.meta_data;
       if (!m) throw invalid(path, `a column chunk of row group ${group} has no metadata (encrypted or external column chunks are not read)`);
       const column = m.path_in_schema.join('.');
-      if (c.file_path !== undefined) throw invalid(path, `column ${column} of row group ${group} lives in another file (${c.file_path}); only self-contained Parquet files are read`, column);
+      if (c.file_path !== undefined)
+        throw invalid(path, `column ${column} of row group ${group} lives in another file (${c.file_path}); only self-contained Parquet files are read`, column);
       const dictionary = num(m.dictionary_page_offset);
       const data = num(m.data_page_offset);
       const start = dictionary > 0 && dictionary < data ? dictionary : data;
