@@ -3,7 +3,7 @@
  * the source values a package is checked against, and copies of a fixture folder with one table
  * rewritten (hostile or changed inputs) through hyparquet-writer.
  */
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
@@ -60,10 +60,11 @@ export async function readColumns(file: string): Promise<FixtureColumn[]> {
   return schema.children.map((c) => ({ name: c.element.name, kind: kindOf(c), data: rows.map((r) => r[c.element.name] ?? null) }));
 }
 
-/** A copy of a fixture folder in a temporary folder (removed after the test). */
+/** A copy of a fixture folder (and the project's settings.yaml beside it) in a temporary folder, removed after the test. */
 export function copyFixture(dir: string): string {
   const copy = join(tempDir('octx-graphrag-'), 'output');
   cpSync(dir, copy, { recursive: true });
+  if (existsSync(join(dir, '..', 'settings.yaml'))) cpSync(join(dir, '..', 'settings.yaml'), join(copy, '..', 'settings.yaml'));
   return copy;
 }
 
