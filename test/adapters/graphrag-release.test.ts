@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { diffPackages, PackageBuilder } from 'octx-export';
 import { fromGraphRag, LANCEDB_INSTALL, type FromGraphRagOptions } from 'octx-export/adapters/graphrag';
 import { readGraphRag } from '../../src/adapters/graphrag/from-graphrag.js';
+import { hintOf } from '../../src/cli/errors.js';
 import { failureAsync } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
 import { runCli } from '../cli/run-cli.js';
@@ -128,6 +129,9 @@ describe('from-graphrag: LanceDB', () => {
     expect(e.code).toBe('OCTX_DEPENDENCY_MISSING');
     expect(e.message).toContain(LANCEDB_INSTALL);
     expect(e.message).toContain('is not installed');
+    // The CLI's hint line names LanceDB, not the SQLite driver of from-sag (same code).
+    expect(hintOf(e, 'from-graphrag')).toContain(LANCEDB_INSTALL);
+    expect(hintOf(e, 'from-sag')).toContain('better-sqlite3');
   });
 
   it('without it, --vectors snapshots / none still export (the snapshots need nothing native)', async () => {
