@@ -63,7 +63,11 @@ export const fromGraphRagCommand = adapterCommand({
     'embedding-model': { type: 'string', value: '<name>', description: "the embedding model's name (default: from the project's settings.yaml)" },
     settings: { type: 'string', value: '<file>', description: "the GraphRAG project's settings file (default: settings.yaml next to the output folder)" },
     lancedb: { type: 'string', value: '<dir>', description: 'the LanceDB folder (default: <output-dir>/lancedb)' },
-    'relationship-weight': { type: 'string', value: '<extension|link>', description: "where a relationship's weight goes: x-graphrag on the event (default), or also the event-entity links" },
+    'relationship-weight': {
+      type: 'string',
+      value: '<extension|link>',
+      description: "where a relationship's weight goes: x-graphrag on the event (default), or also the event-entity links",
+    },
   },
   examples: [
     'octx-export from-graphrag fixtures/graphrag/v2-small/output -o out/graphrag.octx --name "Operation Dulce (GraphRAG)" --mkdir --overwrite',
