@@ -7,6 +7,7 @@
  *   npm run bench -- --size S                        # quick
  *   npm run bench -- --workdir 2000 [--runs N]       # peak RSS of build/validate on the 2,000-document folder
  *   npm run bench -- --report [--size W|L] [--runs N] # renderReport time and peak RSS, paired with validate (bench/report-series.ts)
+ *   npm run bench -- --graphrag [--units N] [--dim D] # from-graphrag on a synthetic index vs PackageBuilder (bench/graphrag.ts)
  *
  * Without --workdir: bench/series.ts (every flag is documented there). With --workdir N:
  * bench/workdir-memory.ts.
@@ -14,7 +15,10 @@
 import { parseArgs } from './common.js';
 
 const args = parseArgs(process.argv.slice(2));
-if (args.has('report')) {
+if (args.has('graphrag')) {
+  const { graphRagSeries } = await import('./graphrag.js');
+  await graphRagSeries(process.argv.slice(2));
+} else if (args.has('report')) {
   // The report series runs as its module body (it reads process.argv itself).
   await import('./report-series.js');
 } else if (args.has('workdir')) {

@@ -13,6 +13,7 @@ import { diffCommand } from './commands/diff.js';
 import { fromIngestCommand } from './commands/from-ingest.js';
 import { fromRagCommand } from './commands/from-rag.js';
 import { fromSagCommand } from './commands/from-sag.js';
+import { fromGraphRagCommand } from './commands/from-graphrag.js';
 import { inspectCommand } from './commands/inspect.js';
 import { reportCommand } from './commands/report.js';
 import { validateCommand } from './commands/validate.js';
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   fromRagCommand,
   fromIngestCommand,
   fromSagCommand,
+  fromGraphRagCommand,
 ];
 
 /** The package version (from package.json, two folders up in both src/ and dist/). */

@@ -111,6 +111,10 @@ export function withHint(e: OctxError, hint: string): OctxError {
 /** The hint of the SQLite database `from-sag` could not open (the adapter's own OCTX_OPEN_ERROR). */
 const COMMAND_HINTS: Readonly<Record<string, Partial<Record<OctxCode, string>>>> = {
   'from-sag': { OCTX_OPEN_ERROR: 'check the path: it must be an existing SQLite file, the zleap-sag engine database (<SAG_DATA_DIR>/sag.db)' },
+  'from-graphrag': {
+    OCTX_DEPENDENCY_MISSING:
+      'from-graphrag reads LanceDB tables with @lancedb/lancedb: run `npm install @lancedb/lancedb@0.31.0`, or use --vectors snapshots (embeddings.*.parquet) or --vectors none',
+  },
 };
 
 /** The hint line's text for an error: its own override, the command's, or its (cause's) code's. */

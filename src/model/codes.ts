@@ -117,7 +117,16 @@ export const OCTX_CODES = {
   OCTX_SAG_NOT_ENGINE_DB:
     "producer: from-sag was given an SQLite file without the zleap-sag engine tables (e.g. SAG's application database ./.data/sag.db instead of ./.data/engine/sag.db)",
   OCTX_REPORT_SCRIPT_MISSING: 'producer: the report page script (dist/report/page.js, bundled at build time) is missing or cannot be inlined: a source checkout that was not built',
-  OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
+  OCTX_DEPENDENCY_MISSING:
+    'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5, @lancedb/lancedb for the LanceDB tables of a GraphRAG index)',
+  OCTX_PARQUET_INVALID:
+    'producer: an input Parquet file is unreadable: not Parquet (magic), truncated, a footer, page header or page that does not fit the file, values that do not decode (a length past the page, text that is not UTF-8); names the file and column',
+  OCTX_PARQUET_LIMIT:
+    'producer: an input Parquet file declares more than the reader allows before it decodes (a page or dictionary above its size or value bounds, a row group of more values than fit in memory): a decompression or dictionary bomb is refused, naming the file and column',
+  OCTX_GRAPHRAG_LAYOUT_UNKNOWN: 'producer: a folder is not a GraphRAG output of a known layout (v1 create_final_*, v2, v3), or a table that layout needs is missing',
+  OCTX_GRAPHRAG_COLUMN_MISSING: 'producer: a GraphRAG table lacks a column its layout needs (the file and column are named)',
+  OCTX_GRAPHRAG_COLUMN_TYPE: 'producer: a GraphRAG column has another Parquet type than its layout says (the file, column, expected and found types are named)',
+  OCTX_GRAPHRAG_ID_REUSED: 'producer: a GraphRAG id names two rows (twice in one table, or in two tables), so the references between tables are ambiguous',
   OCTX_INDEX_FILE_RENAMED:
     'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',
   OCTX_INDEX_FILE_SKIPPED: 'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was left out (indexFiles: skip)',
@@ -126,7 +135,7 @@ export const OCTX_CODES = {
     "producer (warning; an error under strict): a docs generator's convention found in the tree was not applied (a template shortcode, an include that cannot be read…), once per kind with a count",
   OCTX_STRICT_VIOLATION: 'producer: strict: true and the export would leave something out or warn; the issues list every degradation and warning, nothing was written',
   OCTX_ADAPTER_WARNING:
-    'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest) left something of its input out or changed it (the message says what)',
+    'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest, fromGraphRag) left something of its input out or changed it (the message says what)',
   OCTX_RECORD_FIELD_SUSPECT: 'producer (warning; an error under strict): an unknown record field looks like a misspelt known one (parentId for parent_id)',
   OCTX_ASSET_ID_EPHEMERAL: 'CLI (warning; an error under --strict): neither --state nor --asset-id was given, so this build minted a new asset id',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',

@@ -10,7 +10,17 @@ import { EXIT_OK, withHint } from '../errors.js';
  * (package.json `files` ships exactly these; test/cli/help-examples.test.ts holds the examples,
  * this list and the tarball together).
  */
-export const EXAMPLE_INPUTS = ['kb-three-kingdoms', 'docs-site', 'docs-trees/vitepress', 'reading-notes', 'rag', 'ingest', 'sag/engine-0.7.1', 'sag/engine-0.8'] as const;
+export const EXAMPLE_INPUTS = [
+  'kb-three-kingdoms',
+  'docs-site',
+  'docs-trees/vitepress',
+  'reading-notes',
+  'rag',
+  'ingest',
+  'sag/engine-0.7.1',
+  'sag/engine-0.8',
+  'graphrag/v2-small',
+] as const;
 
 /** The package's `fixtures/` folder: three levels up from both src/cli/commands/ and dist/cli/commands/. */
 const SHIPPED = fileURLToPath(new URL('../../../fixtures/', import.meta.url));

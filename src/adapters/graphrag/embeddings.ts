@@ -1,0 +1,230 @@
+/**
+ * GraphRAG's embeddings → vector targets. GraphRAG writes them to LanceDB tables
+ * (`output/lancedb/<name>.lance`: `default-text_unit-text` in 1.x–2.x, `text_unit_text` in 3.x)
+ * and, when configured, to `embeddings.<name>.parquet` snapshots (`id`, `embedding`). Text-unit
+ * embeddings become the `chunks` target, entity-description embeddings the `entities` target;
+ * the others (community reports, documents, …) have no target in the format and are counted.
+ *
+ * Each target is read twice, one row group or batch at a time: first to check it (every exported
+ * record has exactly one vector, one width, finite values) and to measure whether every vector
+ * has unit length (`normalized` is measured, never assumed), then — only when complete — to add
+ * the vectors. An incomplete target is left out and reported, never padded.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { consumerProfile } from '../../consumers/index.js';
+import { OctxError } from '../../model/errors.js';
+import type { GraphRagVectors, GraphRagVectorSource, GraphRagVectorTarget } from './graphrag-types.js';
+import { checkColumns, SNAPSHOT_COLUMNS } from './layout.js';
+import type { Graph } from './map-graph.js';
+import type { MapContext } from './map-context.js';
+import { openLanceDb, type LanceDatabase, type LanceDbLoader } from './lancedb.js';
+import { withParquetTable, ParquetTable } from './parquet/parquet-table.js';
+import type { ParquetLimits } from './parquet/column-guard.js';
+
+/** Allowed deviation of a unit vector's L2 norm from 1 (the builder's own tolerance for `normalized: true`). */
+const UNIT_TOLERANCE = 1e-3;
+
+/** The embeddings GraphRAG can write, by their normalised names, and the target of each. */
+const EMBEDDINGS: Readonly<Record<string, 'chunks' | 'entities' | undefined>> = {
+  text_unit_text: 'chunks',
+  entity_description: 'entities',
+  entity_title: undefined,
+  community_full_content: undefined,
+  community_summary: undefined,
+  community_title: undefined,
+  document_text: undefined,
+  document_raw_content: undefined,
+  relationship_description: undefined,
+};
+
+/** The embedding a snapshot or table name holds: `default-text_unit-text`, `text_unit.text` → `text_unit_text`. */
+export function embeddingName(raw: string): string {
+  const n = raw.replace(/[-.]/g, '_');
+  return Object.keys(EMBEDDINGS).find((k) => n === k || n.endsWith(`_${k}`)) ?? n;
+}
+
+/** One place an embedding can be read from. */
+interface EmbeddingRef {
+  readonly embedding: string;
+  readonly source: 'snapshot' | 'lancedb';
+  /** The snapshot file, or the LanceDB table name. */
+  readonly at: string;
+  /** For the report: the file or `lancedb/<table>.lance`. */
+  readonly from: string;
+}
+
+/** The embeddings of an output folder, one source per embedding (`auto`: the snapshot when there is one). */
+export function findEmbeddings(outputDir: string, lancedbDir: string, mode: GraphRagVectorSource): EmbeddingRef[] {
+  const refs = new Map<string, EmbeddingRef>();
+  if (mode === 'auto' || mode === 'snapshots') {
+    for (const f of readdirSync(outputDir).sort()) {
+      const m = /^embeddings\.(.+)\.parquet$/.exec(f);
+      if (m) refs.set(embeddingName(m[1]!), { embedding: embeddingName(m[1]!), source: 'snapshot', at: join(outputDir, f), from: f });
+    }
+  }
+  if ((mode === 'auto' || mode === 'lancedb') && existsSync(lancedbDir) && statSync(lancedbDir).isDirectory()) {
+    for (const f of readdirSync(lancedbDir).sort()) {
+      if (!f.endsWith('.lance')) continue;
+      const table = f.slice(0, -'.lance'.length);
+      const embedding = embeddingName(table);
+      if (!refs.has(embedding)) refs.set(embedding, { embedding, source: 'lancedb', at: table, from: `${basename(lancedbDir)}/${f}` });
+    }
+  }
+  return [...refs.values()];
+}
+
+/** Where the vectors come from and what they must cover. */
+export interface VectorInput {
+  readonly outputDir: string;
+  readonly lancedbDir: string;
+  readonly mode: GraphRagVectorSource;
+  readonly model: { readonly name: string; readonly from: 'option' | 'settings' } | { readonly why: string };
+  /** Why the structure (and so every vector) will not be exported, if it will not. */
+  readonly documentsOnly?: string;
+  readonly consumer?: string;
+  readonly limits: ParquetLimits;
+  readonly loadLanceDb?: LanceDbLoader;
+}
+
+type Row = { readonly id: string; readonly vector: ArrayLike<number> };
+
+async function* snapshotRows(ctx: MapContext, file: string, limits: ParquetLimits, kind: string): AsyncIterable<Row> {
+  const table = await ParquetTable.open(file, limits);
+  try {
+    checkColumns(table, SNAPSHOT_COLUMNS, 'embeddings snapshot');
+    for (let g = 0; g < table.rowGroups.length; g++) {
+      const { id, embedding } = await table.readGroup(g, ['id', 'embedding']);
+      for (let i = 0; i < id!.length; i++) yield { id: String(id![i]), vector: (embedding![i] as number[] | null) ?? [] };
+      ctx.onProgress?.({ phase: 'load', kind, completed: table.rowGroups[g]!.start + table.rowGroups[g]!.rows, total: table.rows });
+    }
+  } finally {
+    await table.close();
+  }
+}
+
+/** Adds the text-unit and entity vectors when complete; see the module comment. */
+export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: VectorInput): Promise<GraphRagVectors> {
+  const refs = input.mode === 'none' ? [] : findEmbeddings(input.outputDir, input.lancedbDir, input.mode);
+  const withTarget = refs.filter((r) => EMBEDDINGS[r.embedding] !== undefined);
+  const noTarget = refs.filter((r) => EMBEDDINGS[r.embedding] === undefined);
+  const noTargetReport = async (): Promise<GraphRagVectors['noTarget']> =>
+    Promise.all(
+      noTarget.map(async (r) => ({
+        embedding: r.embedding,
+        source: r.source,
+        from: r.from,
+        ...(r.source === 'snapshot' ? { rows: await withParquetTable(r.at, async (t) => t.rows, input.limits) } : {}),
+      })),
+    );
+  const none = async (status: 'none' | 'left-out', reason: string): Promise<GraphRagVectors> => ({ status, reason, targets: [], noTarget: await noTargetReport() });
+  if (input.mode === 'none') return none('none', 'vectors were not asked for (vectors: none)');
+  if (withTarget.length === 0) return none('none', 'the output has no text-unit or entity embeddings (neither embeddings.*.parquet snapshots nor LanceDB tables)');
+  if (input.documentsOnly !== undefined) return none('left-out', `the package is documents-only (${input.documentsOnly}); vectors need the structure`);
+  if (input.consumer !== undefined && consumerProfile(input.consumer).vectors.policy === 'omit') return none('left-out', consumerProfile(input.consumer).vectors.reason);
+  if (!('name' in input.model)) {
+    ctx.warnings.push(
+      `the vectors were left out: the embedding model is unknown (${input.model.why}); give it with --embedding-model (SDK: embeddingModel) — a model name is never guessed`,
+    );
+    return none('left-out', `the embedding model is unknown: ${input.model.why}`);
+  }
+
+  let lance: LanceDatabase | undefined;
+  try {
+    if (withTarget.some((r) => r.source === 'lancedb')) lance = await openLanceDb(input.lancedbDir, input.loadLanceDb);
+    const rowsOf = (r: EmbeddingRef, kind: string): AsyncIterable<Row> => (r.source === 'snapshot' ? snapshotRows(ctx, r.at, input.limits, kind) : lance!.rows(r.at));
+    const recordOf = (target: 'chunks' | 'entities', id: string): string | undefined => {
+      if (target === 'chunks') {
+        const u = graph.units.index.get(id);
+        return u === undefined ? undefined : graph.units.chunkIds[u];
+      }
+      const e = graph.entities.byId.get(id);
+      return e === undefined ? undefined : graph.entities.octxIds[e];
+    };
+    const exported = (target: 'chunks' | 'entities'): number => (target === 'chunks' ? graph.units.ids.length : graph.entities.octxIds.filter((x) => x !== undefined).length);
+
+    // Pass 1: check each target and measure it.
+    const checked: (GraphRagVectorTarget & { ref: EmbeddingRef })[] = [];
+    for (const ref of withTarget) {
+      const target = EMBEDDINGS[ref.embedding]!;
+      const seen = new Set<string>();
+      let rows = 0;
+      let ignored = 0;
+      let dimensions: number | undefined;
+      let unitLength = true;
+      let problem: string | undefined;
+      for await (const { id, vector } of rowsOf(ref, `check ${ref.embedding} vectors`)) {
+        rows++;
+        const record = recordOf(target, id);
+        if (record === undefined) {
+          ignored++;
+          continue;
+        }
+        if (seen.has(record)) problem ??= `id ${id} has two vectors`;
+        seen.add(record);
+        if (dimensions === undefined) dimensions = vector.length;
+        else if (vector.length !== dimensions) problem ??= `vectors of ${dimensions} and ${vector.length} dimensions`;
+        let sumSq = 0;
+        for (let i = 0; i < vector.length; i++) {
+          const x = vector[i]!;
+          if (!Number.isFinite(x)) problem ??= `the vector of id ${id} holds a non-finite value`;
+          sumSq += x * x;
+        }
+        if (Math.abs(Math.sqrt(sumSq) - 1) > UNIT_TOLERANCE) unitLength = false;
+      }
+      const missing = exported(target) - seen.size;
+      if (dimensions === 0) problem ??= 'its vectors are empty';
+      if (problem === undefined && missing > 0)
+        problem = `${missing} of ${exported(target)} exported ${target === 'chunks' ? 'text units' : 'entities'} have no vector (a target is written only when complete)`;
+      checked.push({
+        ref,
+        target,
+        embedding: ref.embedding,
+        source: ref.source,
+        from: ref.from,
+        status: problem === undefined ? 'written' : 'omitted',
+        ...(problem !== undefined ? { reason: problem } : {}),
+        rows,
+        added: 0,
+        missing: Math.max(0, missing),
+        ignored,
+        ...(dimensions !== undefined ? { dimensions } : {}),
+        unitLength,
+      });
+    }
+    // One config for the package: a second width is left out.
+    const first = checked.find((t) => t.status === 'written');
+    for (const t of checked) {
+      if (t.status === 'written' && t.dimensions !== first!.dimensions)
+        Object.assign(t, {
+          status: 'omitted',
+          reason: `its ${t.dimensions} dimensions differ from the ${first!.dimensions} of ${first!.embedding} (one package has one vector config)`,
+        });
+    }
+    const written = checked.filter((t) => t.status === 'written');
+    for (const t of checked) if (t.status === 'omitted') ctx.warnings.push(`the ${t.target} vectors (${t.from}) were left out: ${t.reason}`);
+    const targets = (): GraphRagVectorTarget[] => checked.map(({ ref: _ref, ...t }) => t);
+    if (written.length === 0) return { status: 'left-out', reason: 'no target is complete', targets: targets(), noTarget: await noTargetReport() };
+
+    // Pass 2: add the complete targets.
+    const normalized = written.every((t) => t.unitLength === true);
+    const dimensions = first!.dimensions!;
+    ctx.builder.setVectorConfig({ model: input.model.name, dimensions, normalized });
+    for (const t of written) {
+      let added = 0;
+      for await (const { id, vector } of rowsOf(t.ref, `${t.embedding} vectors`)) {
+        const record = recordOf(t.target, id);
+        if (record === undefined) continue;
+        ctx.builder.addVector(t.target, record, vector as readonly number[]);
+        added++;
+      }
+      Object.assign(t, { added });
+    }
+    return { status: 'written', model: input.model.name, modelFrom: input.model.from, dimensions, normalized, targets: targets(), noTarget: await noTargetReport() };
+  } catch (e) {
+    if (e instanceof OctxError) throw e;
+    throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: input.outputDir, message: `the embeddings could not be read: ${(e as Error).message}` });
+  } finally {
+    lance?.close();
+  }
+}

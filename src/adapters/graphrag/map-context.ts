@@ -1,0 +1,145 @@
+/**
+ * What every mapping step of the GraphRAG adapter shares: the builder, the warnings and input
+ * problems collected, row-by-row reading of a table with progress, samples of left-out rows
+ * named by file and GraphRAG id, and the stable ledger keys (what a record *is*, never
+ * GraphRAG's ids, which change on every indexing run).
+ */
+import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
+import type { PackageBuilder } from '../../builder/package-builder.js';
+import { OctxError, type OctxIssue } from '../../model/errors.js';
+import type { ProgressListener } from '../../model/progress.js';
+import { inputIssue } from '../shared/input-issues.js';
+import type { GraphRagSample } from './graphrag-types.js';
+import type { ParquetTable } from './parquet/parquet-table.js';
+import type { RowChecker } from './consumer-fit.js';
+
+/** The state a run of the adapter threads through its steps. */
+export interface MapContext {
+  readonly builder: PackageBuilder;
+  readonly warnings: string[];
+  /** Bad input rows: thrown together once a step has read its table. */
+  readonly problems: OctxIssue[];
+  readonly onProgress: ProgressListener | undefined;
+  /** Checks records against the consumer's import rules, naming the GraphRAG row (when a consumer is given). */
+  readonly consumer: RowChecker | undefined;
+}
+
+/** One row of a table, by column name, and where it is. */
+export interface Row {
+  readonly values: Readonly<Record<string, unknown>>;
+  /** 0-based row index in the table. */
+  readonly index: number;
+}
+
+/**
+ * Reads `columns` of `table` row group by row group (one group's values in memory at a time) and
+ * calls `each` for every row, reporting `{ phase: 'load', kind }` progress per group.
+ */
+export async function forEachRow(ctx: MapContext, table: ParquetTable, columns: readonly string[], kind: string, each: (row: Row) => void): Promise<void> {
+  ctx.onProgress?.({ phase: 'load', kind, completed: 0, total: table.rows });
+  for (let g = 0; g < table.rowGroups.length; g++) {
+    const { start, rows } = table.rowGroups[g]!;
+    const data = await table.readGroup(g, columns);
+    const lists = columns.map((c) => data[c]!);
+    for (let i = 0; i < rows; i++) {
+      const values: Record<string, unknown> = {};
+      for (let c = 0; c < columns.length; c++) values[columns[c]!] = lists[c]![i];
+      each({ values, index: start + i });
+    }
+    ctx.onProgress?.({ phase: 'load', kind, completed: start + rows, total: table.rows });
+  }
+}
+
+/** A text value of a row (`undefined` for null or a non-string). */
+export function text(row: Row, column: string): string | undefined {
+  const v = row.values[column];
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** A list of text values of a row (an empty list for null). */
+export function textList(row: Row, column: string): string[] {
+  const v = row.values[column];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** How a row is named in messages: `<file> row <n> (id <id>, "<title>")`. */
+export function rowLabel(table: ParquetTable, row: Row, title?: string): string {
+  const id = text(row, 'id');
+  const t = title !== undefined && title !== '' ? `, "${title.length > 80 ? `${title.slice(0, 77)}…` : title}"` : '';
+  return `${basename(table.path)} row ${row.index}${id !== undefined ? ` (id ${id}${t})` : t !== '' ? ` (${t.slice(2)})` : ''}`;
+}
+
+/** An input problem about a row: file, row (as the issue's line, 1-based) and GraphRAG id. */
+export function rowProblem(table: ParquetTable, row: Row, field: string, message: string): OctxIssue {
+  const id = text(row, 'id');
+  return inputIssue({ path: table.path, line: row.index + 1, ...(id !== undefined ? { recordId: id } : {}), field, message: `${rowLabel(table, row)}: ${message}` });
+}
+
+/** Throws the problems collected so far, if any. */
+export function throwProblems(ctx: MapContext, headline: string): void {
+  if (ctx.problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', headline, ctx.problems);
+}
+
+const SAMPLE = 10;
+
+/** A count of rows with the first few named. */
+export class Sampler {
+  count = 0;
+  readonly #sample: string[] = [];
+  add(label: string): void {
+    this.count++;
+    if (this.#sample.length < SAMPLE) this.#sample.push(label);
+  }
+  /** The count and sample for the report. */
+  toJSON(): GraphRagSample {
+    return { count: this.count, sample: [...this.#sample] };
+  }
+  /** `3 <what> (first: a; b; c)`, or '' when empty. */
+  describe(what: string): string {
+    return this.count === 0 ? '' : `${this.count} ${what} (${this.count > this.#sample.length ? 'first: ' : ''}${this.#sample.join('; ')})`;
+  }
+}
+
+/** A short stable digest of some strings (22 base64url characters of their SHA-256), for ledger keys. */
+export function digestOf(parts: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
+}
+
+/**
+ * Ledger keys that repeat within one run get `#1`, `#2`, … in the order they come, so that two
+ * records that *are* the same (the same text twice in one document) still get two ids, and the
+ * same input gives the same keys. Only a 52-bit digest of each key is kept; a false repeat would
+ * only add a suffix, deterministically.
+ */
+export class KeyOccurrences {
+  readonly #seen = new Map<number, number>();
+  /** `key`, or `key#n` for its n-th repeat. */
+  next(key: string): string {
+    const h = createHash('sha1').update(key).digest();
+    const n52 = h.readUIntBE(0, 6) * 16 + (h[6]! >> 4);
+    const count = this.#seen.get(n52);
+    this.#seen.set(n52, (count ?? 0) + 1);
+    return count === undefined ? key : `${key}#${count}`;
+  }
+}
+
+/** A growable list of small non-negative integers (one per text unit, entity, …). */
+export class IntColumn {
+  #data = new Int32Array(1024);
+  length = 0;
+  push(v: number): void {
+    if (this.length === this.#data.length) {
+      const grown = new Int32Array(this.#data.length * 2);
+      grown.set(this.#data);
+      this.#data = grown;
+    }
+    this.#data[this.length++] = v;
+  }
+  get(i: number): number {
+    return this.#data[i]!;
+  }
+  set(i: number, v: number): void {
+    this.#data[i] = v;
+  }
+}
