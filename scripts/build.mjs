@@ -45,7 +45,18 @@ mkdirSync(new URL('cjs/', dist), { recursive: true });
 writeFileSync(new URL('cjs/package.json', dist), '{ "type": "commonjs" }\n');
 
 /** ESM-only dependencies that the CommonJS build carries as bundled copies. */
-const ESM_ONLY = ['p-limit', 'canonicalize', 'micromark', 'micromark-extension-directive', 'mdast-util-from-markdown', 'mdast-util-mdx', 'micromark-extension-mdxjs', '@sveltejs/acorn-typescript', 'hyparquet', 'hyparquet-compressors'];
+const ESM_ONLY = [
+  'p-limit',
+  'canonicalize',
+  'micromark',
+  'micromark-extension-directive',
+  'mdast-util-from-markdown',
+  'mdast-util-mdx',
+  'micromark-extension-mdxjs',
+  '@sveltejs/acorn-typescript',
+  'hyparquet',
+  'hyparquet-compressors',
+];
 const cjsDir = fileURLToPath(new URL('cjs/', dist));
 const vendorDir = join(cjsDir, 'vendor');
 for (const name of ESM_ONLY) {
