@@ -10,6 +10,7 @@ import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.
 import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
 import { exportCollected, type ExportProducer, type ExportResult } from '../export/export-collected.js';
 import { IdKind } from '../model/id-kind.js';
+import { consumerProfile } from '../consumers/index.js';
 import { IdRegistry } from '../structure/id-registry.js';
 import { FrozenIds } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
@@ -113,7 +114,9 @@ export class PackageBuilder {
     this.#background = this.#options.compressionLevel > 0 ? new BackgroundDeflate({ level: this.#options.compressionLevel }) : undefined;
     const background = this.#background ? { background: this.#background } : {};
     this.#payloads = new PayloadSpill({ rawFile: join(this.#dir, 'payloads'), deflatedFile: join(this.#dir, 'payloads.deflate'), ...background });
-    this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict });
+    const consumer = this.#options.consumer;
+    const whiteSpace = consumer !== undefined && consumerProfile(consumer).acceptsWhiteSpaceText === true ? { whiteSpaceTextFor: consumer } : {};
+    this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict, ...whiteSpace });
     this.#vectors = new VectorCollector(this.#ids, this.#dir, this.#background, {
       assertOpen: () => this.#assertOpen(),
       poison: (e) => {

@@ -89,6 +89,8 @@ export const OCTX_CODES = {
   OCTX_DOCUMENT_INVALID: 'producer: a document input is invalid',
   OCTX_DOCUMENT_TYPE_MISSING: 'producer: a document type is present but empty or not a string',
   OCTX_RECORD_INVALID: 'producer: a structure record field is missing or has a wrong value',
+  OCTX_RECORD_TEXT_BLANK:
+    "producer: a required text field is only white space to JavaScript's trim (a warning when the builder is made for a consumer that imports it, sag-1.7; an error under strict, and for an export to any other consumer)",
   OCTX_RECORD_KIND_UNKNOWN: 'producer: addRecord was given a kind that is not a record kind (with the closest one)',
   OCTX_RECORD_FIELD_FORBIDDEN: 'producer: a record carries a field the spec forbids',
   OCTX_REFERENCE_UNKNOWN: 'producer: a record refers to an id that no record defines',
