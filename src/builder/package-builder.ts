@@ -61,6 +61,8 @@ export class PackageBuilder {
   #poisoned: OctxError | undefined;
   /** The export in progress: `dispose()` waits for it instead of pulling files from under it. */
   #running: Promise<ExportResult> | undefined;
+  /** Records being read by addRecord (a getter of one may call export(), which is refused then). */
+  #readingRecord = 0;
   readonly #state: ProducerState | undefined;
   readonly #ledger: IdLedger;
   #derivation: DerivationSummary | undefined;
@@ -297,7 +299,14 @@ export class PackageBuilder {
    */
   addRecord(kind: RecordKind, record: object): this {
     this.#assertOpen();
-    this.#collect(() => this.#structure.add(kind, record));
+    // A getter of the record may call export(): refused while the record is read, since the
+    // snapshot export() takes would miss the record this call then stores.
+    this.#readingRecord++;
+    try {
+      this.#collect(() => this.#structure.add(kind, record));
+    } finally {
+      this.#readingRecord--;
+    }
     return this;
   }
 
@@ -440,6 +449,12 @@ export class PackageBuilder {
    */
   async export(options: ExportOptions): Promise<ExportResult> {
     if (this.#running) throw new OctxError('OCTX_BUILDER_CONSUMED', 'an export of this PackageBuilder is already running; await it');
+    if (this.#readingRecord > 0) {
+      throw new OctxError(
+        'OCTX_BUILDER_BUSY',
+        'export() was called while a record was being read (from a getter of the record being added); call export() after addRecord returns',
+      );
+    }
     this.#assertOpen();
     // Synchronously, before anything can run in between: from here on the export sees only this.
     const snapshot = this.#snapshot();
