@@ -21,7 +21,7 @@ import type { Collected, CollectedDocument, CollectedExtension } from '../plan/c
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
-import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
+import { keepOverwrittenPrevious, previousAtStart, refuseUnreadablePrevious, withChanges, type KeptPrevious, type PreviousAtStart } from './previous-changes.js';
 import { stateReleaseKeeper } from './release-keeper.js';
 import { VectorCollector, type AddVectorOptions, type EmbedOptions } from './vector-collector.js';
 
@@ -459,11 +459,15 @@ export class PackageBuilder {
     // Synchronously, before anything can run in between: from here on the export sees only this.
     const snapshot = this.#snapshot();
     let kept: KeptPrevious | undefined;
+    let before: PreviousAtStart = { exists: true };
     const run = (async () => {
+      const resolved = resolveExportOptions(options);
+      before = await previousAtStart(options?.previous);
+      if ((resolved.strict ?? this.#options.strict) && options.previous !== undefined) refuseUnreadablePrevious(options.previous, before);
       // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
       kept = await keepOverwrittenPrevious(options?.previous, options?.output, this.#options.tempDir);
       try {
-        return await exportCollected(snapshot.collected, resolveExportOptions(options), this.#producer());
+        return await exportCollected(snapshot.collected, resolved, this.#producer());
       } finally {
         if (this.#consumed) await this.#cleanup();
       }
@@ -472,7 +476,7 @@ export class PackageBuilder {
     try {
       const result = await run;
       // After publishing, so a failing comparison never costs the package (it becomes a warning).
-      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path);
+      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path, before);
     } finally {
       this.#running = undefined;
       snapshot.release();
