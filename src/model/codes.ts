@@ -127,6 +127,7 @@ export const OCTX_CODES = {
   OCTX_ADAPTER_WARNING:
     'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest) left something of its input out or changed it (the message says what)',
   OCTX_RECORD_FIELD_SUSPECT: 'producer (warning; an error under strict): an unknown record field looks like a misspelt known one (parentId for parent_id)',
+  OCTX_PATH_CASE_COLLISION: 'producer (warning; an error under strict): two files of a folder build differ only by letter case (one file on a case-insensitive file system)',
   OCTX_ASSET_ID_EPHEMERAL: 'CLI (warning; an error under --strict): neither --state nor --asset-id was given, so this build minted a new asset id',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────
