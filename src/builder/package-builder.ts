@@ -10,6 +10,7 @@ import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.
 import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
 import { exportCollected, type ExportProducer, type ExportResult } from '../export/export-collected.js';
 import { IdKind } from '../model/id-kind.js';
+import { consumerProfile } from '../consumers/index.js';
 import { IdRegistry } from '../structure/id-registry.js';
 import { FrozenIds, definedCounts } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
@@ -20,7 +21,7 @@ import type { Collected, CollectedDocument, CollectedExtension } from '../plan/c
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
-import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
+import { keepOverwrittenPrevious, previousAtStart, refuseUnreadablePrevious, withChanges, type KeptPrevious, type PreviousAtStart } from './previous-changes.js';
 import { stateReleaseKeeper } from './release-keeper.js';
 import { VectorCollector, type AddVectorOptions, type EmbedOptions } from './vector-collector.js';
 
@@ -60,6 +61,8 @@ export class PackageBuilder {
   #poisoned: OctxError | undefined;
   /** The export in progress: `dispose()` waits for it instead of pulling files from under it. */
   #running: Promise<ExportResult> | undefined;
+  /** Records being read by addRecord (a getter of one may call export(), which is refused then). */
+  #readingRecord = 0;
   readonly #state: ProducerState | undefined;
   readonly #ledger: IdLedger;
   #derivation: DerivationSummary | undefined;
@@ -113,7 +116,9 @@ export class PackageBuilder {
     this.#background = this.#options.compressionLevel > 0 ? new BackgroundDeflate({ level: this.#options.compressionLevel }) : undefined;
     const background = this.#background ? { background: this.#background } : {};
     this.#payloads = new PayloadSpill({ rawFile: join(this.#dir, 'payloads'), deflatedFile: join(this.#dir, 'payloads.deflate'), ...background });
-    this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict });
+    const consumer = this.#options.consumer;
+    const whiteSpace = consumer !== undefined && consumerProfile(consumer).acceptsWhiteSpaceText === true ? { whiteSpaceTextFor: consumer } : {};
+    this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict, ...whiteSpace });
     this.#vectors = new VectorCollector(this.#ids, this.#dir, this.#background, {
       assertOpen: () => this.#assertOpen(),
       poison: (e) => {
@@ -294,7 +299,14 @@ export class PackageBuilder {
    */
   addRecord(kind: RecordKind, record: object): this {
     this.#assertOpen();
-    this.#collect(() => this.#structure.add(kind, record));
+    // A getter of the record may call export(): refused while the record is read, since the
+    // snapshot export() takes would miss the record this call then stores.
+    this.#readingRecord++;
+    try {
+      this.#collect(() => this.#structure.add(kind, record));
+    } finally {
+      this.#readingRecord--;
+    }
     return this;
   }
 
@@ -437,15 +449,25 @@ export class PackageBuilder {
    */
   async export(options: ExportOptions): Promise<ExportResult> {
     if (this.#running) throw new OctxError('OCTX_BUILDER_CONSUMED', 'an export of this PackageBuilder is already running; await it');
+    if (this.#readingRecord > 0) {
+      throw new OctxError(
+        'OCTX_BUILDER_BUSY',
+        'export() was called while a record was being read (from a getter of the record being added); call export() after addRecord returns',
+      );
+    }
     this.#assertOpen();
     // Synchronously, before anything can run in between: from here on the export sees only this.
     const snapshot = this.#snapshot();
     let kept: KeptPrevious | undefined;
+    let before: PreviousAtStart = { exists: true };
     const run = (async () => {
+      const resolved = resolveExportOptions(options);
+      before = await previousAtStart(options?.previous);
+      if ((resolved.strict ?? this.#options.strict) && options.previous !== undefined) refuseUnreadablePrevious(options.previous, before);
       // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
       kept = await keepOverwrittenPrevious(options?.previous, options?.output, this.#options.tempDir);
       try {
-        return await exportCollected(snapshot.collected, resolveExportOptions(options), this.#producer());
+        return await exportCollected(snapshot.collected, resolved, this.#producer());
       } finally {
         if (this.#consumed) await this.#cleanup();
       }
@@ -454,7 +476,7 @@ export class PackageBuilder {
     try {
       const result = await run;
       // After publishing, so a failing comparison never costs the package (it becomes a warning).
-      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path);
+      return options.previous === undefined ? result : await withChanges(result, options.previous, options.limits, kept?.path, before);
     } finally {
       this.#running = undefined;
       snapshot.release();

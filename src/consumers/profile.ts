@@ -87,4 +87,10 @@ export interface ConsumerProfile {
   readonly title: string;
   readonly rules: readonly ConsumerRule[];
   readonly vectors: VectorPolicy;
+  /**
+   * The consumer imports a required text field that is only white space (`" "`, `"\u2000"`): the
+   * format asks only for a non-empty string, and the SDK refuses such text unless the builder is
+   * made for a consumer that takes it (then it is a warning, `OCTX_RECORD_TEXT_BLANK`).
+   */
+  readonly acceptsWhiteSpaceText?: boolean;
 }

@@ -219,6 +219,9 @@ export const SAG_1_7_PROFILE: ConsumerProfile = {
   name: 'sag-1.7',
   title: 'SAG v1.7 (its importer job and database columns)',
   rules,
+  // SAG's only blank checks are its own rules above (Python's strip() of an event title and an
+  // entity type); a name or text of white space is imported as written.
+  acceptsWhiteSpaceText: true,
   vectors: {
     policy: 'omit',
     reason:

@@ -9,7 +9,7 @@
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import type { ProgressEvent } from '../model/progress.js';
-import { consumerProfile, type ConsumerName } from '../consumers/index.js';
+import { consumerProfile, type ConsumerName, type ConsumerProfile } from '../consumers/index.js';
 import { AtomicOutput } from '../package/atomic-output.js';
 import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { Collected } from '../plan/collected.js';
@@ -163,6 +163,7 @@ export async function exportCollected(collected: Collected, opts: ResolvedExport
     planStep(0);
     // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
     const profile = consumerProfile(opts.consumer ?? producer.consumer ?? 'seed');
+    if (!opts.documentsOnly) refuseWhiteSpaceText(collected, profile);
     const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, collected, !opts.documentsOnly) } : {};
     const vectors = opts.vectors ?? (profile.vectors.policy === 'omit' ? 'omit' : undefined);
     const plan = planExport(collected, {
@@ -257,4 +258,20 @@ export async function exportCollected(collected: Collected, opts: ResolvedExport
   } finally {
     await releaseLock();
   }
+}
+
+/**
+ * White-space-only text a builder made for a consumer that imports it has taken: an export for a
+ * consumer that does not is refused, naming the records, before anything is written.
+ * @throws OctxError `OCTX_RECORD_TEXT_BLANK`
+ */
+function refuseWhiteSpaceText(collected: Collected, profile: ConsumerProfile): void {
+  const taken = collected.structure.whiteSpaceText;
+  if (taken.length === 0 || profile.acceptsWhiteSpaceText === true) return;
+  const errors = taken.map((w) => ({ ...w, severity: 'error' as const }));
+  throw OctxError.aggregate(
+    'OCTX_RECORD_TEXT_BLANK',
+    `the export for ${profile.name} would write required text that is only white space, which the builder took for the consumer it was made for; ${profile.name} refuses it:`,
+    errors,
+  );
 }

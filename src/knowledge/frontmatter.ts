@@ -1,6 +1,6 @@
 import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, visit, type CST, type Document, type YAMLMap } from 'yaml';
 import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
-import { comparePyYaml, pyyamlTextProblem, type RetypedScalar } from './pyyaml-reading.js';
+import { comparePyYaml, lineOf, pyyamlLineBreakProblem, pyyamlTextProblem, type RetypedScalar } from './pyyaml-reading.js';
 import { readSimpleFrontmatter, type SimpleFrontmatter } from './simple-frontmatter.js';
 
 /**
@@ -163,6 +163,8 @@ function parseStrict(source: string, lexemes: readonly string[]): StrictResult {
   if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
   const tokens = parseLexemes(lexemes);
   if (cstDepthExceeds(tokens, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
+  const splitKey = implicitKeyAcrossLines(tokens, source);
+  if (splitKey !== undefined) return { ok: false, reason: splitKey };
   // parseDocument() would silently drop a second document ("--- " with a trailing space, or
   // "--- key: value", does not close the frontmatter but starts one); PyYAML refuses the stream.
   const all = Array.from(new Composer(options).compose(tokens));
@@ -287,6 +289,39 @@ export function cstDepthExceeds(tokens: readonly CST.Token[], max: number): bool
   return false;
 }
 
+/**
+ * Why a mapping key without `?` runs onto another line before its `:` (`a\n : 1` in a block
+ * mapping, `{a\n: 1}` or `{a b\n c: 1}` in a flow one), or `undefined`. The yaml library reads
+ * such a key; PyYAML (and the YAML specs) allow an implicit key on one line only, so the reference
+ * validator and SAG refuse the block. Walked with an explicit stack, as {@link cstDepthExceeds}.
+ */
+function implicitKeyAcrossLines(tokens: readonly CST.Token[], source: string): string | undefined {
+  const stack: unknown[] = [...tokens];
+  while (stack.length > 0) {
+    const token = stack.pop();
+    if (token === null || typeof token !== 'object') continue;
+    const t = token as { type?: string; value?: unknown; items?: readonly CST.CollectionItem[] };
+    if (t.type === 'document') {
+      stack.push(t.value);
+      continue;
+    }
+    if (t.type !== 'block-map' && t.type !== 'block-seq' && t.type !== 'flow-collection') continue;
+    for (const item of t.items ?? []) {
+      const indicator = item.sep?.find((s) => s.type === 'map-value-ind');
+      const explicit = item.start.some((s) => s.type === 'explicit-key-ind');
+      if (item.key && indicator !== undefined && !explicit) {
+        const keyText = source.slice(item.key.offset, indicator.offset);
+        if (/[\r\n]/.test(keyText)) {
+          return `the mapping key at line ${lineOf(source, item.key.offset)} runs onto the next line before its ":" (PyYAML reads a key without "?" on one line only)`;
+        }
+      }
+      if (item.key) stack.push(item.key);
+      if (item.value) stack.push(item.value);
+    }
+  }
+  return undefined;
+}
+
 function measureDepth(v: unknown, d = 0): number {
   if (d > MAX_DEPTH) return d;
   if (Array.isArray(v)) return v.reduce((m: number, x) => Math.max(m, measureDepth(x, d + 1)), d + 1);
@@ -317,6 +352,8 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
   if (tooLarge !== undefined) return { ok: false, reason: tooLarge, tooLarge: true };
   if (NON_PRINTABLE.test(source)) return { ok: false, reason: 'frontmatter contains a control or non-printable character' };
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
+  const lineBreaks = pyyamlLineBreakProblem(source);
+  if (lineBreaks !== undefined) return { ok: false, reason: lineBreaks };
   // The plainest blocks (most of them) are read without the yaml library: same result.
   const simple = readSimpleFrontmatter(source);
   if (simple !== undefined && simple.nodes <= maxNodes) return { ok: true, value: simpleValue(source, simple) };

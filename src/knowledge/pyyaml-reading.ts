@@ -42,6 +42,30 @@ export interface PyYamlComparison {
 // as well, so a raw one shifts the columns the two see.
 const YAML11_LINE_BREAKS = /[\u0085\u2028\u2029\ufeff]/;
 
+// A carriage return that does not start a CR LF pair: a line break to PyYAML (and to the YAML
+// specs), an ordinary character to the yaml library, which breaks lines at LF only; so a title
+// folded at one is 500 characters to PyYAML and 502 to the SDK.
+const LONE_CR = /\r(?!\n)/;
+
+/**
+ * The characters alone that make PyYAML split a block's lines elsewhere than the yaml library
+ * does, or `undefined`: a raw U+0085/U+2028/U+2029 or U+FEFF, or a carriage return not followed
+ * by a line feed. Checked before any reader runs (the simple reader as well).
+ */
+export function pyyamlLineBreakProblem(source: string): string | undefined {
+  const breakAt = source.search(YAML11_LINE_BREAKS);
+  if (breakAt >= 0) {
+    const cp = source.charCodeAt(breakAt).toString(16).toUpperCase().padStart(4, '0');
+    const what = cp === 'FEFF' ? 'a byte order mark PyYAML skips only at the start of the stream' : 'a line break to YAML 1.1 (PyYAML) and an ordinary character to YAML 1.2';
+    return `frontmatter contains a raw U+${cp} (line ${lineOf(source, breakAt)}), ${what}; write it escaped in a double-quoted string ("\\u${cp.toLowerCase()}")`;
+  }
+  const crAt = source.search(LONE_CR);
+  if (crAt >= 0) {
+    return `frontmatter has a carriage return not followed by a line feed (line ${lineOf(source, crAt)}): PyYAML breaks the line there, the yaml library reads it as part of the value; end lines with LF or CR LF (or write "\\r" in a double-quoted string)`;
+  }
+  return undefined;
+}
+
 /**
  * Why a block's text reads differently under PyYAML whatever its values, or `undefined`: a raw
  * U+0085/U+2028/U+2029 (escape it in a double-quoted string: `"\u2028"`), or a tab where PyYAML
@@ -51,12 +75,8 @@ const YAML11_LINE_BREAKS = /[\u0085\u2028\u2029\ufeff]/;
  * @param lexemes the yaml library's lexer tokens of `source` (control tokens included)
  */
 export function pyyamlTextProblem(source: string, lexemes: readonly string[]): string | undefined {
-  const breakAt = source.search(YAML11_LINE_BREAKS);
-  if (breakAt >= 0) {
-    const cp = source.charCodeAt(breakAt).toString(16).toUpperCase().padStart(4, '0');
-    const what = cp === 'FEFF' ? 'a byte order mark PyYAML skips only at the start of the stream' : 'a line break to YAML 1.1 (PyYAML) and an ordinary character to YAML 1.2';
-    return `frontmatter contains a raw U+${cp} (line ${lineOf(source, breakAt)}), ${what}; write it escaped in a double-quoted string ("\\u${cp.toLowerCase()}")`;
-  }
+  const breakProblem = pyyamlLineBreakProblem(source);
+  if (breakProblem !== undefined) return breakProblem;
   if (!source.includes('\t')) return undefined;
   let offset = 0;
   let blockHeader = false;
@@ -81,7 +101,8 @@ export function pyyamlTextProblem(source: string, lexemes: readonly string[]): s
   return undefined;
 }
 
-function lineOf(source: string, at: number): number {
+/** The 1-based line of offset `at` in `source` (lines end at LF). */
+export function lineOf(source: string, at: number): number {
   let line = 1;
   for (let i = source.indexOf('\n'); i >= 0 && i < at; i = source.indexOf('\n', i + 1)) line++;
   return line;

@@ -89,6 +89,8 @@ export const OCTX_CODES = {
   OCTX_DOCUMENT_INVALID: 'producer: a document input is invalid',
   OCTX_DOCUMENT_TYPE_MISSING: 'producer: a document type is present but empty or not a string',
   OCTX_RECORD_INVALID: 'producer: a structure record field is missing or has a wrong value',
+  OCTX_RECORD_TEXT_BLANK:
+    "producer: a required text field is only white space to JavaScript's trim (a warning when the builder is made for a consumer that imports it, sag-1.7; an error under strict, and for an export to any other consumer)",
   OCTX_RECORD_KIND_UNKNOWN: 'producer: addRecord was given a kind that is not a record kind (with the closest one)',
   OCTX_RECORD_FIELD_FORBIDDEN: 'producer: a record carries a field the spec forbids',
   OCTX_REFERENCE_UNKNOWN: 'producer: a record refers to an id that no record defines',
@@ -137,6 +139,7 @@ export const OCTX_CODES = {
   OCTX_ADAPTER_WARNING:
     'producer (warning; an error under strict): an adapter (fromSag, fromRag, fromIngest, fromGraphRag) left something of its input out or changed it (the message says what)',
   OCTX_RECORD_FIELD_SUSPECT: 'producer (warning; an error under strict): an unknown record field looks like a misspelt known one (parentId for parent_id)',
+  OCTX_PATH_CASE_COLLISION: 'producer (warning; an error under strict): two files of a folder build differ only by letter case (one file on a case-insensitive file system)',
   OCTX_ASSET_ID_EPHEMERAL: 'CLI (warning; an error under --strict): neither --state nor --asset-id was given, so this build minted a new asset id',
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────

@@ -141,7 +141,7 @@ function decide(collected: Collected, options: PlanOptions): ExportPlan {
   const counts = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [RECORD_KINDS[kind].countKey, recordCount(structure, kind)])) as StructureCounts;
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
   // Suspect record fields first: they often explain what follows (a parentId that left a hierarchy out).
-  const warnings: OctxIssue[] = [...(options.warnings ?? []), ...structure.fieldWarnings, ...(collected.warnings ?? [])];
+  const warnings: OctxIssue[] = [...(options.warnings ?? []), ...structure.fieldWarnings, ...structure.whiteSpaceText, ...(collected.warnings ?? [])];
   const degradations: Degradation[] = [];
   const vectorsAdded = (t: VectorTarget): number => collected.vectorSpills.get(t)?.size ?? 0;
 

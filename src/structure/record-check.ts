@@ -29,6 +29,8 @@ interface CompiledKind {
   readonly together: readonly (readonly [number, number])[];
   /** Position of a reference that must not name the record itself, and of the record's id. */
   readonly notSelf: readonly [number, number] | undefined;
+  /** Positions of the text fields that must not be empty (the format) nor, by default, only white space (the SDK). */
+  readonly nonEmptyText: readonly number[];
 }
 
 function isText(v: unknown): boolean {
@@ -37,16 +39,22 @@ function isText(v: unknown): boolean {
 function isNonBlankText(v: unknown): boolean {
   return typeof v === 'string' && v.trim().length > 0 && v.isWellFormed();
 }
+function isNonEmptyText(v: unknown): boolean {
+  return typeof v === 'string' && v.length > 0 && v.isWellFormed();
+}
 
-/** The producer's check of one field (stricter than the schema where the row says so). */
-function fieldCheck(spec: FieldSpec): FieldCheck {
+/**
+ * The producer's check of one field (stricter than the schema where the row says so). With
+ * `whiteSpaceText`, a required text is only non-empty, as the format asks (white space taken).
+ */
+function fieldCheck(spec: FieldSpec, whiteSpaceText: boolean): FieldCheck {
   let check: FieldCheck;
   switch (spec.type) {
     case 'uuidv7':
       check = isUuidV7;
       break;
     case 'text':
-      check = spec.nonEmpty === true ? isNonBlankText : isText;
+      check = spec.nonEmpty !== true ? isText : whiteSpaceText ? isNonEmptyText : isNonBlankText;
       break;
     case 'int': {
       const min = spec.min ?? Number.MIN_SAFE_INTEGER;
@@ -68,13 +76,13 @@ const writeText: FieldWriter = (v) => escapeLineSeparators(JSON.stringify(v));
 const writeId: FieldWriter = (v) => `"${v as string}"`;
 const writeNumber: FieldWriter = (v) => String(v);
 
-function compile(kind: RecordKind): CompiledKind {
+function compile(kind: RecordKind, whiteSpaceText: boolean): CompiledKind {
   const row: RecordKindSpec = RECORD_KINDS[kind];
   const names = Object.keys(row.fields);
   const at = (name: string): number => names.indexOf(name);
   return {
     names,
-    checks: names.map((f) => fieldCheck(row.fields[f]!)),
+    checks: names.map((f) => fieldCheck(row.fields[f]!, whiteSpaceText)),
     writers: names.map((f) => {
       const type = row.fields[f]!.type;
       return type === 'uuidv7' ? writeId : type === 'text' ? writeText : writeNumber;
@@ -85,10 +93,15 @@ function compile(kind: RecordKind): CompiledKind {
     forbidden: FORBIDDEN_RECORD_FIELDS[kind],
     together: (row.together ?? []).map(([a, b]) => [at(a), at(b)] as const),
     notSelf: row.notSelf === undefined ? undefined : [at(row.notSelf), at(row.recordIdField)],
+    nonEmptyText: names.flatMap((f, i) => (row.fields[f]!.type === 'text' && row.fields[f]!.nonEmpty === true ? [i] : [])),
   };
 }
 
-const COMPILED: Readonly<Record<RecordKind, CompiledKind>> = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, compile(kind)])) as Record<RecordKind, CompiledKind>;
+const compileAll = (whiteSpaceText: boolean): Readonly<Record<RecordKind, CompiledKind>> =>
+  Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [kind, compile(kind, whiteSpaceText)])) as Record<RecordKind, CompiledKind>;
+const COMPILED = compileAll(false);
+/** The same checks, taking a required text that is only white space (a consumer that imports it). */
+const COMPILED_WHITE_SPACE = compileAll(true);
 
 /**
  * A record as read from the caller's object, once: the known fields' values by position (in the
@@ -116,14 +129,16 @@ export interface RecordRead {
  * checked is exactly what is written (a getter returning a different value on a second read
  * would otherwise publish an unchecked value, such as an empty chunk text), and the caller may
  * change the object afterwards.
+ * With `whiteSpaceText`, a required text field that is only white space is valid (see
+ * {@link whiteSpaceFields}).
  * @throws OctxError `OCTX_RECORD_INVALID` when the value is not an object.
  */
-export function readRecord(kind: RecordKind, value: unknown): RecordRead {
+export function readRecord(kind: RecordKind, value: unknown, whiteSpaceText = false): RecordRead {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw OctxError.of({ code: 'OCTX_RECORD_INVALID', message: `a ${kind} record must be an object` });
   }
   const r = value as Record<string, unknown>;
-  const c = COMPILED[kind];
+  const c = (whiteSpaceText ? COMPILED_WHITE_SPACE : COMPILED)[kind];
   const { names, checks, writers, prefixes } = c;
   const n = names.length;
   const values = new Array<unknown>(n);
@@ -193,6 +208,21 @@ export function recordObject(kind: RecordKind, read: RecordRead): Record<string,
   if (read.extraKeys !== undefined) for (let j = 0; j < read.extraKeys.length; j++) put(out, read.extraKeys[j]!, read.extraValues![j]);
   return out;
 }
+
+/**
+ * The required text fields of a record read with `whiteSpaceText` that are only white space to
+ * JavaScript's `trim()` (what the SDK refuses by default), as `[field, value]` pairs; usually none.
+ */
+export function whiteSpaceFields(kind: RecordKind, read: RecordRead): readonly (readonly [string, string])[] {
+  const c = COMPILED[kind];
+  let found: [string, string][] | undefined;
+  for (const i of c.nonEmptyText) {
+    const v = read.values[i];
+    if (typeof v === 'string' && v.trim().length === 0) (found ??= []).push([c.names[i]!, v]);
+  }
+  return found ?? NO_FIELDS;
+}
+const NO_FIELDS: readonly (readonly [string, string])[] = Object.freeze([]);
 
 /** The position of `field` among the values of a {@link RecordRead} of `kind`. */
 export function fieldPosition(kind: RecordKind, field: string): number {
@@ -266,14 +296,22 @@ export function assertRecord(kind: RecordKind, value: unknown): asserts value is
 }
 
 /**
- * Throws the issues of a record the fast check refused, explained by its zod schema.
+ * Throws the issues of a record the fast check refused, explained by its zod schema. With
+ * `whiteSpaceText` (the record was read so), a white-space-only text is not one of them.
  * @throws OctxError always
  */
-export function explainInvalid(kind: RecordKind, r: Record<string, unknown>): never {
+export function explainInvalid(kind: RecordKind, r: Record<string, unknown>, whiteSpaceText = false): never {
   const parsed = RECORD_SCHEMAS[kind].safeParse(r);
-  const issues = parsed.success ? [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })] : toIssues(kind, r, parsed.error);
+  const found = parsed.success ? [] : toIssues(kind, r, parsed.error).filter((i) => !(whiteSpaceText && i.field !== undefined && isWhiteSpaceText(kind, i.field, r[i.field])));
+  const issues = found.length > 0 ? found : [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })];
   if (issues.length === 1) throw new OctxError(issues[0]!.code, formatOne(issues[0]!), { issues });
   throw OctxError.aggregate(issues[0]!.code, `${kind} record ${recordIdOf(kind, r) ?? ''} is invalid:`, issues);
+}
+
+function isWhiteSpaceText(kind: RecordKind, field: string, v: unknown): boolean {
+  const row: RecordKindSpec = RECORD_KINDS[kind];
+  const spec: FieldSpec | undefined = row.fields[field];
+  return spec?.type === 'text' && spec.nonEmpty === true && isNonEmptyText(v) && (v as string).trim().length === 0;
 }
 
 function formatOne(i: OctxIssue): string {

@@ -61,6 +61,11 @@ export interface StructureSnapshot extends StructureColumns {
   readonly files: Readonly<Record<RecordKind, SpillSnapshot>>;
   /** `OCTX_RECORD_FIELD_SUSPECT` warnings of the records in the snapshot. */
   readonly fieldWarnings: readonly OctxIssue[];
+  /**
+   * `OCTX_RECORD_TEXT_BLANK` warnings: required text that is only white space, taken because the
+   * builder is made for a consumer that imports it (an export for another consumer refuses them).
+   */
+  readonly whiteSpaceText: readonly OctxIssue[];
   /** True when no structure record or link was added. */
   readonly isEmpty: boolean;
 }

@@ -5,7 +5,7 @@ import { Int32Column } from '../model/record-columns.js';
 import { editDistance } from '../model/edit-distance.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
-import { explainInvalid, fieldPosition, readRecord, recordObject, type RecordRead } from './record-check.js';
+import { explainInvalid, fieldPosition, readRecord, recordObject, whiteSpaceFields, type RecordRead } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
 import { suspectFieldIssues } from './field-suspects.js';
@@ -63,6 +63,12 @@ export interface StructureStoreOptions {
    * `OCTX_RECORD_FIELD_SUSPECT` instead of being kept with a warning (the builder's `strict`).
    */
   readonly strictFields?: boolean;
+  /**
+   * The consumer the builder is made for, when it imports a required text field that is only
+   * white space: such text is then taken with an `OCTX_RECORD_TEXT_BLANK` warning naming it,
+   * instead of refused.
+   */
+  readonly whiteSpaceTextFor?: string;
 }
 
 /** How one field of a kind is stored: its position in a {@link RecordRead} and its column. */
@@ -120,9 +126,14 @@ export class StructureStore {
 
   readonly #background: BackgroundDeflate | undefined;
   readonly #strictFields: boolean;
+  readonly #whiteSpaceText: boolean;
+  readonly #whiteSpaceFor: string;
   readonly #suspects: OctxIssue[] = [];
   #suspectCount = 0;
+  readonly #blank: OctxIssue[] = [];
+  #blankCount = 0;
   #pending: readonly OctxIssue[] = NO_ISSUES;
+  #pendingBlank: readonly OctxIssue[] = NO_ISSUES;
   #source: { readonly path: string; readonly line: number } | undefined;
 
   constructor(ids: IdRegistry, dir: string, options: StructureStoreOptions = {}) {
@@ -130,6 +141,8 @@ export class StructureStore {
     this.#dir = dir;
     this.#background = options.background;
     this.#strictFields = options.strictFields === true;
+    this.#whiteSpaceText = options.whiteSpaceTextFor !== undefined;
+    this.#whiteSpaceFor = options.whiteSpaceTextFor ?? '';
   }
 
   /**
@@ -150,6 +163,16 @@ export class StructureStore {
     return [
       ...this.#suspects,
       issue({ code: 'OCTX_RECORD_FIELD_SUSPECT', severity: 'warning', message: `${more} more suspect field(s) are not listed (the first ${this.#suspects.length} are)` }),
+    ];
+  }
+
+  /** `OCTX_RECORD_TEXT_BLANK` warnings of the records added so far (listed as {@link fieldWarnings} are). */
+  get whiteSpaceTextWarnings(): readonly OctxIssue[] {
+    if (this.#blankCount <= this.#blank.length) return this.#blank;
+    const more = this.#blankCount - this.#blank.length;
+    return [
+      ...this.#blank,
+      issue({ code: 'OCTX_RECORD_TEXT_BLANK', severity: 'warning', message: `${more} more white-space-only text field(s) are not listed (the first ${this.#blank.length} are)` }),
     ];
   }
 
@@ -180,13 +203,13 @@ export class StructureStore {
    * @throws OctxError
    */
   #take(kind: RecordKind, input: unknown): RecordRead {
-    const read = readRecord(kind, input);
+    const read = readRecord(kind, input, this.#whiteSpaceText);
     // The usual record has no unknown field and is valid: no object is built for it.
     const record = read.extraKeys !== undefined || !read.valid ? recordObject(kind, read) : undefined;
     const suspects = read.extraKeys !== undefined ? suspectFieldIssues(kind, record!, read.extraKeys) : NO_ISSUES;
     if (!read.valid) {
       try {
-        explainInvalid(kind, record!);
+        explainInvalid(kind, record!, this.#whiteSpaceText);
       } catch (e) {
         // `level` without `parent_id` because it was spelt `parentId`: say so beside the error.
         if (suspects.length === 0 || !(e instanceof OctxError)) throw e;
@@ -201,13 +224,19 @@ export class StructureStore {
       }
     }
     this.#pending = suspects;
+    this.#pendingBlank = this.#whiteSpaceText ? whiteSpaceIssues(kind, read, this.#whiteSpaceFor) : NO_ISSUES;
     return read;
   }
 
   /** Keeps the warnings of the record just stored (a refused record leaves none behind). */
   #stored(): void {
-    if (this.#pending.length === 0) return;
     const source = this.#source;
+    for (const b of this.#pendingBlank) {
+      this.#blankCount++;
+      if (this.#blank.length < MAX_LISTED_SUSPECTS) this.#blank.push(source ? { ...b, path: source.path, line: source.line } : b);
+    }
+    this.#pendingBlank = NO_ISSUES;
+    if (this.#pending.length === 0) return;
     for (const s of this.#pending) {
       this.#suspectCount++;
       if (this.#suspects.length < MAX_LISTED_SUSPECTS) this.#suspects.push(source ? { ...s, path: source.path, line: source.line } : s);
@@ -340,6 +369,7 @@ export class StructureStore {
       ...columns,
       files: Object.freeze(files),
       fieldWarnings: Object.freeze([...this.fieldWarnings]),
+      whiteSpaceText: Object.freeze([...this.whiteSpaceTextWarnings]),
       isEmpty: this.isEmpty,
     });
   }
@@ -354,4 +384,22 @@ export class StructureStore {
     this.#spill(kind).flush();
     return join(this.#dir, RECORD_KINDS[kind].spillName);
   }
+}
+
+/** The `OCTX_RECORD_TEXT_BLANK` warnings of a record read with white space taken (usually none). */
+function whiteSpaceIssues(kind: RecordKind, read: RecordRead, consumer: string): readonly OctxIssue[] {
+  const fields = whiteSpaceFields(kind, read);
+  if (fields.length === 0) return NO_ISSUES;
+  const idField = RECORD_KINDS[kind].recordIdField;
+  const id = read.values[fieldPosition(kind, idField)];
+  const recordId = typeof id === 'string' ? id : undefined;
+  return fields.map(([field, value]) =>
+    issue({
+      code: 'OCTX_RECORD_TEXT_BLANK',
+      severity: 'warning',
+      ...(recordId !== undefined ? { recordId } : {}),
+      field,
+      message: `${kind} ${field} ${JSON.stringify(value)} is only white space (JavaScript's trim); taken because the builder is made for ${consumer}, which imports it as written; every other consumer refuses it`,
+    }),
+  );
 }

@@ -142,6 +142,34 @@ describe('text PyYAML splits or scans otherwise', () => {
     expect(validate(block)[0]!.message).toContain(`raw ${cp}`);
   });
 
+  it.each([
+    ['title: a\r  b\n', 'a b', 1],
+    ['title: "a\rb"\n', 'a b', 1],
+    ['f: |\n  x\r  y\n', 'x\ny\n', 2],
+    ['title: a\r\r\n', 'a', 1],
+  ])('%j: a carriage return alone is refused (PyYAML breaks the line there and reads %j; the yaml library keeps it in the value)', (block, _pyyaml, line) => {
+    expect(build(block)).toBe('OCTX_DOCUMENT_FRONTMATTER');
+    expect(validate(block)[0]!.message).toContain(`carriage return not followed by a line feed (line ${line})`);
+  });
+
+  it.each([
+    ['e: 1\nba éx\n : {}\n', 2],
+    ['x: {a\n : 1}\n', 1],
+    ['x: {a b\n  c: 1}\n', 1],
+  ])('%j: a key without "?" that runs onto the next line before its ":" is refused (PyYAML: "could not find expected \':\'")', (block, line) => {
+    expect(build(block)).toBe('OCTX_DOCUMENT_FRONTMATTER');
+    expect(validate(block)[0]!.message).toContain(`the mapping key at line ${line} runs onto the next line`);
+  });
+
+  it('takes an explicit key ("? a" then ": 1"), which PyYAML reads too', () => {
+    expect(parseFrontmatter('? a\n: 1\n')).toMatchObject({ ok: true, value: { data: { a: 1 } } });
+  });
+
+  it('takes CR LF line ends', () => {
+    expect(validate('name: a\r\n  b\r\n')).toStrictEqual([]);
+    expect(parseFrontmatter('title: a\r\n  b\r\n')).toMatchObject({ ok: true, value: { data: { title: 'a b' } } });
+  });
+
   it('takes the escaped forms', () => {
     expect(build('title: "a\\u2028b\\x85"\n')).toContain('title: "a\\u2028b\\x85"\n');
     expect(validate('name: "a\\u2028b"\n')).toStrictEqual([]);

@@ -2,7 +2,7 @@
  * Differential test: frontmatter the SDK calls valid, and frontmatter it writes, against the real
  * PyYAML (`safe_load`, YAML 1.1: the reference validator's and SAG's reader). Generated blocks
  * (fast-check, biased to where YAML 1.1 and 1.2 part: 1.1 booleans and numbers, timestamps, `<<`
- * and `=`, tabs, U+0085/U+2028/U+2029, escapes, keys equal under 1.1) plus the fixed corner cases
+ * and `=`, tabs, U+0085/U+2028/U+2029, carriage returns, escapes, keys equal under 1.1) plus the fixed corner cases
  * go to one Python process (test/knowledge/pyyaml-oracle.py).
  *
  * - A block `parseFrontmatter` accepts with nothing retyped must read, under PyYAML, as exactly
@@ -128,9 +128,11 @@ const TRICKY = [
 ];
 const SPECIAL_UNITS = ['\t', ':', '#', '-', '?', '"', "'", '\\', ',', '[', '}', '\u0085', '\u2028', '\u2029', '\ufeff', '\u00a0', '!', '&', '*', '|', '>', '%', '@'];
 const textUnit = fc.oneof(
-  { arbitrary: fc.constantFrom('a', 'b', 'Z', 'x', '1', '0', '.', 'é', '中', 'y', 'e'), weight: 14 },
-  { arbitrary: fc.constant(' '), weight: 3 },
-  { arbitrary: fc.constantFrom(...SPECIAL_UNITS), weight: 2 },
+  { arbitrary: fc.constantFrom('a', 'b', 'Z', 'x', '1', '0', '.', 'é', '中', 'y', 'e'), weight: 40 },
+  { arbitrary: fc.constant(' '), weight: 8 },
+  { arbitrary: fc.constantFrom(...SPECIAL_UNITS), weight: 4 },
+  // Rare: a carriage return alone is always refused, so it would crowd out the accepted side.
+  { arbitrary: fc.constantFrom('\r', '\r\n'), weight: 1 },
 );
 const text = fc.string({ unit: textUnit, minLength: 1, maxLength: 8 });
 const plain = fc.oneof({ arbitrary: fc.constantFrom(...TRICKY), weight: 4 }, { arbitrary: text, weight: 2 });
@@ -196,6 +198,14 @@ const CORNERS = [
   'title: "a\u2028b"\n',
   'title: a\u2029b\n',
   'title: "\\u2028"\n',
+  'title: a\r  b\n',
+  'title: "a\rb"\n',
+  'f: |\n  x\r  y\n',
+  'title: a\r\n  b\r\n',
+  'e: 1\nba éx\n : {}\n',
+  'x: {a\n : 1}\n',
+  'x: {a b\n  c: 1}\n',
+  '? a\n: 1\n',
   'date: 2024-02-05\n',
   'draft: yes\n',
   'time: 12:30\n',
@@ -291,8 +301,9 @@ describe('frontmatter against real PyYAML', () => {
     if (process.env.PYYAML_DIFF_DUMP) (await import('node:fs')).writeFileSync(process.env.PYYAML_DIFF_DUMP, wrong.map((x) => JSON.stringify(x)).join('\n'));
     console.info(`pyyaml differential (PyYAML ${py.header.pyyaml}, Python ${py.header.python}): ${JSON.stringify(counts)}`);
     expect(wrong.slice(0, 10)).toEqual([]);
-    // The generator must reach both sides.
-    expect(counts.accepted).toBeGreaterThan(blocks.length / 10);
+    // The generator must reach both sides (most generated blocks hold something PyYAML reads
+    // otherwise, so the accepted side is the smaller one: about a tenth).
+    expect(counts.accepted).toBeGreaterThan(blocks.length / 12);
     expect(counts.refused).toBeGreaterThan(blocks.length / 10);
     expect(counts.retyped).toBeGreaterThan(blocks.length / 50);
   }, 120_000);

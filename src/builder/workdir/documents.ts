@@ -26,6 +26,7 @@ import { siteNavigation } from './site-navigation.js';
 import type { NavPage } from '../docs-site/navigation.js';
 import { finishPage, mdxFailureMessage, readPage, type PageContext, type PagePaths, type ReadPage } from './page-text.js';
 import type { WorkdirScan } from './scan.js';
+import { caseCollisions } from '../workdir-names.js';
 import { renamedReservedPath, type ConvertedFrontmatter, type DanglingLink, type IndexFilesMode, type CarriedId, type MdxPage, type RewrittenLinkEntry } from './types.js';
 
 /** Pages of a working folder read ahead of the one being added (the libuv pool has four threads). */
@@ -93,6 +94,11 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (defaulted) builder.reportWarning(w);
     else onProgress?.({ phase: 'warning', issue: w });
   };
+  // A package unpacked on a case-insensitive file system keeps one of two such files.
+  for (const w of caseCollisions(files)) {
+    warnings.push(w);
+    builder.reportWarning(w);
+  }
   /** Original path under knowledge/ → the path it was added at (differs for renamed files). */
   const addedAt = new Map<string, string>();
   /** Each document's local link targets (tree-relative), for the dangling-link count. */

@@ -12,6 +12,7 @@ import type { ProgressListener } from '../../model/progress.js';
 import { fileKind } from '../../package/regular-file.js';
 import { SDK_LIMITS_HINT, checkListedInput } from '../../plan/limits-check.js';
 import type { WorkdirMode } from './types.js';
+import { bytesShown } from '../workdir-names.js';
 
 async function exists(path: string): Promise<boolean> {
   try {
@@ -30,6 +31,8 @@ interface WalkFindings {
   readonly unscanned: string[];
   /** FIFOs, sockets and devices met (never opened: a FIFO would block), with what each is. */
   readonly special: { readonly path: string; readonly kind: string }[];
+  /** Names that are not UTF-8 (their bytes as `\xNN`), never opened: read as text they name no file. */
+  readonly notUtf8: string[];
 }
 
 /** Folders a plain Markdown tree holds that are never documentation: tool caches, builds, VCS. */
@@ -43,11 +46,13 @@ function unscannedFolder(name: string): boolean {
  * `node_modules` are listed as not scanned instead of walked.
  */
 async function walk(root: string, dir: string, out: string[], found: WalkFindings, skipTools: boolean, onFolder?: () => void): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const full = join(dir, entry.name);
+  for (const entry of await readdir(dir, { withFileTypes: true, encoding: 'buffer' })) {
+    const name = entry.name.toString('utf8');
+    const full = join(dir, name);
     const rel = relative(root, full).split(sep).join('/');
-    if (entry.isSymbolicLink()) found.links.push(rel);
-    else if (entry.isDirectory() && skipTools && unscannedFolder(entry.name)) found.unscanned.push(rel);
+    if (!Buffer.from(name, 'utf8').equals(entry.name)) found.notUtf8.push(`${rel.slice(0, rel.length - name.length)}${bytesShown(entry.name)}`);
+    else if (entry.isSymbolicLink()) found.links.push(rel);
+    else if (entry.isDirectory() && skipTools && unscannedFolder(name)) found.unscanned.push(rel);
     else if (entry.isDirectory()) await walk(root, full, out, found, skipTools, onFolder);
     else if (entry.isFile()) out.push(rel);
     else found.special.push({ path: rel, kind: fileKind(entry) });
@@ -143,13 +148,21 @@ export async function scanWorkdir(dir: string, knowledge: unknown, limits: Archi
           : '.';
   const tree = knowledgeDir === '.' ? '' : `${knowledgeDir}/`;
   const files: string[] = [];
-  const found: WalkFindings = { links: [], unscanned: [], special: [] };
+  const found: WalkFindings = { links: [], unscanned: [], special: [], notUtf8: [] };
   let folders = 0;
   // A plain folder is walked from its knowledge tree only; a working folder whole (its layout).
   await walk(dir, layout ? dir : join(dir, knowledgeDir), files, found, !layout, () => {
     // Listing is quick per folder; report every 64 folders so a huge tree still shows life.
     if (++folders % 64 === 0) onProgress?.({ phase: 'scan', kind: 'files', completed: files.length, total: files.length });
   });
+  if (found.notUtf8.length > 0) {
+    found.notUtf8.sort(compareUtf8);
+    throw OctxError.aggregate(
+      'OCTX_PATH_INVALID',
+      `${found.notUtf8.length} name${found.notUtf8.length === 1 ? '' : 's'} in ${dir} that ${found.notUtf8.length === 1 ? 'is' : 'are'} not UTF-8 (package paths are UTF-8): rename each (e.g. convmv -f latin1 -t utf8):`,
+      found.notUtf8.map((path) => issue({ code: 'OCTX_PATH_INVALID', path, message: `${path} is not UTF-8 (the bytes shown as \\xNN): rename it; it was not read` })),
+    );
+  }
   if (found.links.length > 0) {
     found.links.sort(compareUtf8);
     throw OctxError.aggregate(
