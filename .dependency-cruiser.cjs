@@ -27,6 +27,8 @@ const LAYERS = {
   builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export'],
   // floor 7: input adapters (RAG, ingest, SAG database)
   adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
+  // floor 7, beside the adapters: past one machine (shared Redis ledger, merge helpers for job engines)
+  distributed: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
@@ -61,6 +63,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/index\\.ts$' },
       to: { path: '^src/adapters/', reachable: true },
+    },
+    {
+      name: 'root-entry-not-to-distributed',
+      comment: 'The root entry must not load the distributed part or its Redis client (ioredis): only octx-export/distributed does.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '^src/distributed/|(^|/)node_modules/ioredis/|^ioredis$', reachable: true },
     },
     {
       name: 'root-entry-not-to-better-sqlite3',

@@ -107,6 +107,8 @@ export const OCTX_CODES = {
   OCTX_STATE_INVALID: 'producer: the producer state file is unreadable',
   OCTX_STATE_LOCKED: 'producer: another export holds the producer state lock',
   OCTX_STATE_LOCK_TAKEN_OVER: 'producer (warning): a stale state lock (its process is gone: same host, dead PID; or it records no owner and is older than 5 s) was taken over',
+  OCTX_LEDGER_KEY_UNRESERVED: 'producer: an id was asked of a ledger with a shared store (e.g. Redis) for a key not fetched first with ids.reserve()',
+  OCTX_LEDGER_FAILED: 'producer: the shared id ledger (e.g. Redis) failed, or answered something that is not a canonical UUIDv7',
   OCTX_DERIVATION_REQUIRED: 'producer: the source is invalid; derive needs documentsOnly recovery',
   OCTX_EMBEDDER_FAILED: 'producer: the embedder failed after its retries',
   OCTX_EMBEDDER_RESPONSE_INVALID:
