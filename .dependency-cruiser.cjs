@@ -25,8 +25,10 @@ const LAYERS = {
   export: ['model', 'package', 'knowledge', 'structure', 'vectors', 'consumers', 'read', 'plan'],
   // floor 6: the public builder
   builder: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export'],
-  // floor 7: input adapters (RAG, ingest, SAG database)
+  // floor 7: input adapters (RAG, ingest, SAG database) and what they share (adapters/shared; rule adapters-independent)
   adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
+  // floor 5 (beside export/): the HTML report of a package, a reader of packages (octx-export/report)
+  report: ['model', 'package', 'knowledge', 'vectors', 'consumers', 'read'],
   // floor 7, beside the adapters: past one machine (shared Redis ledger, merge helpers for job engines)
   distributed: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
 };
@@ -43,6 +45,14 @@ const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
 module.exports = {
   forbidden: [
     ...layerRules,
+    {
+      name: 'adapters-independent',
+      comment:
+        'An adapter imports only its own folder and src/adapters/shared/ (what every adapter needs lives there, not in another adapter); src/adapters/shared/ imports no adapter.',
+      severity: 'error',
+      from: { path: '^src/adapters/([^/]+)/' },
+      to: { path: '^src/adapters/', pathNot: ['^src/adapters/$1/', '^src/adapters/shared/'] },
+    },
     {
       name: 'no-circular',
       comment: 'A cycle between modules of src/ (type-only imports count too): split the shared part into a lower module.',
@@ -87,10 +97,25 @@ module.exports = {
     },
     {
       name: 'not-to-dev-dep',
-      comment: 'src/ ships to users: it may not import a package that is only in devDependencies.',
+      comment:
+        'src/ ships to users: it may not import a package that is only in devDependencies. Except the report page (src/report/browser/), which esbuild bundles at build time with its libraries (sigma) into dist/report/page.js.',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^src/', pathNot: '^src/report/browser/' },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'report-page-apart',
+      comment: 'The report page runs in a browser: it may import only its own folder and the shape of its data (src/report/report-data.ts), nothing of Node.',
+      severity: 'error',
+      from: { path: '^src/report/browser/' },
+      to: { pathNot: '^(src/report/browser/|src/report/report-data\\.ts$|node_modules/)' },
+    },
+    {
+      name: 'not-to-report-page',
+      comment: 'The report page is bundled for the browser, not imported by the SDK (the renderer inlines the built bundle).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/report/browser/' },
+      to: { path: '^src/report/browser/' },
     },
   ],
   options: {

@@ -6,6 +6,7 @@
  *   npm run bench -- --size W                        # issue 23's export workload (50k chunks, 169 MB)
  *   npm run bench -- --size S                        # quick
  *   npm run bench -- --workdir 2000 [--runs N]       # peak RSS of build/validate on the 2,000-document folder
+ *   npm run bench -- --report [--size W|L] [--runs N] # renderReport time and peak RSS, paired with validate (bench/report-series.ts)
  *
  * Without --workdir: bench/series.ts (every flag is documented there). With --workdir N:
  * bench/workdir-memory.ts.
@@ -13,7 +14,10 @@
 import { parseArgs } from './common.js';
 
 const args = parseArgs(process.argv.slice(2));
-if (args.has('workdir')) {
+if (args.has('report')) {
+  // The report series runs as its module body (it reads process.argv itself).
+  await import('./report-series.js');
+} else if (args.has('workdir')) {
   const { runWorkdirMemory } = await import('./workdir-memory.js');
   process.exitCode = await runWorkdirMemory(args);
 } else {

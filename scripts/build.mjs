@@ -1,5 +1,6 @@
 // `npm run build` (and `prepack`, so `npm pack` ships a fresh build): the ESM build (dist/, with the CLI) and the CommonJS build of the
-// root and adapter entry points (dist/cjs/, for require()), each with its type declarations.
+// root and sub-path entry points (dist/cjs/, for require()), each with its type declarations, and the report page's
+// browser bundle (dist/report/page.js, scripts/report-page.mjs).
 // dist/cjs/package.json marks that folder CommonJS, so Node and TypeScript read its .js and .d.ts
 // files as CommonJS although the package is "type": "module".
 //
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import process from 'node:process';
 import { URL } from 'node:url';
 import { entryPoints } from './entry-points.mjs';
+import { buildReportPage } from './report-page.mjs';
 
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const root = new URL('../', import.meta.url);
@@ -24,6 +26,8 @@ const dist = new URL('dist/', root);
 
 rmSync(dist, { recursive: true, force: true }); // no stale module from a renamed source ships
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: root, stdio: 'inherit' });
+// The report page's browser script, which the renderer inlines (one copy serves the ESM and CommonJS builds).
+await buildReportPage();
 // The CommonJS build compiles the entry points of package.json `exports` (the one list) and what
 // they import: a config extending tsconfig.cjs.json with them as `files`, written to a temporary folder.
 const cjsConfigDir = mkdtempSync(join(tmpdir(), 'octx-build-'));

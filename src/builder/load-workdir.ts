@@ -570,7 +570,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       if (!fileSet.has(file)) continue;
       const totalBytes = (await stat(join(dir, file))).size;
       onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: 0, total: 0, bytes: 0, totalBytes });
-      vectors[target] = arrow ? await loadArrowVectors(builder, target, join(dir, file)) : await loadJsonlVectors(builder, target, join(dir, file));
+      vectors[target] = arrow ? await loadArrowVectors(builder, target, join(dir, file), limits) : await loadJsonlVectors(builder, target, join(dir, file));
       onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: vectors[target], total: vectors[target], bytes: totalBytes, totalBytes });
     }
   }
@@ -667,29 +667,22 @@ async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, f
   return n;
 }
 
-async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, file: string): Promise<number> {
+/**
+ * Adds the vectors of `vectors/<target>.arrow`, read and checked as the validator reads a
+ * package's target (`readVectorFileRows`): the IPC file format, the column table, the `limits`,
+ * the width of the folder's vector config, and no null or non-finite value, each refused with the
+ * code the validator reports.
+ */
+async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, file: string, limits: ArchiveLimits): Promise<number> {
   const path = `vectors/${target}.arrow`;
   let n = 0;
   try {
     // apache-arrow (~20 MiB of RSS once loaded) only for a folder with Arrow vectors.
-    const { RecordBatchReader } = await import('apache-arrow');
-    const reader = await RecordBatchReader.from(createReadStream(file));
-    for await (const batch of reader) {
-      const ids = batch.getChild('record_id');
-      const vectors = batch.getChild('vector');
-      const digests = batch.getChild('input_sha256');
-      if (!ids || !vectors) throw OctxError.of({ code: 'OCTX_VECTOR_COLUMNS_REQUIRED', path, message: 'an Arrow vector file needs record_id and vector columns' });
-      const dim = (vectors.type as { listSize?: number }).listSize ?? 0;
-      const values = vectors.data[0]?.children[0]?.values as Float32Array | undefined;
-      for (let i = 0; i < batch.numRows; i++) {
-        const id = ids.get(i) as string;
-        const row =
-          values && vectors.data.length === 1
-            ? values.subarray((vectors.data[0]!.offset + i) * dim, (vectors.data[0]!.offset + i + 1) * dim)
-            : Float32Array.from(vectors.get(i) as Iterable<number>);
-        builder.addVector(target, id, row, digests ? { inputSha256: digests.get(i) as string } : undefined);
-        n++;
-      }
+    const { readVectorFileRows } = await import('../read/arrow-rows.js');
+    const dimensions = builder.vectorConfig?.dimensions;
+    for await (const row of readVectorFileRows(file, { path, limits, ...(dimensions === undefined ? {} : { expectedDimension: dimensions }) })) {
+      builder.addVector(target, row.recordId, row.vector, row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
+      n++;
     }
   } catch (e) {
     if (e instanceof OctxError) throw e;

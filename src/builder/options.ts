@@ -1,3 +1,4 @@
+import type { ResolvedExportOptions } from '../export/export-collected.js';
 import { z } from 'zod';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { isUuidV7, UUID_V7_PATTERN } from '../model/ids.js';
@@ -306,27 +307,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
   };
 }
 
-/** Export options after validation, with defaults. */
-export interface ResolvedExportOptions {
-  readonly output: string;
-  readonly overwrite: boolean;
-  readonly documentsOnly: boolean;
-  readonly structure: 'auto' | 'require';
-  /** Absent: the builder's level. */
-  readonly compressionLevel?: number;
-  readonly onProgress?: (event: ProgressEvent) => void;
-  readonly signal?: AbortSignal;
-  readonly limits: ArchiveLimits;
-  readonly verify: 'full' | 'integrity';
-  /** The caller's limits as given (passed on to verification). */
-  readonly customLimits?: Partial<ArchiveLimits>;
-  /** Absent: the builder's consumer. */
-  readonly consumer?: ConsumerName;
-  /** Absent: the consumer's vector policy. */
-  readonly vectors?: 'keep' | 'omit';
-  /** Absent: the builder's `strict`. */
-  readonly strict?: boolean;
-}
+export type { ResolvedExportOptions };
 
 /**
  * Validates export options (zod) and applies defaults.

@@ -1,113 +1,28 @@
 import { join } from 'node:path';
 import { OctxError, type OctxIssue } from '../model/errors.js';
-import { isUuidV7, newId } from '../model/ids.js';
+import { newId } from '../model/ids.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord, RecordKind } from '../model/records.js';
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
-import { AtomicOutput } from '../package/atomic-output.js';
 import { BackgroundDeflate } from '../package/background-deflate.js';
-import { preloadArrowWriter } from '../vectors/arrow-writer-loader.js';
 import { PayloadSpill } from '../package/payload-spill.js';
-import { computeContentDigest, type DerivedFrom, type Manifest } from '../package/manifest.js';
+import type { DerivedFrom } from '../package/manifest.js';
 import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
 import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
-import { writePackage } from '../export/package-writer.js';
-import { planExport } from '../plan/planner.js';
-import { scanForConsumer } from '../plan/consumer-scan.js';
-import { checkCallerDigests, checkDigestTemplates } from '../plan/input-digest-check.js';
-import { consumerProfile } from '../consumers/index.js';
-import type { Degradation, ExportReport } from '../plan/report.js';
-import { IdKind, idKindName } from '../model/id-kind.js';
-import { IdRegistry, REFERENCED } from '../structure/id-registry.js';
+import { exportCollected, type ExportProducer, type ExportResult } from '../export/export-collected.js';
+import { IdKind } from '../model/id-kind.js';
+import { IdRegistry } from '../structure/id-registry.js';
 import { FrozenIds, definedCounts } from '../structure/frozen-ids.js';
 import { StructureStore } from '../structure/structure-store.js';
-import { readSpilledRecords } from '../structure/record-spill.js';
-import { prepareVectorConfig, type PreparedVectorConfig, type VectorConfigInput } from '../vectors/config.js';
-import { embedAll, type Embedder } from '../vectors/embedder.js';
-import { TARGET_ID_KIND, TARGET_RECORD_KIND, isVectorTarget, type VectorTarget } from '../vectors/targets.js';
-import { compileInputTemplate, templateForTarget } from '../vectors/template.js';
-import {
-  INPUT_HASH_DECLARATION,
-  checkInputSha256,
-  inputHashDeclaration,
-  inputSha256 as inputSha256Of,
-  normalizeEmbeddingInput,
-  sha256OfNormalized,
-  withInputHash,
-} from '../vectors/input-digest.js';
-import { VectorSpill, type FrozenVectorRows, type VectorSpillAddOptions } from '../vectors/vector-spill.js';
+import type { PreparedVectorConfig, VectorConfigInput } from '../vectors/config.js';
+import type { Embedder } from '../vectors/embedder.js';
+import type { VectorTarget } from '../vectors/targets.js';
 import type { Collected, CollectedDocument, CollectedExtension } from '../plan/collected.js';
 import { resolveBuilderOptions, resolveExportOptions, type ExportOptions, type PackageBuilderOptions, type ResolvedBuilderOptions } from './options.js';
-import { createSpillDir, isStdoutStaging, removeSpillDir } from '../package/spill-dir.js';
-import { assertKnownKeys, keysOf } from '../model/option-keys.js';
+import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 import { deriveBuilder, type DeriveOptions, type DerivationSummary } from './derive.js';
 import { keepOverwrittenPrevious, withChanges, type KeptPrevious } from './previous-changes.js';
-import type { PackageChangeCounts } from '../read/diff/change-counts.js';
-
-/** What `export()` returns. */
-export interface ExportResult {
-  /** Absolute path of the written `.octx`. */
-  readonly output: string;
-  readonly assetId: string;
-  readonly version: string;
-  /** `sha256:<hex>` package digest. */
-  readonly packageDigest: string;
-  /** The manifest as written. */
-  readonly manifest: Manifest;
-  /**
-   * True when anything that was added is left out of the package (an incomplete structure layer,
-   * a vector target missing some records' vectors, …); `degradations` says what and why. Pass
-   * `strict: true` to make that an error instead. Same as `report.degraded`.
-   */
-  readonly degraded: boolean;
-  /** What was left out, why, how many records cause it and the first of them (`report.degradations`). */
-  readonly degradations: readonly Degradation[];
-  /**
-   * What went in, what was left out and why; with `export({ previous })`, `changes` holds the
-   * counts of what changed since that package (see `diffPackages`).
-   */
-  readonly report: ExportReport & { readonly changes?: PackageChangeCounts };
-}
-
-/** Options of {@link PackageBuilder.embed}. */
-export interface EmbedOptions {
-  /** Texts per `embedder.embed()` call (default 64). */
-  readonly batchSize?: number;
-  /** Calls in flight at once (default 2). */
-  readonly concurrency?: number;
-  /** Retries of a failed call, with exponential backoff (default 3). */
-  readonly retries?: number;
-  readonly signal?: AbortSignal;
-  /** Called with the number of records embedded so far. */
-  readonly onProgress?: (embedded: number) => void;
-  /**
-   * Which records to embed. Absent: every record of the target (a record that already has a
-   * vector is `OCTX_VECTOR_RECORD_ID_DUPLICATE`). `'missing'`: only records without a vector
-   * (e.g. those added after `PackageBuilder.derive`). `'stale'`: those, and the records whose
-   * vector's `input_sha256` differs from the digest of their current text (the old vector is
-   * replaced); a target whose vectors carry no digest cannot be judged and is refused.
-   */
-  readonly only?: 'missing' | 'stale';
-}
-
-/** Options of {@link PackageBuilder.addVector}: the input digest of the row (one or the other). */
-export interface AddVectorOptions {
-  /** The text the vector was computed from (the rendered template); it is normalised and hashed. */
-  readonly input?: string;
-  /** The precomputed `input_sha256`: 64 lower-case hex digits of SHA-256 over the normalised text. */
-  readonly inputSha256?: string;
-}
-
-/**
- * Every key of {@link EmbedOptions}; another one is a misspelling, refused. `only` (embed a
- * subset of the records) is handled by the embed step itself.
- */
-const EMBED_OPTION_KEYS = keysOf<EmbedOptions>({ batchSize: true, concurrency: true, retries: true, signal: true, onProgress: true, only: true });
-
-/** Every key of {@link AddVectorOptions}; another one (`inputSHA256`) is a misspelling, refused. */
-const ADD_VECTOR_OPTION_KEYS = keysOf<AddVectorOptions>({ input: true, inputSha256: true });
-/** Spill options of a vector without a digest (see `#addVector`). */
-const ADD_VECTOR: VectorSpillAddOptions = Object.freeze({ replace: false });
-const REPLACE_VECTOR: VectorSpillAddOptions = Object.freeze({ replace: true });
+import { stateReleaseKeeper } from './release-keeper.js';
+import { VectorCollector, type AddVectorOptions, type EmbedOptions } from './vector-collector.js';
 
 /**
  * Collects documents, structure records and vectors, then exports one `.octx` package.
@@ -137,14 +52,8 @@ export class PackageBuilder {
   readonly #background: BackgroundDeflate | undefined;
   /** Documents and extension files, back to back, each one an entry. */
   readonly #payloads: PayloadSpill;
-  readonly #vectorSpills = new Map<VectorTarget, VectorSpill>();
-  /**
-   * Targets that got an input digest from the caller (`addVector` with `{ input }` or
-   * `{ inputSha256 }`): the export recomputes theirs. Digests from `embed()` are right by
-   * construction and those carried by `derive` were validated, so they add nothing here.
-   */
-  readonly #callerDigests = new Set<VectorTarget>();
-  #vectorConfig: PreparedVectorConfig | undefined;
+  /** The vector config, the vectors and which targets got caller digests. */
+  readonly #vectors: VectorCollector;
   #consumed = false;
   #cleaned = false;
   /** The I/O error that made the collected input unreliable (see `#collect`). */
@@ -169,7 +78,7 @@ export class PackageBuilder {
     const { builder, summary } = await deriveBuilder((o) => new PackageBuilder(o), source, options);
     builder.#derivation = summary;
     // Everything in the builder so far came from the validated source, digests included.
-    builder.#callerDigests.clear();
+    builder.#vectors.forgetCallerDigests();
     return builder;
   }
 
@@ -207,6 +116,12 @@ export class PackageBuilder {
     const background = this.#background ? { background: this.#background } : {};
     this.#payloads = new PayloadSpill({ rawFile: join(this.#dir, 'payloads'), deflatedFile: join(this.#dir, 'payloads.deflate'), ...background });
     this.#structure = new StructureStore(this.#ids, this.#dir, { ...background, strictFields: this.#options.strict });
+    this.#vectors = new VectorCollector(this.#ids, this.#dir, this.#background, {
+      assertOpen: () => this.#assertOpen(),
+      poison: (e) => {
+        this.#poisoned = e;
+      },
+    });
   }
 
   /** The asset id (given, remembered by the producer state, or minted). */
@@ -307,6 +222,8 @@ export class PackageBuilder {
       sha256: entry.sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
+      ...(doc.titleValue !== undefined ? { titleValue: doc.titleValue } : {}),
+      ...(doc.titleFallback !== undefined ? { titleFallback: doc.titleFallback } : {}),
       ...(doc.frontmatterBytes !== undefined ? { frontmatterBytes: doc.frontmatterBytes } : {}),
       ...(doc.frontmatterNodes !== undefined ? { frontmatterNodes: doc.frontmatterNodes } : {}),
     });
@@ -450,23 +367,13 @@ export class PackageBuilder {
    *   `OCTX_VECTOR_FINGERPRINT_MISMATCH`
    */
   setVectorConfig(config: VectorConfigInput): this {
-    this.#assertOpen();
-    const prepared = prepareVectorConfig(config);
-    if (this.#vectorConfig) {
-      if (this.#vectorConfig.fingerprint === prepared.fingerprint) return this;
-      throw OctxError.of({
-        code: 'OCTX_VECTOR_CONFIG_INVALID',
-        field: 'vectorConfig',
-        message: `a package has one vector config shared by all targets; one with fingerprint ${this.#vectorConfig.fingerprint} is already set`,
-      });
-    }
-    this.#vectorConfig = prepared;
+    this.#vectors.setConfig(config);
     return this;
   }
 
   /** The prepared vector config, when one is set. */
   get vectorConfig(): PreparedVectorConfig | undefined {
-    return this.#vectorConfig;
+    return this.#vectors.config;
   }
 
   /**
@@ -488,65 +395,7 @@ export class PackageBuilder {
    *   `OCTX_VECTOR_CONFIG_INVALID` (a digest without `input_hash` in the config), `OCTX_OPTIONS_INVALID`
    */
   addVector(target: VectorTarget, recordId: string, vector: Float32Array | Float64Array | readonly number[], options?: AddVectorOptions): this {
-    let digest: string | undefined;
-    if (options !== undefined) {
-      if (typeof options !== 'object' || options === null)
-        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'options', message: 'addVector options must be an object' });
-      assertKnownKeys(options, ADD_VECTOR_OPTION_KEYS, 'addVector options');
-      const { input, inputSha256 } = options;
-      if (input !== undefined && inputSha256 !== undefined) {
-        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'give input or inputSha256, not both' });
-      }
-      if (input !== undefined) {
-        if (typeof input !== 'string') throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', recordId, field: 'input', message: 'input must be the text that was embedded' });
-        digest = inputSha256Of(input);
-      } else if (inputSha256 !== undefined) digest = checkInputSha256(inputSha256, isVectorTarget(target) ? target : 'chunks', recordId);
-      if (digest !== undefined && this.#vectorConfig !== undefined && inputHashDeclaration(this.#vectorConfig.config) !== 'supported') {
-        throw OctxError.of({
-          code: 'OCTX_VECTOR_CONFIG_INVALID',
-          recordId,
-          field: 'input_hash',
-          message: `a vector with an input digest needs the config to declare how it is computed: add input_hash: ${JSON.stringify(INPUT_HASH_DECLARATION)}`,
-        });
-      }
-    }
-    this.#addVector(target, recordId, vector, digest, false);
-    if (digest !== undefined) this.#callerDigests.add(target);
-    return this;
-  }
-
-  #addVector(target: VectorTarget, recordId: string, vector: Float32Array | Float64Array | readonly number[], inputSha256: string | undefined, replace: boolean): this {
-    this.#assertOpen();
-    if (!isVectorTarget(target))
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
-    const config = this.#vectorConfig;
-    if (!config)
-      throw OctxError.of({ code: 'OCTX_VECTOR_CONFIG_REQUIRED', recordId, message: 'call setVectorConfig() (or embed()) before addVector(): the config fixes the dimensions' });
-    if (!isUuidV7(recordId))
-      throw OctxError.of({ code: 'OCTX_ID_INVALID', recordId: String(recordId), field: 'record_id', message: 'vector record ids must be canonical lowercase UUIDv7 record ids' });
-    const dense = this.#ids.ref(recordId);
-    const kind = this.#ids.kindOf(dense);
-    if (kind !== REFERENCED && kind !== TARGET_ID_KIND[target]) {
-      throw OctxError.of({ code: 'OCTX_REFERENCE_UNKNOWN', recordId, field: 'record_id', message: `${recordId} is a ${idKindName(kind)}, not one of the ${target}` });
-    }
-    let spill = this.#vectorSpills.get(target);
-    if (!spill) {
-      spill = new VectorSpill({ file: join(this.#dir, `${target}.f32`), target, dimensions: config.dimensions, normalized: config.normalized });
-      this.#vectorSpills.set(target, spill);
-      // The export will write Arrow files: their writer loads while the caller goes on.
-      preloadArrowWriter();
-    }
-    // The common call (no digest, no replace) shares one options object, and the try/catch of
-    // #collect is inlined: no closure either, so nothing is allocated per vector.
-    const addOptions = inputSha256 === undefined ? (replace ? REPLACE_VECTOR : ADD_VECTOR) : { inputSha256, replace };
-    try {
-      spill.add(dense, recordId, vector, addOptions);
-      // Vectors make a build large: they count towards moving compression to its thread.
-      this.#background?.countSpilled(config.dimensions * 4);
-    } catch (e) {
-      if (e instanceof OctxError && e.code === 'OCTX_IO_ERROR') this.#poisoned = e;
-      throw e;
-    }
+    this.#vectors.addFromCaller(target, recordId, vector, options);
     return this;
   }
 
@@ -566,71 +415,7 @@ export class PackageBuilder {
    *   `OCTX_OPTIONS_INVALID`, and the errors of {@link PackageBuilder.addVector}
    */
   async embed(target: VectorTarget, embedder: Embedder, options: EmbedOptions = {}): Promise<this> {
-    this.#assertOpen();
-    if (!isVectorTarget(target))
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `vector target must be chunks, events or entities (got ${JSON.stringify(target)})` });
-    assertKnownKeys(options, EMBED_OPTION_KEYS, 'embed options');
-    if (embedder === null || typeof embedder !== 'object' || typeof embedder.embed !== 'function') {
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'embedder', message: 'embed() needs an Embedder: an object with config and embed(texts)' });
-    }
-    const only = options.only;
-    if (only !== undefined && only !== 'missing' && only !== 'stale') {
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'only', message: `only must be 'missing' or 'stale' (got ${JSON.stringify(only)})` });
-    }
-    await embedder.prepare?.({ signal: options.signal });
-    const effective = withInputHash(embedder.config);
-    let digests = true;
-    const current = this.#vectorConfig;
-    if (current !== undefined && inputHashDeclaration(current.config) !== 'supported' && current.fingerprint === prepareVectorConfig(embedder.config).fingerprint) {
-      // The same pipeline, declared without input digests: keep that config, add no digests.
-      digests = false;
-    } else this.setVectorConfig(effective);
-    const existing = this.#vectorSpills.get(target);
-    if (existing !== undefined && existing.size > 0 && !existing.hasInputSha256) digests = false;
-    if (only === 'stale' && !digests) {
-      throw OctxError.of({
-        code: 'OCTX_OPTIONS_INVALID',
-        field: 'only',
-        message: `only: 'stale' needs input digests to find changed records, but the ${target} vectors ${existing?.hasInputSha256 === false && existing.size > 0 ? 'carry no input_sha256' : "would get none (the package's vector config has no input_hash)"}; use only: 'missing', or embed into a builder without these vectors`,
-      });
-    }
-    const render = compileInputTemplate(templateForTarget(this.#vectorConfig!.config, target));
-    const file = this.#collect(() => this.#structure.spillFile(TARGET_RECORD_KIND[target]));
-    const ids = this.#ids;
-    const spills = this.#vectorSpills;
-    // Digests (and whether a vector is replaced) of the records in flight: bounded by embedAll's window.
-    const pending = new Map<string, { sha: string | undefined; replace: boolean }>();
-    async function* items(): AsyncGenerator<{ id: string; text: string }> {
-      for await (const { record } of readSpilledRecords(file)) {
-        const id = record.id as string;
-        const spill = spills.get(target);
-        const dense = only !== undefined && spill !== undefined ? ids.find(id) : -1;
-        const has = dense >= 0 && spill!.has(dense);
-        if (has && only === 'missing') continue;
-        const text = normalizeEmbeddingInput(render(record, id));
-        const sha = digests ? sha256OfNormalized(text) : undefined;
-        if (has && spill!.inputSha256Of(dense) === sha) continue;
-        pending.set(id, { sha, replace: has });
-        yield { id, text };
-      }
-    }
-    await embedAll({
-      items: items(),
-      embedder,
-      batchSize: options.batchSize,
-      concurrency: options.concurrency,
-      retries: options.retries,
-      signal: options.signal,
-      onProgress: options.onProgress,
-      onBatch: (batchIds, vectors) => {
-        for (let i = 0; i < batchIds.length; i++) {
-          const id = batchIds[i]!;
-          const p = pending.get(id);
-          pending.delete(id);
-          this.#addVector(target, id, vectors[i]!, p?.sha, p?.replace === true);
-        }
-      },
-    });
+    await this.#vectors.embed(target, embedder, options, (kind) => this.#collect(() => this.#structure.spillFile(kind)));
     return this;
   }
 
@@ -661,7 +446,11 @@ export class PackageBuilder {
     const run = (async () => {
       // A previous package this export overwrites is kept aside first: compared after publishing, it would be gone.
       kept = await keepOverwrittenPrevious(options?.previous, options?.output, this.#options.tempDir);
-      return this.#export(options, snapshot.collected);
+      try {
+        return await exportCollected(snapshot.collected, resolveExportOptions(options), this.#producer());
+      } finally {
+        if (this.#consumed) await this.#cleanup();
+      }
     })();
     this.#running = run;
     try {
@@ -675,6 +464,25 @@ export class PackageBuilder {
     }
   }
 
+  /** The builder's side of an export: its identity, defaults and producer state (see `exportCollected`). */
+  #producer(): ExportProducer {
+    const o = this.#options;
+    return {
+      assetId: this.#assetId,
+      assetName: o.assetName,
+      ...(o.derivedFrom ? { derivedFrom: o.derivedFrom } : {}),
+      ...(o.version ? { version: o.version } : {}),
+      ...(o.createdAt ? { createdAt: o.createdAt } : {}),
+      ...(o.consumer !== undefined ? { consumer: o.consumer } : {}),
+      strict: o.strict,
+      compressionLevel: o.compressionLevel,
+      ...(this.#state ? { releases: stateReleaseKeeper(this.#state, { id: this.#assetId, name: o.assetName }) } : {}),
+      onCommit: () => {
+        this.#consumed = true;
+      },
+    };
+  }
+
   /**
    * Freezes what was collected (see {@link Collected}): the one view the export plans and writes
    * from. Cheap and copy-free but for the document list: spills only grow, so their lengths,
@@ -682,22 +490,16 @@ export class PackageBuilder {
    */
   #snapshot(): { readonly collected: Collected; release(): void } {
     const structure = this.#collect(() => this.#structure.freeze());
-    const vectors = new Map<VectorTarget, FrozenVectorRows>();
-    this.#collect(() => {
-      for (const [target, spill] of this.#vectorSpills) {
-        spill.flush();
-        vectors.set(target, spill.freeze());
-      }
-    });
+    const vectors = this.#collect(() => this.#vectors.freeze());
     const ids = new FrozenIds(this.#ids, definedCounts(this.#documents.length, structure));
     const collected: Collected = {
       ids,
       documents: this.#documents.slice(),
       extensions: this.#extensions.slice(),
       structure,
-      ...(this.#vectorConfig ? { vectorConfig: this.#vectorConfig } : {}),
+      ...(this.#vectors.config ? { vectorConfig: this.#vectors.config } : {}),
       vectorSpills: vectors,
-      callerDigests: new Set(this.#callerDigests),
+      callerDigests: this.#vectors.callerDigestTargets(),
       workDir: this.#dir,
       ...(this.#reported.length > 0 ? { warnings: this.#reported.slice() } : {}),
     };
@@ -707,156 +509,6 @@ export class PackageBuilder {
         for (const v of vectors.values()) v.release();
       },
     };
-  }
-
-  async #export(options: ExportOptions, collected: Collected): Promise<ExportResult> {
-    const opts = resolveExportOptions(options);
-    const output = await AtomicOutput.prepare(opts.output, opts.overwrite);
-    const state = this.#state;
-    // A lock left by a killed export is taken over; that is reported as a warning.
-    const lockWarnings: OctxIssue[] = [];
-    const locked = state
-      ? await state
-          .lock((w) => lockWarnings.push(w))
-          .catch(async (e: unknown) => {
-            await output.discard();
-            throw e;
-          })
-      : undefined;
-    // Released once, before the output's folders are removed on failure: the lock file (and the
-    // folders made for the state) would otherwise keep a shared new folder from being removed.
-    let unlock = locked;
-    const releaseLock = async (): Promise<void> => {
-      const release = unlock;
-      unlock = undefined;
-      await release?.();
-    };
-    const timings: Record<string, number> = {};
-    let stateBackup: string | undefined;
-    let stateWritten = false;
-    try {
-      if (opts.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled before it started');
-      let t = performance.now();
-      // Planning reads the snapshot without closing the spills: if it refuses the input (invalid
-      // structure, incomplete coverage under 'require', limits), the builder stays usable.
-      const structureFiles = collected.structure.files;
-      // The structure check is a step of its own only when there is structure to check.
-      const structureRecords = Object.values(structureFiles).reduce((n, f) => n + f.lines, 0);
-      const structureBytes = Object.values(structureFiles).reduce((n, f) => n + f.size, 0);
-      const planStep = (completed: number): void => {
-        if (structureRecords > 0 && !opts.documentsOnly)
-          opts.onProgress?.({ phase: 'plan', kind: 'structure', completed, total: structureRecords, bytes: completed === 0 ? 0 : structureBytes, totalBytes: structureBytes });
-      };
-      planStep(0);
-      // A consumer profile's rules run over the spills before the planner decides (the seed profile has none).
-      const profile = consumerProfile(opts.consumer ?? this.#options.consumer ?? 'seed');
-      const consumer = profile.rules.length > 0 ? { consumer: await scanForConsumer(profile, collected, !opts.documentsOnly) } : {};
-      const vectors = opts.vectors ?? (profile.vectors.policy === 'omit' ? 'omit' : undefined);
-      const plan = planExport(collected, {
-        documentsOnly: opts.documentsOnly,
-        structure: opts.structure,
-        limits: opts.limits,
-        strict: opts.strict ?? this.#options.strict,
-        // A taken-over lock is a warning like the planner's: strict refuses it before anything is written.
-        warnings: lockWarnings,
-        ...consumer,
-        ...(vectors !== undefined ? { vectors } : {}),
-      });
-      // Caller-supplied input digests the validator would refuse: refused here, nothing written.
-      checkDigestTemplates(collected, plan.arrowTargets);
-      await checkCallerDigests(collected, plan.arrowTargets, opts.limits.maxRenderedInputBytes, opts.signal);
-      planStep(structureRecords);
-      const warnings = plan.warnings;
-      for (const w of warnings) opts.onProgress?.({ phase: 'warning', issue: w });
-      timings.plan = performance.now() - t;
-      t = performance.now();
-      this.#consumed = true;
-      const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-      const requested = { ...(this.#options.version ? { version: this.#options.version } : {}), ...(this.#options.createdAt ? { createdAt: this.#options.createdAt } : {}) };
-      let release = { version: '', createdAt: '' };
-      const written = await writePackage(
-        plan,
-        {
-          assetId: this.#assetId,
-          assetName: this.#options.assetName,
-          ...(this.#options.derivedFrom ? { derivedFrom: this.#options.derivedFrom } : {}),
-          release: (contentDigest) => {
-            release = state ? state.resolveRelease(requested, contentDigest, now) : { version: requested.version ?? '1.0.0', createdAt: requested.createdAt ?? now };
-            return release;
-          },
-        },
-        {
-          output,
-          compressionLevel: opts.compressionLevel ?? this.#options.compressionLevel,
-          verify: opts.verify,
-          limits: opts.customLimits,
-          signal: opts.signal,
-          onProgress: opts.onProgress,
-          ...(state
-            ? {
-                beforeWrite: (m: Manifest) => state.assertPublishable(release.version, m.release.package_digest, computeContentDigest(m)),
-                // The release is recorded before the package is published (under the lock); if
-                // publishing fails, the previous state file is put back.
-                beforePublish: async (m: Manifest) => {
-                  stateBackup = await state.backup();
-                  stateWritten = true;
-                  await state.recordRelease({
-                    assetId: this.#assetId,
-                    assetName: this.#options.assetName,
-                    version: release.version,
-                    release: {
-                      created_at: release.createdAt,
-                      package_digest: m.release.package_digest,
-                      content_digest: computeContentDigest(m),
-                      // A package staged for stdout leaves no file: keep what an identical rebuild recorded, if anything.
-                      ...(isStdoutStaging(output.path)
-                        ? state.releases[release.version]?.output !== undefined
-                          ? { output: state.releases[release.version]!.output }
-                          : {}
-                        : { output: state.outputFor(output.path) }),
-                    },
-                    documents: Object.fromEntries(collected.documents.filter((d) => d.documentId !== undefined).map((d) => [d.path, d.documentId!])),
-                  });
-                },
-              }
-            : {}),
-        },
-      );
-      const degradations = plan.degradations;
-      const report: ExportReport = {
-        degraded: degradations.length > 0,
-        degradations,
-        documents: plan.documents,
-        structure: plan.structure,
-        vectors: plan.vectors,
-        capabilities: Object.keys(written.manifest.capabilities ?? {}),
-        files: written.files,
-        archive: { size: written.archiveSize },
-        warnings,
-        timings: { ...timings, ...written.timings, total: timings.plan + (performance.now() - t) },
-      };
-      return {
-        output: output.path,
-        assetId: this.#assetId,
-        version: release.version,
-        packageDigest: written.manifest.release.package_digest,
-        manifest: written.manifest,
-        degraded: report.degraded,
-        degradations,
-        report,
-      };
-    } catch (e) {
-      try {
-        if (state && stateWritten) await state.restore(stateBackup);
-      } finally {
-        await releaseLock();
-        await output.discard();
-      }
-      throw e;
-    } finally {
-      await releaseLock();
-      if (this.#consumed) await this.#cleanup();
-    }
   }
 
   /**
@@ -889,9 +541,9 @@ export class PackageBuilder {
     await this.#background?.settle().catch(() => undefined);
     this.#payloads.close();
     this.#structure.close();
-    for (const spill of this.#vectorSpills.values()) spill.close();
+    this.#vectors.close();
     await removeSpillDir(this.#dir);
   }
 }
 
-export type { DerivedFrom };
+export type { DerivedFrom, ExportResult, EmbedOptions, AddVectorOptions };

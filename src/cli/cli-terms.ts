@@ -12,8 +12,8 @@ const CLI_LIMITS_HINT = 'split the input, or pass --max-entries <n> or --limits 
 
 const literal = (text: string): RegExp => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g');
 
-/** SDK phrase → CLI phrase, applied in order. */
-const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
+/** SDK phrase → CLI phrase (a replacement string or function, as `String.prototype.replace` takes), applied in order. */
+const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string | ((match: string, ...groups: string[]) => string)]> = [
   [literal(SDK_LIMITS_HINT), CLI_LIMITS_HINT],
   [/pass overwrite: true to replace (it|the link|the file)/g, 'use --overwrite to replace $1'],
   [/pass overwrite: true/g, 'use --overwrite'],
@@ -32,9 +32,9 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string]> = [
   [/the config says normalized: true/g, 'the vector config says "normalized": true'],
   [/\brelease\.version must be/g, '--version must be'],
   [/\brelease\.createdAt must be a valid Date or a UTC time/g, '--created-at must be a UTC time'],
-  [/\bfromSag: /g, 'from-sag: '],
-  [/\bfromRag: /g, 'from-rag: '],
-  [/\bfromIngest: /g, 'from-ingest: '],
+  // An adapter's warnings start with its SDK function's name (`fromSag: …`, see
+  // `reportAdapterWarnings`); its command is the same name in lower case after `from-`.
+  [/\bfrom([A-Z][A-Za-z]*): /g, (_match, name) => `from-${name.toLowerCase()}: `],
   [/linked to report\.chunkIds/g, 'linked to its chunks (the SDK adapter reports their ids)'],
   [/pass revision and other pipeline settings/g, 'give the model revision and other pipeline settings in --vector-config'],
   [/\basset\.id must be/g, '--asset-id must be'],
@@ -78,6 +78,9 @@ export function withoutCode(text: string, code: string): string {
 /** A message or hint in CLI terms. */
 export function inCliTerms(text: string): string {
   let out = text;
-  for (const [pattern, replacement] of REPLACEMENTS) out = out.replace(pattern, replacement);
+  for (const [pattern, replacement] of REPLACEMENTS) {
+    // Two calls: TypeScript picks `replace`'s overload by the replacement's type.
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  }
   return out;
 }

@@ -14,6 +14,7 @@ import { fromIngestCommand } from './commands/from-ingest.js';
 import { fromRagCommand } from './commands/from-rag.js';
 import { fromSagCommand } from './commands/from-sag.js';
 import { inspectCommand } from './commands/inspect.js';
+import { reportCommand } from './commands/report.js';
 import { validateCommand } from './commands/validate.js';
 import { EXIT_OK, EXIT_USAGE, reportError } from './errors.js';
 import { didYouMean } from './suggest.js';
@@ -30,6 +31,7 @@ export const COMMANDS: readonly Command[] = [
   inspectCommand,
   deriveCommand,
   diffCommand,
+  reportCommand,
   fromRagCommand,
   fromIngestCommand,
   fromSagCommand,

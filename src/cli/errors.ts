@@ -30,6 +30,7 @@ const USAGE_CODES: ReadonlySet<OctxCode> = new Set<OctxCode>([
   'OCTX_OUTPUT_INVALID',
   'OCTX_STATE_INVALID',
   'OCTX_DEPENDENCY_MISSING',
+  'OCTX_REPORT_SCRIPT_MISSING',
   'OCTX_SAG_NOT_ENGINE_DB',
 ]);
 
@@ -94,6 +95,7 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
   OCTX_SAG_NOT_ENGINE_DB:
     'give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db where SAG runs (./.data/sag.db is the application database)',
   OCTX_ADAPTER_WARNING: 'the adapter left part of its input out or changed it, as the warning says; --strict makes every such warning an error',
+  OCTX_REPORT_SCRIPT_MISSING: 'the report needs its built page script: run `npm run build` in a source checkout (an installed package ships it)',
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 

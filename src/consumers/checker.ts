@@ -118,8 +118,9 @@ export class ConsumerChecker {
     const value = record[rule.field];
     switch (rule.rule) {
       case 'max-length': {
-        if (typeof value !== 'string') return undefined;
-        const n = codePointLength(rule.stored ? rule.stored(value) : value);
+        const text = rule.text ? rule.text(value, record) : typeof value === 'string' ? value : undefined;
+        if (text === undefined) return undefined;
+        const n = codePointLength(rule.stored ? rule.stored(text) : text);
         const as = rule.storedAs !== undefined ? ` as stored (${rule.storedAs})` : '';
         return n > rule.max ? `${rule.field} ${show(value)} is ${n} characters${as}; the limit is ${rule.max}` : undefined;
       }

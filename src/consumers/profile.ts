@@ -16,6 +16,8 @@ export type ConsumerSubject = RecordKind | 'document';
 export interface ConsumerDocument {
   readonly id?: string;
   readonly title?: unknown;
+  /** When `title` is not a string Python's `strip()` leaves non-empty: the body's first `# ` line (stripped), else the file stem. */
+  readonly titleFallback?: string;
 }
 
 interface RuleBase {
@@ -39,6 +41,11 @@ export type ConsumerRule =
       readonly max: number;
       readonly stored?: (value: string) => string;
       readonly storedAs?: string;
+      /**
+       * The text the consumer stores for the value (SAG: `str(v or "")` for a heading, a fallback
+       * for a title that is not one); without it, only strings are measured, as written.
+       */
+      readonly text?: (value: unknown, record: Readonly<Record<string, unknown>>) => string | undefined;
     })
   /** A number field within [min, max] (absent: the consumer's default applies). */
   | (RuleBase & { readonly rule: 'range'; readonly field: string; readonly min: number; readonly max: number })

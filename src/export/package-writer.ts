@@ -8,7 +8,7 @@ import type { AtomicOutput } from '../package/atomic-output.js';
 import { buildManifest, computeContentDigest, manifestBytes, type DerivedFrom, type Manifest } from '../package/manifest.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { writeArchive, type StreamedPayload, type WrittenStreamed } from './archive-writer.js';
-import { arrowFileSizeBound } from '../vectors/arrow-file-size.js';
+import { arrowFileSize } from '../vectors/arrow-file-size.js';
 import { loadArrowWriter } from '../vectors/arrow-writer-loader.js';
 
 /** Identity and release data the manifest needs. */
@@ -144,11 +144,12 @@ export async function writePackage(plan: ExportPlan, identity: PackageIdentity, 
  */
 function arrowPayload(target: PlannedArrowTarget, options: WritePackageOptions): StreamedPayload {
   const rows = target.rows.length;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit: a bound that needs no id to be encoded.
   let idUnits = 0;
   for (const dense of target.rows) idUnits += target.ids(dense).length;
   return {
     path: target.path,
-    sizeBound: arrowFileSizeBound({ rows, dimensions: target.spill.dimensions, idUnits, digests: target.spill.hasInputSha256 }),
+    sizeBound: arrowFileSize({ rows, dimensions: target.spill.dimensions, idBytes: { atMost: idUnits * 3 }, digests: target.spill.hasInputSha256 }),
     write: async (into) => {
       throwIfAborted(options.signal, 'vectors');
       options.onProgress?.({ phase: 'arrow', kind: target.target, completed: 0, total: rows, bytes: 0 });

@@ -6,10 +6,10 @@
  * its entries are verified in-thread, so every byte is still re-read and re-hashed.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { OctxIssue } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { WorkerThread } from '../package/worker-thread.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { VERIFY_WORKER_MARK, type VerifyJob } from './verify-worker.js';
 
@@ -128,46 +128,29 @@ export function splitByBytes(sizes: readonly number[]): [number[], number[]] {
 
 /** One worker verifying one group of entries of an archive. */
 export class VerifyWorker {
-  readonly #worker: Worker | undefined;
+  readonly #thread: WorkerThread | undefined;
   #listener: ((m: WorkerMessage) => void) | undefined;
   #failure: ((e: Error) => void) | undefined;
-  #notReady: (() => void) | undefined;
   /** `true` once the worker has loaded; `false` when it could not start (verify in-thread then). */
   readonly ready: Promise<boolean>;
 
   private constructor(entry: WorkerEntry | undefined) {
-    let worker: Worker | undefined;
-    try {
-      // execArgv: [] — the worker needs only the SDK's own modules: loaders and preloads the
-      // process was started with (`--import tsx`, instrumentation) would only add start-up and RSS.
-      if (entry) worker = new Worker(entry.file, { workerData: { [VERIFY_WORKER_MARK]: true }, execArgv: [], ...(entry.eval ? { eval: true } : {}) });
-    } catch {
-      worker = undefined;
-    }
-    this.#worker = worker;
-    if (!worker) {
+    if (!entry) {
       this.ready = Promise.resolve(false);
       return;
     }
-    this.ready = new Promise<boolean>((resolve) => {
-      this.#notReady = () => resolve(false);
-      let ready = false;
-      const fail = (e: Error): void => {
-        if (!ready) resolve(false);
-        this.#failure?.(e);
-      };
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.ready) {
-          ready = true;
-          started++;
-          resolve(true);
-        } else if (m.error !== undefined) fail(new Error(`verify worker: ${m.error}`));
-        else this.#listener?.(m);
-      });
-      worker.on('error', fail);
-      // A result that cannot be read would leave the group unverified forever: fail it (in-thread then).
-      worker.on('messageerror', (e) => fail(e instanceof Error ? e : new Error('verify worker: unreadable message')));
-      worker.on('exit', (code) => fail(new Error(`verify worker exited (${code})`)));
+    this.#thread = WorkerThread.start({
+      entry,
+      name: 'verify worker',
+      workerData: { [VERIFY_WORKER_MARK]: true },
+      handshake: true,
+      onMessage: (m) => this.#listener?.(m as WorkerMessage),
+      // A failure, an exit or a stop: the group in hand is verified in-thread.
+      onEnd: (e) => this.#failure?.(e),
+    });
+    this.ready = this.#thread.ready.then((ok) => {
+      if (ok) started++;
+      return ok;
     });
   }
 
@@ -187,34 +170,30 @@ export class VerifyWorker {
    * worker fails or is terminated.
    */
   verify(path: string, limits: Partial<ArchiveLimits> | undefined, paths: readonly string[], onEntry: (index: number, bytes: number) => void): Promise<(OctxIssue | undefined)[]> {
-    const worker = this.#worker!;
+    const thread = this.#thread!;
     return new Promise((resolve, reject) => {
+      if (!thread.running) {
+        reject(new Error('verify worker is not running'));
+        return;
+      }
       this.#failure = reject;
       this.#listener = (m) => {
         if (m.entry !== undefined) onEntry(m.entry, m.bytes ?? 0);
         else if (m.issues) resolve(m.issues.map((i) => i ?? undefined));
       };
       const job: VerifyJob = { path, paths, ...(limits ? { limits } : {}) };
-      worker.postMessage(job);
+      thread.post(job);
     });
   }
 
   /** Stops the worker (at once: an abort, or its result is in); safe to call more than once. */
   async terminate(): Promise<void> {
-    const worker = this.#worker;
-    if (!worker) return;
-    worker.removeAllListeners('exit');
-    worker.removeAllListeners('error');
-    worker.on('error', () => undefined);
-    this.#notReady?.();
-    this.#failure?.(new Error('verify worker terminated'));
-    await worker.terminate();
+    await this.#thread?.terminate();
   }
 }
 
+/** What the worker sends besides its handshake and `{ error }` (handled by {@link WorkerThread}). */
 interface WorkerMessage {
-  readonly ready?: true;
-  readonly error?: string;
   readonly entry?: number;
   readonly bytes?: number;
   readonly issues?: readonly (OctxIssue | null)[];

@@ -2,6 +2,8 @@ import { issue, type OctxIssue } from '../model/errors.js';
 import { detachedString } from '../model/detached-string.js';
 import { isUuidV7 } from '../model/ids.js';
 import { parseFrontmatter, splitFrontmatter, type FrontmatterBounds } from './frontmatter.js';
+import { describeRetyped, type RetypedScalar } from './pyyaml-reading.js';
+import { describePyYaml, type PyYamlScalar } from './pyyaml-scalar.js';
 
 /** What a reader learns from a Concept Document's text. */
 export interface ConceptReading {
@@ -38,18 +40,23 @@ export function readConceptDocument(path: string, text: string, bounds?: number 
     if (parsed.tooComplex) return { issues: [issue({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: parsed.reason })] };
     return { issues: [issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message: parsed.reason })] };
   }
-  const { data, yaml11 } = parsed.value;
-  const typeProblem = documentTypeProblem(data.type, yaml11.type);
+  const { data, retyped } = parsed.value;
+  const typeRetyped = retypedType(retyped);
+  const typeProblem = documentTypeProblem(data.type, typeRetyped?.pyyaml);
   if (typeProblem) issues.push(issue({ code: 'OCTX_DOCUMENT_TYPE_REQUIRED', path, field: 'type', message: typeProblem }));
+  // A value PyYAML (the reference reader) types otherwise is read differently by every consumer
+  // that is not YAML 1.2: such a package does not mean one thing, so it is not valid.
+  for (const r of retyped) {
+    if (r !== typeRetyped) issues.push(issue({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, field: r.topKey, message: describeRetyped(r) }));
+  }
   const octx = data.octx;
-  const octx11 = yaml11.octx as Record<string, unknown> | undefined;
   let documentId: string | undefined;
   if (octx === null || typeof octx !== 'object' || Array.isArray(octx)) {
     issues.push(issue({ code: 'OCTX_DOCUMENT_ID_INVALID', path, field: 'octx.document_id', message: 'frontmatter needs an octx mapping with document_id' }));
   } else {
     const id = (octx as Record<string, unknown>).document_id;
-    const id11 = octx11 && typeof octx11 === 'object' ? octx11.document_id : undefined;
-    if (!isUuidV7(id) || id11 !== id) {
+    // A canonical UUID is a string to PyYAML too (no YAML 1.1 resolver matches one).
+    if (!isUuidV7(id)) {
       issues.push(
         issue({
           code: 'OCTX_DOCUMENT_ID_INVALID',
@@ -66,14 +73,21 @@ export function readConceptDocument(path: string, text: string, bounds?: number 
   return { issues, frontmatter: data, body: split.parts.body, ...(documentId ? { documentId } : {}) };
 }
 
+/** The retyped scalar that is the top-level `type` value, if any. */
+export function retypedType(retyped: readonly RetypedScalar[]): RetypedScalar | undefined {
+  return retyped.find((r) => r.where === 'type');
+}
+
 /**
  * Why a frontmatter `type` is unusable, or `undefined` when it is a non-empty string under both
  * YAML 1.2 and YAML 1.1 typing.
+ *
+ * @param pyyaml what PyYAML reads instead, when it does not read the YAML 1.2 string
  */
-export function documentTypeProblem(type12: unknown, type11: unknown): string | undefined {
+export function documentTypeProblem(type12: unknown, pyyaml?: PyYamlScalar): string | undefined {
   if (type12 === undefined) return 'type is missing';
   if (typeof type12 !== 'string') return `type must be a string (got ${typeof type12}); quote it in YAML`;
   if (type12.trim() === '') return 'type must not be empty';
-  if (typeof type11 !== 'string') return `type "${type12}" is not a string under YAML 1.1 (the reference reads it as ${typeof type11}); quote it`;
+  if (pyyaml !== undefined) return `type "${type12}" is not a string under YAML 1.1 (the reference's PyYAML reads ${describePyYaml(pyyaml)}); quote it`;
   return undefined;
 }

@@ -3,10 +3,12 @@ import { OctxError } from '../model/errors.js';
 import { detachedString } from '../model/detached-string.js';
 import { isUuidV7 } from '../model/ids.js';
 import { baseName, entryNameProblem, logicalPathProblem, RESERVED_DOCUMENT_NAMES } from '../model/paths.js';
-import { documentTypeProblem } from './concept.js';
-import { parseFrontmatter, splitFrontmatter, stripBom, type FrontmatterBounds } from './frontmatter.js';
+import { documentTypeProblem, retypedType } from './concept.js';
+import { parseFrontmatter, splitFrontmatter, stripBom, type FrontmatterBounds, type ParsedFrontmatter } from './frontmatter.js';
+import { quoteRetyped } from './pyyaml-reading.js';
+import { yamlQuote } from './yaml-quote.js';
 import { reservedDocumentProblems } from './reserved.js';
-import { deriveTitle } from './title.js';
+import { deriveTitle, isPythonTitle, pythonHeadingTitle } from './title.js';
 
 /** A document as the caller hands it to `addDocument`. */
 export interface DocumentInput {
@@ -26,6 +28,14 @@ export interface PreparedDocument {
   readonly documentId?: string;
   /** The frontmatter `title` (concepts only). */
   readonly title?: string;
+  /** The frontmatter `title` value when it is not a string (`title: 2024`, `title: null`). */
+  readonly titleValue?: unknown;
+  /**
+   * Set only when the title is not a string Python's `strip()` leaves non-empty: the title a
+   * Python reader (SAG's importer) takes instead, from the body's first `# ` line or the file
+   * stem ({@link pythonHeadingTitle}).
+   */
+  readonly titleFallback?: string;
   /** The frontmatter `type` (concepts only). */
   readonly type?: string;
   /** The exact bytes that go into the package: UTF-8, never a BOM. */
@@ -113,14 +123,7 @@ function decodeMarkdown(markdown: string | Uint8Array, path: string): string {
   throw OctxError.of({ code: 'OCTX_DOCUMENT_INVALID', path, field: 'markdown', message: 'markdown must be a string or UTF-8 bytes' });
 }
 
-/**
- * A YAML double-quoted scalar that PyYAML (YAML 1.1) and YAML 1.2 readers both read back as the
- * same string: JSON escaping, plus `\uXXXX` for DEL, C1 controls and U+FFFE/U+FFFF, which PyYAML
- * refuses raw.
- */
-export function yamlQuote(value: string): string {
-  return JSON.stringify(value).replace(/[\u007f-\u009f\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
+export { yamlQuote } from './yaml-quote.js';
 
 function fail(path: string, message: string): never {
   throw OctxError.of({ code: 'OCTX_DOCUMENT_FRONTMATTER', path, message });
@@ -164,6 +167,7 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       kind: 'concept',
       documentId,
       title,
+      ...(isPythonTitle(title) ? {} : { titleFallback: detachedString(pythonHeadingTitle(body, path)) }),
       type,
       bytes: Buffer.from(out, 'utf8'),
       frontmatterBytes: Buffer.byteLength(`${block}${newline}`),
@@ -178,14 +182,23 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
   if (!parsed.ok && parsed.tooComplex) throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: parsed.reason });
   if (!parsed.ok) fail(path, `unsafe or invalid YAML frontmatter: ${parsed.reason}`);
   // `document` is not read here: for a simple block it is parsed only when it is needed.
-  const { data, yaml11 } = parsed.value;
+  const { data, retyped } = parsed.value;
   if (data.type !== undefined) {
-    const problem = documentTypeProblem(data.type, yaml11.type);
+    const problem = documentTypeProblem(data.type, retypedType(retyped)?.pyyaml);
     if (problem) throw OctxError.of({ code: 'OCTX_DOCUMENT_TYPE_MISSING', path, field: 'type', message: problem });
   }
   // Missing keys are inserted as text, never by re-serialising: every existing byte, value,
-  // comment and style stays exactly as the author wrote it.
-  let fm = frontmatter;
+  // comment and style stays exactly as the author wrote it. The one exception: a plain string
+  // PyYAML would type otherwise (`date: 2024-01-01`, `draft: yes`) is written double-quoted, so
+  // that every reader reads the string this SDK reads.
+  let fm = retyped.length === 0 ? frontmatter : quoteRetyped(frontmatter, retyped, yamlQuote);
+  let yaml: ParsedFrontmatter = parsed.value;
+  if (fm !== frontmatter) {
+    const quoted = parseFrontmatter(fm, boundsOf(options));
+    if (!quoted.ok || quoted.value.retyped.length > 0)
+      fail(path, `quoting the values PyYAML reads otherwise does not give a block both read alike${quoted.ok ? '' : ` (${quoted.reason})`}`);
+    yaml = quoted.value;
+  }
   const appended: string[] = [];
   if (data.type === undefined) appended.push(`type: ${yamlQuote(type)}`);
   // Copies (see `detachedString`): the builder keeps the title and id until the export, and a
@@ -204,11 +217,10 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
     const given = (octx as Record<string, unknown>).document_id;
     if (given === undefined) {
       documentId = options.mintId(path);
-      const { at, indent } = octxInsertion(parsed.value.document, fm, path);
+      const { at, indent } = octxInsertion(yaml.document, fm, path);
       fm = `${fm.slice(0, at)}${indent}document_id: ${yamlQuote(documentId)}${newline}${fm.slice(at)}`;
     } else {
-      const given11 = (yaml11.octx as Record<string, unknown> | undefined)?.document_id;
-      if (!isUuidV7(given) || given11 !== given) {
+      if (!isUuidV7(given)) {
         throw OctxError.of({
           code: 'OCTX_ID_INVALID',
           path,
@@ -219,7 +231,16 @@ function prepareConcept(path: string, text: string, options: PrepareDocumentOpti
       documentId = detachedString(given);
     }
   }
-  const result = { path, kind: 'concept' as const, documentId, title, type: typeof data.type === 'string' ? data.type : type };
+  const pythonTitle = data.title === undefined ? title : data.title;
+  const result = {
+    path,
+    kind: 'concept' as const,
+    documentId,
+    title,
+    ...(data.title !== undefined && typeof data.title !== 'string' ? { titleValue: structuredClone(data.title) } : {}),
+    ...(isPythonTitle(pythonTitle) ? {} : { titleFallback: detachedString(pythonHeadingTitle(body, path)) }),
+    type: typeof data.type === 'string' ? data.type : type,
+  };
   if (fm === frontmatter && appended.length === 0) {
     return { ...result, bytes: Buffer.from(text, 'utf8'), frontmatterBytes: Buffer.byteLength(frontmatter), frontmatterNodes: parsed.value.nodes };
   }
@@ -253,6 +274,8 @@ function assertReadable(path: string, frontmatter: string, bounds: FrontmatterBo
     throw OctxError.of({ code: 'OCTX_FRONTMATTER_TOO_COMPLEX', path, field: 'frontmatter', message: `with the keys it lacks added, ${again.reason}` });
   }
   if (!again.ok) fail(path, `the completed frontmatter does not parse (${again.reason}); add type, title and octx.document_id yourself`);
+  if (again.value.retyped.length > 0)
+    fail(path, `the completed frontmatter reads differently under PyYAML (${again.value.retyped[0]!.where}); add type, title and octx.document_id yourself`);
   if (before === undefined) return again.value.nodes;
   for (const [key, value] of Object.entries(before)) {
     const now = again.value.data[key];

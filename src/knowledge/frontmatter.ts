@@ -1,5 +1,6 @@
-import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, Scalar, visit, type CST, type Document, type Node, type YAMLMap } from 'yaml';
+import { Composer, isMap, isNode, isScalar, Lexer, parseDocument, Parser, visit, type CST, type Document, type YAMLMap } from 'yaml';
 import { DEFAULT_ARCHIVE_LIMITS } from '../model/limits.js';
+import { comparePyYaml, pyyamlTextProblem, type RetypedScalar } from './pyyaml-reading.js';
 import { readSimpleFrontmatter, type SimpleFrontmatter } from './simple-frontmatter.js';
 
 /**
@@ -57,16 +58,19 @@ const NON_PRINTABLE = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u008
 
 /** A frontmatter block that passed the safe-YAML rules, with its data and editable document. */
 export interface ParsedFrontmatter {
-  /** The mapping as plain data (YAML 1.2 core schema). */
+  /**
+   * The mapping as plain data (YAML 1.2 core schema). PyYAML (YAML 1.1, the reference reader)
+   * reads the same data, except for the scalars listed in `retyped`.
+   */
   readonly data: Record<string, unknown>;
   /** The yaml Document, kept so missing keys can be added without reformatting the rest. */
   readonly document: Document.Parsed;
   /**
-   * The same block read with YAML 1.1 typing, as the reference's PyYAML reads it. When no scalar
-   * can type differently under YAML 1.1 ({@link mayRetypeUnderYaml11}), this is the very object
-   * `data` is: treat both as read-only.
+   * Plain scalars YAML 1.2 reads as strings and PyYAML as something else (`date: 2024-01-01`, a
+   * date to PyYAML): the validator refuses them, the builder writes them double-quoted. Empty for
+   * almost every block.
    */
-  readonly yaml11: Record<string, unknown>;
+  readonly retyped: readonly RetypedScalar[];
   /** The block's YAML node count ({@link lexCounted}): the export checks it against its limits. */
   readonly nodes: number;
 }
@@ -138,34 +142,12 @@ export function frontmatterSizeProblem(source: string, maxBytes: number): string
   return `the frontmatter block is ${source.length > maxBytes ? 'more than ' : ''}${bytes} bytes, above maxFrontmatterBytes ${maxBytes}`;
 }
 
-// Plain scalars that some YAML 1.1 tag of the yaml library (the schema our 1.1 reading uses)
-// could resolve to something other than what YAML 1.2 core gives. Every 1.1 number, sexagesimal,
-// timestamp, binary/octal/hex int, .inf/.nan and float starts with a sign, a digit or a dot —
-// except the 1.1 float `^[eE][-+]?[0-9]+$` (no mantissa: `e5` is 100000 in 1.1, a string in
-// 1.2). Merge keys start with `<`. The booleans 1.2 also has (true/false) and the nulls
-// (~/null/empty) are tested identically by both schemas, so only 1.1's extra words count.
-// Deliberately loose: a false positive only costs the second parse.
-const YAML11_RETYPABLE = /^(?:[-+.0-9<]|[eE][-+]?[0-9]|(?:[yYnN]|[Yy]es|YES|[Nn]o|NO|[Oo]n|ON|[Oo]ff|OFF)$)/;
+type StrictResult = { ok: true; doc: Document.Parsed; data: unknown } | { ok: false; reason: string };
 
-/**
- * Whether a node of a YAML 1.2 (core schema) document might read as a different value under YAML
- * 1.1 typing: an explicitly tagged node (tag resolution differs between the schemas), or a plain
- * scalar whose text a YAML 1.1 tag could claim. Quoted and block scalars without a tag are
- * strings in both readings, and so are plain scalars this test rejects.
- */
-export function mayRetypeUnderYaml11(node: Node): boolean {
-  if (node.tag !== undefined) return true;
-  if (!isScalar(node) || node.type !== Scalar.PLAIN) return false;
-  const text = node.source;
-  return typeof text !== 'string' || YAML11_RETYPABLE.test(text);
-}
-
-type StrictResult = { ok: true; doc: Document.Parsed; data: unknown; retypable: boolean } | { ok: false; reason: string };
-
-function parseStrict(source: string, lexemes: readonly string[], version: '1.1' | '1.2'): StrictResult {
+function parseStrict(source: string, lexemes: readonly string[]): StrictResult {
   const options = {
-    version,
-    ...(version === '1.2' ? { schema: 'core' as const } : {}),
+    version: '1.2' as const,
+    schema: 'core' as const,
     // yaml checks duplicate keys by comparing each new key with every earlier one of its map
     // (quadratic: 20,000 keys took 6 s); they are found with a Set in the walk below instead.
     uniqueKeys: false,
@@ -190,8 +172,6 @@ function parseStrict(source: string, lexemes: readonly string[], version: '1.1' 
   if (doc.warnings.length > 0) return { ok: false, reason: doc.warnings[0]!.message.split('\n')[0]! };
   let problem: string | undefined;
   let depth = 0;
-  // Collected in the same walk as the safety rules, so the 1.2 reading pays no extra pass.
-  let retypable = false;
   visit(doc, {
     Alias() {
       problem ??= 'YAML aliases are not allowed';
@@ -206,7 +186,6 @@ function parseStrict(source: string, lexemes: readonly string[], version: '1.1' 
         problem ??= `YAML tag ${node.tag} is not allowed (only plain scalars, mappings and sequences)`;
         return visit.BREAK;
       }
-      if (!retypable && mayRetypeUnderYaml11(node)) retypable = true;
       // Checked here, not in a Map visitor: yaml calls only the most specific one.
       const duplicate = isMap(node) ? duplicateKey(node) : undefined;
       if (duplicate !== undefined) {
@@ -227,7 +206,7 @@ function parseStrict(source: string, lexemes: readonly string[], version: '1.1' 
   const data: unknown = doc.toJS({ maxAliasCount: 0 });
   depth = measureDepth(data);
   if (depth > MAX_DEPTH) return { ok: false, reason: TOO_DEEP };
-  return { ok: true, doc, data, retypable };
+  return { ok: true, doc, data };
 }
 
 /**
@@ -319,13 +298,14 @@ function measureDepth(v: unknown, d = 0): number {
  * Parses a frontmatter block with the safe rules OCTX requires: no anchors or aliases, no
  * duplicate keys, no complex keys, only str/int/float/bool/null/map/seq tags, no characters
  * PyYAML refuses, depth ≤ 100, and a mapping (or empty) at the root. The block is read as YAML
- * 1.2 (our data) and as YAML 1.1 (what the reference validator sees), so callers can refuse
- * values whose type differs between the two (`type: yes` is a string only in 1.2). The second
- * reading only runs when some node may type differently ({@link mayRetypeUnderYaml11}); otherwise
- * it would give the same data and the same errors, and `yaml11` is the 1.2 data. A block of more
- * than `maxBytes` UTF-8 bytes is refused unparsed (`tooLarge`), and so is one of more than
- * `maxNodes` YAML nodes (`tooComplex`), counted on the lexer's tokens: time and memory are then
- * linear in the block and bounded by the two limits.
+ * 1.2 (our data), and every scalar is typed again as PyYAML (YAML 1.1, the reference reader)
+ * types it (`pyyaml-reading.ts`): a block PyYAML would read with another structure (a raw
+ * U+0085/U+2028/U+2029, a tab outside quotes), a value YAML 1.2 reads as a number, boolean or
+ * null that PyYAML reads otherwise, and an integer beyond 2^53 − 1 are refused; plain strings
+ * PyYAML types otherwise (`date: 2024-01-01`) are listed in `retyped`. A block of more than
+ * `maxBytes` UTF-8 bytes is refused unparsed (`tooLarge`), and so is one of more than `maxNodes`
+ * YAML nodes (`tooComplex`), counted on the lexer's tokens: time and memory are then linear in
+ * the block and bounded by the two limits. Never throws: an error of the yaml library is a reason.
  *
  * @param bounds the byte and node bounds; a number is `maxBytes` alone (the node bound defaults)
  */
@@ -345,14 +325,16 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
 
 /**
  * The parsed form of a block {@link readSimpleFrontmatter} read: its data is the same under YAML
- * 1.2 and 1.1 (`yaml11` is `data`), and the yaml `document` (wanted only to insert a missing
+ * 1.2 and PyYAML (nothing `retyped`), and the yaml `document` (wanted only to insert a missing
  * `document_id`) is parsed the first time it is asked for.
  */
+const NONE: readonly RetypedScalar[] = [];
+
 function simpleValue(source: string, simple: SimpleFrontmatter): ParsedFrontmatter {
   let document: Document.Parsed | undefined;
   return {
     data: simple.data,
-    yaml11: simple.data,
+    retyped: NONE,
     nodes: simple.nodes,
     get document(): Document.Parsed {
       if (document === undefined) {
@@ -367,28 +349,37 @@ function simpleValue(source: string, simple: SimpleFrontmatter): ParsedFrontmatt
 
 /**
  * {@link parseFrontmatter} with the yaml library, after its size and character checks: every
- * safe-YAML rule, both readings, the node bound. Exported for the differential test of
- * `simple-frontmatter.ts`.
+ * safe-YAML rule, the comparison with PyYAML's reading, the node bound. Exported for the
+ * differential test of `simple-frontmatter.ts`. Never throws.
  */
 export function parseWithYaml(source: string, maxNodes: number): ParseResult {
+  try {
+    return parseWithYamlUnguarded(source, maxNodes);
+  } catch (e) {
+    // The yaml library has thrown on input its parse accepted (a merge key's value, once): any
+    // such failure is a refusal of the block, never an untyped error for the caller.
+    return { ok: false, reason: `the YAML parser failed on it: ${(e as Error).message.split('\n')[0]}` };
+  }
+}
+
+function parseWithYamlUnguarded(source: string, maxNodes: number): ParseResult {
   // Hostile nesting is named as such (it is also refused, fast, by the parse below).
   if (obviouslyTooDeep(source, MAX_DEPTH)) return { ok: false, reason: TOO_DEEP };
-  // Each composed node costs ~1.7 KB (twice when the YAML 1.1 reading runs too): the count is
-  // bounded before the parser builds its tree.
+  // Each composed node costs ~1.7 KB: the count is bounded before the parser builds its tree.
   const { nodes, lexemes } = lexCounted(source, maxNodes);
   if (lexemes === undefined) {
     return { ok: false, tooComplex: true, reason: `the frontmatter block has more than ${maxNodes} YAML nodes (maxFrontmatterNodes); keep long lists and many keys in the body` };
   }
-  const modern = parseStrict(source, lexemes, '1.2');
+  const textProblem = pyyamlTextProblem(source, lexemes);
+  if (textProblem !== undefined) return { ok: false, reason: textProblem };
+  const modern = parseStrict(source, lexemes);
   if (!modern.ok) return modern;
-  // A 1.1 parse is ~half the cost of reading a frontmatter; the usual block (quoted values,
-  // plain keys) has nothing it could read differently.
-  const legacy = modern.retypable ? parseStrict(source, lexemes, '1.1') : modern;
-  if (!legacy.ok) return legacy;
   const isEmpty = modern.data === null || modern.data === undefined;
   if (!isEmpty && (!isMap(modern.doc.contents) || typeof modern.data !== 'object' || Array.isArray(modern.data))) {
     return { ok: false, reason: 'frontmatter is not a mapping' };
   }
+  const pyyaml = comparePyYaml(modern.doc);
+  if (pyyaml.refused !== undefined) return { ok: false, reason: pyyaml.refused };
   const asRecord = (v: unknown): Record<string, unknown> => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
-  return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, yaml11: asRecord(legacy.data), nodes } };
+  return { ok: true, value: { data: asRecord(modern.data), document: modern.doc, retyped: pyyaml.retyped.length === 0 ? NONE : pyyaml.retyped, nodes } };
 }

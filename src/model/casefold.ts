@@ -8,7 +8,7 @@
  * leaves a character Python's Unicode does not know as it is.
  */
 import { pythonNfc } from './python-nfc.js';
-import { pythonCaseFolds } from './python-unicode.js';
+import { pythonCaseFolds, PYTHON_UNICODE_VERSION, type PythonUnicode } from './python-unicode.js';
 
 // eslint-disable-next-line no-control-regex
 const ASCII = /^[\x00-\x7f]*$/;
@@ -22,9 +22,12 @@ export function casefold(s: string): string {
   return out;
 }
 
-/** `unicodedata.normalize('NFC', s).casefold()`: how SAG's import plan compares entity names. */
-export function nfcCasefold(s: string): string {
-  return casefold(pythonNfc(s));
+/**
+ * `unicodedata.normalize('NFC', s).casefold()`: how SAG's import plan compares entity names, under
+ * Python 3.11's Unicode (14.0) or, with `unicode` 15.0.0, 3.12's (the case folding is the same).
+ */
+export function nfcCasefold(s: string, unicode: PythonUnicode = PYTHON_UNICODE_VERSION): string {
+  return casefold(pythonNfc(s, unicode));
 }
 
 /** Length in code points, as Python's `len()` and SQL `VARCHAR(n)` count it (not UTF-16 units). */

@@ -89,6 +89,7 @@ export const OCTX_CODES = {
   OCTX_DOCUMENT_INVALID: 'producer: a document input is invalid',
   OCTX_DOCUMENT_TYPE_MISSING: 'producer: a document type is present but empty or not a string',
   OCTX_RECORD_INVALID: 'producer: a structure record field is missing or has a wrong value',
+  OCTX_RECORD_KIND_UNKNOWN: 'producer: addRecord was given a kind that is not a record kind (with the closest one)',
   OCTX_RECORD_FIELD_FORBIDDEN: 'producer: a record carries a field the spec forbids',
   OCTX_REFERENCE_UNKNOWN: 'producer: a record refers to an id that no record defines',
   OCTX_STRUCTURE_INCOMPLETE: 'producer: structure was required but coverage is incomplete',
@@ -122,6 +123,7 @@ export const OCTX_CODES = {
   OCTX_ADAPTER_INPUT_INVALID: 'producer: an adapter input record is invalid',
   OCTX_SAG_NOT_ENGINE_DB:
     "producer: from-sag was given an SQLite file without the zleap-sag engine tables (e.g. SAG's application database ./.data/sag.db instead of ./.data/engine/sag.db)",
+  OCTX_REPORT_SCRIPT_MISSING: 'producer: the report page script (dist/report/page.js, bundled at build time) is missing or cannot be inlined: a source checkout that was not built',
   OCTX_DEPENDENCY_MISSING: 'producer: an optional dependency a feature needs is not installed (better-sqlite3 for SAG databases on Node < 22.5)',
   OCTX_INDEX_FILE_RENAMED:
     'producer (warning): a working-folder index.md/log.md that is not an OKF reserved file was kept as a concept document, renamed to _index.md/_log.md (indexFiles: as-documents)',

@@ -9,21 +9,21 @@
  * its newer data to it (reorder a new combining mark, compose a new letter), so each piece between
  * such characters is normalized on its own and they are kept as written.
  */
-import { isUnassignedInPython } from './python-unicode.js';
+import { isUnassignedInPython, PYTHON_UNICODE_VERSION, type PythonUnicode } from './python-unicode.js';
 
 /** Every code point below U+0378 (the first unassigned one) is assigned in every Unicode version. */
 // eslint-disable-next-line no-control-regex
 const ALWAYS_ASSIGNED = /^[\u0000-\u0377]*$/;
 
-/** `unicodedata.normalize('NFC', s)` of Python 3.11. */
-export function pythonNfc(s: string): string {
+/** `unicodedata.normalize('NFC', s)` of Python 3.11 (Unicode 14.0), or of 3.12 with `unicode` 15.0.0. */
+export function pythonNfc(s: string, unicode: PythonUnicode = PYTHON_UNICODE_VERSION): string {
   if (ALWAYS_ASSIGNED.test(s)) return s.normalize('NFC');
   let out = '';
   let start = 0;
   let i = 0;
   let split = false;
   for (const c of s) {
-    if (isUnassignedInPython(c.codePointAt(0)!)) {
+    if (isUnassignedInPython(c.codePointAt(0)!, unicode)) {
       out += s.slice(start, i).normalize('NFC') + c;
       start = i + c.length;
       split = true;

@@ -1,12 +1,18 @@
 /**
  * The parts of Python's Unicode database that JavaScript lacks, decoded (once, on first use) from
- * the tables `scripts/gen-python-unicode.py` wrote from Python itself (`python-unicode-data.ts`):
- * full case folding, `str.isspace()`, and which code points Python's Unicode version leaves
- * unassigned (Node's is newer).
+ * the tables `scripts/gen-python-unicode.py` wrote from Python itself (`python-unicode-data.ts`,
+ * Python 3.11; `python-unicode-15-data.ts`, Python 3.12): full case folding, `str.isspace()`, and
+ * which code points Python's Unicode version leaves unassigned (Node's is newer). Case folding and
+ * white space are the same in both versions (the generator checks it); only the unassigned code
+ * points differ, which changes NFC.
  */
+import { PYTHON_LATER_UNICODE_VERSION, UNASSIGNED_LATER_DATA } from './python-unicode-15-data.js';
 import { CASEFOLD_DATA, PYTHON_UNICODE_VERSION, UNASSIGNED_DATA, WHITESPACE_DATA } from './python-unicode-data.js';
 
-export { PYTHON_UNICODE_VERSION };
+export { PYTHON_LATER_UNICODE_VERSION, PYTHON_UNICODE_VERSION };
+
+/** A Unicode version a modelled Python runs: 14.0 (Python 3.11, SAG's desktop build) or 15.0 (3.12, its server image and CI). */
+export type PythonUnicode = typeof PYTHON_UNICODE_VERSION | typeof PYTHON_LATER_UNICODE_VERSION;
 
 let folds: Map<number, string> | undefined;
 
@@ -31,26 +37,28 @@ export function isPythonWhitespace(cp: number): boolean {
   return WHITESPACE.has(cp);
 }
 
-let unassigned: Uint32Array | undefined;
+const unassigned = new Map<string, Uint32Array>();
 
-function unassignedRanges(): Uint32Array {
-  if (unassigned) return unassigned;
-  const pairs = UNASSIGNED_DATA.split(',');
-  unassigned = new Uint32Array(pairs.length * 2);
+function unassignedRanges(unicode: PythonUnicode): Uint32Array {
+  const known = unassigned.get(unicode);
+  if (known) return known;
+  const pairs = (unicode === PYTHON_UNICODE_VERSION ? UNASSIGNED_DATA : UNASSIGNED_LATER_DATA).split(',');
+  const ranges = new Uint32Array(pairs.length * 2);
   let end = 0;
   pairs.forEach((pair, i) => {
     const [gap, length] = pair.split('+') as [string, string];
     const start = end + parseInt(gap, 36);
     end = start + parseInt(length, 36);
-    unassigned![2 * i] = start;
-    unassigned![2 * i + 1] = end;
+    ranges[2 * i] = start;
+    ranges[2 * i + 1] = end;
   });
-  return unassigned;
+  unassigned.set(unicode, ranges);
+  return ranges;
 }
 
-/** True when Python's `unicodedata` has no character at `cp` (category Cn in its Unicode version). */
-export function isUnassignedInPython(cp: number): boolean {
-  const r = unassignedRanges();
+/** True when Python's `unicodedata` has no character at `cp` (category Cn in its Unicode version, 14.0 by default). */
+export function isUnassignedInPython(cp: number, unicode: PythonUnicode = PYTHON_UNICODE_VERSION): boolean {
+  const r = unassignedRanges(unicode);
   let lo = 0;
   let hi = r.length / 2 - 1;
   while (lo <= hi) {

@@ -5,6 +5,7 @@
  * reader and the validator (`read/`) and the planner all take them from here, so a column name
  * or a digest width cannot drift between the side that writes a file and the side that checks it.
  */
+import type { OctxCode } from './codes.js';
 import { IdKind } from './id-kind.js';
 import { VECTOR_TARGET_PATHS } from './paths.js';
 import { RECORD_KINDS, type RecordKind, type VectorTarget } from './record-kinds.js';
@@ -15,20 +16,47 @@ export const INPUT_SHA256_HEX_LENGTH = 64;
 /** Shape of one `input_sha256` value: exactly {@link INPUT_SHA256_HEX_LENGTH} lower-case hex digits. */
 export const INPUT_SHA256_PATTERN = /^[0-9a-f]{64}$/;
 
+/** One column of a vector target file, as the writer writes it and the reader checks it. */
+export interface VectorColumn {
+  /** Column name. */
+  readonly name: string;
+  /** Arrow type, spelt as the format spells it (`utf8`, `fixed_size_list<float32>`). */
+  readonly type: 'utf8' | 'fixed_size_list<float32>';
+  /** Present in every target file (`input_sha256` is present only when the vectors carry input digests). */
+  readonly required: boolean;
+  /** Columns are declared non-nullable (and hold no null). */
+  readonly nullable: false;
+  /** The code of a file whose column has another type or is declared nullable. */
+  readonly schemaCode: OctxCode;
+}
+
 /**
  * The columns of a vector target file, in file order. All are non-nullable; `input_sha256` is
  * present only when the target's vectors carry input digests (an extra column, which the SEED
  * allows). `vector` is `fixed_size_list<float32>[dimensions]` whose element field is `item`
- * (non-nullable), the name apache-arrow and pyarrow give it.
+ * (non-nullable), the name apache-arrow and pyarrow give it. The writer builds its schema from
+ * this table and the reader checks a file's schema against it (`vectors/arrow-schema.ts`).
  */
 export const VECTOR_COLUMNS = Object.freeze({
   /** `record_id: utf8` — the id of the JSONL record the row belongs to. */
-  recordId: Object.freeze({ name: 'record_id', type: 'utf8' }),
+  recordId: Object.freeze({ name: 'record_id', type: 'utf8', required: true, nullable: false, schemaCode: 'OCTX_VECTOR_RECORD_ID_SCHEMA' }),
   /** `vector: fixed_size_list<float32>[dimensions]`. */
-  vector: Object.freeze({ name: 'vector', type: 'fixed_size_list<float32>', item: 'item' }),
+  vector: Object.freeze({ name: 'vector', type: 'fixed_size_list<float32>', item: 'item', required: true, nullable: false, schemaCode: 'OCTX_VECTOR_VALUE_SCHEMA' }),
   /** `input_sha256: utf8` — optional; {@link INPUT_SHA256_HEX_LENGTH} lower-case hex digits. */
-  inputSha256: Object.freeze({ name: 'input_sha256', type: 'utf8', width: INPUT_SHA256_HEX_LENGTH }),
-} as const);
+  inputSha256: Object.freeze({
+    name: 'input_sha256',
+    type: 'utf8',
+    width: INPUT_SHA256_HEX_LENGTH,
+    required: false,
+    nullable: false,
+    schemaCode: 'OCTX_VECTOR_INPUT_SHA256_INVALID',
+  }),
+} as const satisfies Readonly<Record<string, VectorColumn>>);
+
+/** The columns of a target file in file order: the required ones, then `input_sha256` with `digests`. */
+export function vectorTargetColumns(digests: boolean): readonly (typeof VECTOR_COLUMNS)[keyof typeof VECTOR_COLUMNS][] {
+  return Object.values(VECTOR_COLUMNS).filter((c) => c.required || digests);
+}
 
 /** What the format fixes for one vector target. */
 export interface VectorTargetFormat {

@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { deflateBlock, outputChunkBytes } from './deflate-block.js';
+import { WorkerThread } from './worker-thread.js';
 
 /**
  * One thread that compresses background blocks with zlib's synchronous API, so the caller's
@@ -94,14 +95,12 @@ function ownCopy(bytes: Buffer): ArrayBuffer {
 /** How the worker is made (tests replace it to simulate a worker that cannot start). */
 export type WorkerFactory = (source: string) => Worker;
 
-// No inherited `execArgv`: loader hooks the process was started with (tsx, say) have no business
-// in a worker that only runs zlib, and some cannot load eval'd source at all.
-const defaultFactory: WorkerFactory = (source) =>
-  new Worker(source, { eval: true, execArgv: [], resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8, codeRangeSizeMb: 1 } });
+/** Its isolate is kept small: it runs zlib and a message loop, nothing else. */
+const RESOURCE_LIMITS = { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 8, codeRangeSizeMb: 1 };
 
 /** The compressing thread: use {@link deflateOnThread}; the class is exported for tests. */
 export class DeflateThread {
-  #worker: Worker | undefined;
+  #worker: WorkerThread | undefined;
   readonly #jobs = new Map<number, Job>();
   #nextId = 0;
   #batch: PostedJob[] = [];
@@ -110,10 +109,10 @@ export class DeflateThread {
   #idleTimer: NodeJS.Timeout | undefined;
   /** Set once the worker cannot be used: every job then goes to the pool. */
   #broken = false;
-  readonly #factory: WorkerFactory;
+  readonly #factory: WorkerFactory | undefined;
   readonly #idleStopMs: number;
 
-  constructor(factory: WorkerFactory = defaultFactory, idleStopMs = IDLE_STOP_MS) {
+  constructor(factory?: WorkerFactory, idleStopMs = IDLE_STOP_MS) {
     this.#factory = factory;
     this.#idleStopMs = idleStopMs;
   }
@@ -159,29 +158,28 @@ export class DeflateThread {
     this.#batchTransfer = [];
     this.#batchBytes = 0;
     // The worker died after these jobs were gathered: #lost has already failed them.
-    this.#worker?.postMessage(batch, transfer);
+    this.#worker?.post(batch, transfer);
   }
 
-  #start(): Worker | undefined {
+  #start(): WorkerThread | undefined {
     if (this.#worker) return this.#worker;
-    let worker: Worker;
-    try {
-      worker = this.#factory(WORKER_SOURCE);
-    } catch {
+    const factory = this.#factory;
+    const worker: WorkerThread = WorkerThread.start({
+      entry: { file: WORKER_SOURCE, eval: true },
+      name: 'the compressing thread',
+      resourceLimits: RESOURCE_LIMITS,
+      handshake: false,
+      onMessage: (replies) => {
+        for (const reply of replies as readonly WorkerReply[]) this.#answer(reply);
+      },
+      onEnd: () => this.#lost(worker),
+      ...(factory ? { create: (source: string | URL) => factory(String(source)) } : {}),
+    });
+    if (!worker.running) {
       this.#broken = true;
       return undefined;
     }
     worker.unref();
-    worker.on('message', (replies: readonly WorkerReply[]) => {
-      for (const reply of replies) this.#answer(reply);
-    });
-    worker.on('error', () => this.#lost(worker));
-    // A reply that cannot be read would leave its jobs pending forever: treat it as a lost worker.
-    worker.on('messageerror', () => {
-      this.#lost(worker);
-      void worker.terminate();
-    });
-    worker.on('exit', () => this.#lost(worker));
     this.#worker = worker;
     return worker;
   }
@@ -214,7 +212,7 @@ export class DeflateThread {
    * second copy of their bytes is kept: a spill compresses a failed background block again at
    * export time) and later jobs go to the pool.
    */
-  #lost(worker: Worker): void {
+  #lost(worker: WorkerThread): void {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
     clearTimeout(this.#idleTimer);

@@ -17,7 +17,7 @@ import { pathToFileURL } from 'node:url';
  * Files (x86)\…`) cannot be cut out of the text reliably, and the application's
  * `Error.stackTraceLimit` could leave the frame out. Both hooks are restored at once.
  */
-function callerFile(callerName: string): string | undefined {
+export function callerFile(callerName: string): string | undefined {
   const holder: { stack?: unknown } = {};
   // Saved to be put back as it was, never called here.
   // eslint-disable-next-line @typescript-eslint/unbound-method

@@ -14,6 +14,10 @@ export interface CollectedDocument {
   /** Dense id in the registry (concepts only). */
   readonly dense?: number;
   readonly title?: string;
+  /** The frontmatter `title` value when it is not a string (see `PreparedDocument`). */
+  readonly titleValue?: unknown;
+  /** The title a Python reader takes when `title` is not a non-blank string (see `PreparedDocument`). */
+  readonly titleFallback?: string;
   /** UTF-8 bytes of the frontmatter block (concepts): checked against the export's `limits.maxFrontmatterBytes`. */
   readonly frontmatterBytes?: number;
   /** YAML nodes of that block (concepts): checked against the export's `limits.maxFrontmatterNodes`. */

@@ -27,7 +27,15 @@ export async function scanForConsumer(profile: ConsumerProfile, collected: Colle
   if (docs.checks('document')) {
     for (const d of collected.documents) {
       if (d.kind === 'concept')
-        docs.record('document', { ...(d.documentId !== undefined ? { id: d.documentId } : {}), ...(d.title !== undefined ? { title: d.title } : {}) }, { path: d.path });
+        docs.record(
+          'document',
+          {
+            ...(d.documentId !== undefined ? { id: d.documentId } : {}),
+            ...(d.title !== undefined ? { title: Object.hasOwn(d, 'titleValue') ? d.titleValue : d.title } : {}),
+            ...(d.titleFallback !== undefined ? { titleFallback: d.titleFallback } : {}),
+          },
+          { path: d.path },
+        );
     }
   }
   const records = new ConsumerChecker(profile);

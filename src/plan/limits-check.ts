@@ -4,7 +4,7 @@ import type { ArchiveLimits } from '../model/limits.js';
 /** A file the plan will write, as far as limits are concerned. */
 export interface SizedFile {
   readonly path: string;
-  /** Exact size, or an estimate for files produced at write time (Arrow). */
+  /** Exact size (of an Arrow file, from `vectors/arrow-file-size.ts`, before it is written). */
   readonly size: number;
   /** JSONL only. */
   readonly lines?: number;
@@ -44,11 +44,6 @@ export function checkExportLimits(files: readonly SizedFile[], limits: ArchiveLi
   }
   if (total > limits.maxTotalUncompressed) over(undefined, `${total} bytes in all exceed maxTotalUncompressed ${limits.maxTotalUncompressed}`);
   return issues;
-}
-
-/** Upper-bound size of a vector target's Arrow file: values, 36-byte ids, offsets, batch framing. */
-export function estimateArrowSize(rows: number, dimensions: number, batchRows = 8192): number {
-  return rows * (dimensions * 4 + 36 + 4) + (Math.ceil(rows / batchRows) + 2) * 1024 + 4096;
 }
 
 /**

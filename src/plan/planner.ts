@@ -12,7 +12,8 @@ import type { VectorTarget } from '../vectors/targets.js';
 import { TARGET_ID_KIND, TARGET_RECORD_KIND, VECTOR_TARGETS } from '../vectors/targets.js';
 import type { VectorRows } from '../vectors/vector-spill.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, estimateArrowSize, type SizedFile } from './limits-check.js';
+import { SDK_LIMITS_HINT, checkExportLimits, checkFrontmatterLimit, type SizedFile } from './limits-check.js';
+import { RECORD_ID_BYTES, arrowFileSize } from '../vectors/arrow-file-size.js';
 import type { Collected, CollectedDocument } from './collected.js';
 import {
   DEGRADATION_SAMPLE_SIZE,
@@ -230,9 +231,8 @@ function decide(collected: Collected, options: PlanOptions): ExportPlan {
     return kind ? { path: f.path, size: f.size, lines: structureFiles[kind].lines, maxLineBytes: structureFiles[kind].maxLineBytes } : { path: f.path, size: f.size };
   });
   for (const a of arrowTargets) {
-    // An input_sha256 column adds 64 bytes of digest and 4 of offset per row.
-    const digests = a.spill.hasInputSha256 ? a.rows.length * 68 : 0;
-    sized.push({ path: a.path, size: estimateArrowSize(a.rows.length, a.spill.dimensions) + digests, rows: a.rows.length, dimensions: a.spill.dimensions });
+    const size = arrowFileSize({ rows: a.rows.length, dimensions: a.spill.dimensions, idBytes: { each: RECORD_ID_BYTES }, digests: a.spill.hasInputSha256 });
+    sized.push({ path: a.path, size, rows: a.rows.length, dimensions: a.spill.dimensions });
   }
   assertLimits(sized, options.limits, collected.documents);
   return { files, arrowTargets, capabilities, documents, structure: structureReport, vectors, warnings, degradations };

@@ -7,6 +7,14 @@ import { ConsumerChecker, type ConsumerProfile } from '../consumers/index.js';
 import { issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER } from '../model/record-kinds.js';
 import type { OctxPackage } from './open-package.js';
+import { splitFrontmatter } from '../knowledge/frontmatter.js';
+import { isPythonTitle, pythonHeadingTitle } from '../knowledge/title.js';
+
+/** The Markdown body of a document's text (after its frontmatter block). */
+function bodyOf(text: string): string {
+  const split = splitFrontmatter(text);
+  return split.ok ? split.parts.body : text;
+}
 
 /** What a consumer would make of the package. */
 export interface ConsumerReport {
@@ -42,7 +50,13 @@ export async function checkPackageForConsumer(
     for await (const d of pkg.documents()) {
       if (d.kind !== 'concept') continue;
       const title = d.frontmatter?.title;
-      checker.record('document', { ...(d.documentId !== undefined ? { id: d.documentId } : {}), ...(title !== undefined ? { title } : {}) }, { path: d.path });
+      // Only a title a Python reader cannot use sends it to the body (decoded then, not before).
+      const fallback = isPythonTitle(title) ? undefined : pythonHeadingTitle(bodyOf(d.text), d.path);
+      checker.record(
+        'document',
+        { ...(d.documentId !== undefined ? { id: d.documentId } : {}), ...(title !== undefined ? { title } : {}), ...(fallback !== undefined ? { titleFallback: fallback } : {}) },
+        { path: d.path },
+      );
     }
   }
   if (verdict.structureValid) {

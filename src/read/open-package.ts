@@ -15,6 +15,7 @@ import { RECORD_KINDS, type RecordKind } from '../model/record-kinds.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, logicalPathProblem, payloadKind } from '../model/paths.js';
 import type { VectorRow } from '../model/vector-format.js';
 import type { VectorTarget } from '../vectors/targets.js';
+import { tailOf } from './arrow-byte-reader.js';
 import { openDirectorySource } from './dir-source.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
@@ -116,7 +117,12 @@ export interface OctxPackage {
   eventEntities(): AsyncIterableIterator<JsonlRecord<EventEntityLink>>;
   /** The parsed `vectors/config.json`, or `undefined` when it is not listed. */
   vectorConfig(): Promise<Record<string, unknown> | undefined>;
-  /** Rows of `vectors/<target>.arrow`, streamed batch by batch (nothing when not listed). */
+  /**
+   * Rows of `vectors/<target>.arrow`, streamed batch by batch (nothing when not listed), read
+   * and checked as `validatePackage` reads them (the width against `vectors/config.json`'s
+   * `dimensions`): a file it would refuse, or a row with a null or a non-finite value, throws the
+   * `OctxError` of the issue it would report.
+   */
   vectors(target: VectorTarget): AsyncIterableIterator<VectorRow>;
   /** Releases the container. */
   close(): Promise<void>;
@@ -429,28 +435,18 @@ class Package implements OctxPackage {
     if (path === undefined) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: `unknown vector target ${String(target)}` });
     if (!this.listed.has(path)) return;
     // apache-arrow (~20 MiB of RSS once loaded) only when vectors are read.
-    const { ByteReader, readArrowVectorBatches, tailOf } = await import('./arrow-file.js');
+    const { readVectorRows } = await import('./arrow-rows.js');
+    // The width the config declares, as the validator checks it.
+    const dimensions = (await this.vectorConfig())?.dimensions;
     const stream = this.openFile(path);
-    const reader = new ByteReader(stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>, path);
     try {
-      for await (const batch of readArrowVectorBatches(reader, {
+      yield* readVectorRows(stream as AsyncIterable<Buffer>, {
         path,
         size: this.source.size(path),
         limits: this.limits,
+        ...(typeof dimensions === 'number' && Number.isInteger(dimensions) && dimensions >= 1 ? { expectedDimension: dimensions } : {}),
         tail: (maxBytes) => tailOf(this.openFile(path) as AsyncIterable<Buffer>, maxBytes),
-      })) {
-        const dim = batch.dimension;
-        for (let i = 0; i < batch.length; i++) {
-          const recordId = batch.recordId(i);
-          if (recordId === null || batch.isVectorNull(i)) {
-            throw OctxError.of({ code: 'OCTX_VECTOR_NULL', path, message: `row ${i} of a batch holds a null` });
-          }
-          const digest = batch.inputSha256?.text(i);
-          yield { recordId, vector: batch.values.subarray(i * dim, (i + 1) * dim), ...(digest != null ? { inputSha256: digest } : {}) };
-        }
-      }
-      // Read to the end so the digest check of the stream runs.
-      await reader.drain();
+      });
     } finally {
       stream.destroy();
     }

@@ -9,8 +9,8 @@
  * When it cannot be found, or a worker does not start, the caller checks in-thread.
  */
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { siblingWorkerEntry, type WorkerEntry } from '../package/worker-entry.js';
+import { WorkerThread } from '../package/worker-thread.js';
 import type { RecordScan, RecordScanOptions } from './record-scan.js';
 // Imported for the builds (an entry only a Worker names would not be emitted); it does nothing here.
 import { RECORD_SCAN_MARK } from './record-scan-worker.js';
@@ -74,7 +74,7 @@ export function fileToWorker(bytes: number): boolean {
 
 /** One file being scanned by a worker. */
 export class RecordScanJob {
-  private worker: Worker | undefined;
+  private thread: WorkerThread | undefined;
   private outstanding = 0;
   private drained: (() => void) | undefined;
   private aborted = false;
@@ -91,51 +91,47 @@ export class RecordScanJob {
       this.rejectScan = reject;
     });
     this.result.catch(() => undefined);
-    this.started = pool.acquire().then((slot) =>
-      !slot
-        ? false
-        : new Promise<boolean>((resolve) => {
-            let ready = false;
-            let w: Worker;
-            try {
-              w = new Worker(entry.file, { workerData: { [RECORD_SCAN_MARK]: options }, ...(entry.eval ? { eval: true } : {}) });
-            } catch {
-              pool.release();
-              resolve(false);
-              return;
+    this.started = pool.acquire().then((slot) => {
+      if (!slot) return false;
+      const thread: WorkerThread = WorkerThread.start({
+        entry,
+        name: 'structure worker',
+        workerData: { [RECORD_SCAN_MARK]: options },
+        handshake: true,
+        onMessage: (message) => {
+          const m = message as { ack?: number; scan?: RecordScan };
+          if (m.ack !== undefined) {
+            this.outstanding -= m.ack;
+            if (this.outstanding <= MAX_OUTSTANDING_BYTES && this.drained) {
+              const d = this.drained;
+              this.drained = undefined;
+              d();
             }
-            this.worker = w;
-            pool.track(w);
-            const fail = (e: Error): void => {
-              if (!ready) resolve(false);
-              this.rejectScan(e);
-              this.drained?.();
-            };
-            w.on('message', (m: { ready?: true; ack?: number; scan?: RecordScan; error?: string }) => {
-              if (m.ready) {
-                ready = true;
-                started++;
-                resolve(true);
-              } else if (m.ack !== undefined) {
-                this.outstanding -= m.ack;
-                if (this.outstanding <= MAX_OUTSTANDING_BYTES && this.drained) {
-                  const d = this.drained;
-                  this.drained = undefined;
-                  d();
-                }
-              } else if (m.scan) {
-                this.resolveScan(m.scan);
-                void pool.retire(w);
-              } else if (m.error !== undefined) fail(new Error(`structure worker: ${m.error}`));
-            });
-            w.on('error', fail);
-            w.on('messageerror', (e) => fail(e instanceof Error ? e : new Error('structure worker: unreadable message')));
-            w.on('exit', (code) => {
-              pool.untrack(w);
-              fail(new Error(`structure worker exited (${code})`));
-            });
-          }),
-    );
+          } else if (m.scan) {
+            this.resolveScan(m.scan);
+            // Its result is in: the worker ends (and frees its slot).
+            void thread.terminate();
+          }
+        },
+        // Whatever ends the worker frees its slot, fails a scan still running and releases a
+        // sender waiting on its back-pressure.
+        onEnd: (e) => {
+          pool.untrack(thread);
+          this.rejectScan(e);
+          this.drained?.();
+        },
+      });
+      if (!thread.running) {
+        pool.release();
+        return false;
+      }
+      this.thread = thread;
+      pool.track(thread);
+      return thread.ready.then((ok) => {
+        if (ok) started++;
+        return ok;
+      });
+    });
   }
 
   /** Stops the job (the pool is closing): the sender stops waiting and its next send throws. */
@@ -153,7 +149,7 @@ export class RecordScanJob {
     const copy = new Uint8Array(chunk.byteLength);
     copy.set(chunk);
     this.outstanding += copy.byteLength;
-    this.worker!.postMessage(copy, [copy.buffer]);
+    this.thread!.post(copy, [copy.buffer]);
     if (this.outstanding > MAX_OUTSTANDING_BYTES) {
       await new Promise<void>((resolve) => (this.drained = resolve));
     }
@@ -161,7 +157,7 @@ export class RecordScanJob {
 
   /** Ends the file; resolves with the scan. */
   end(): Promise<RecordScan> {
-    this.worker!.postMessage(null);
+    this.thread!.post(null);
     return this.result;
   }
 }
@@ -170,7 +166,7 @@ export class RecordScanJob {
 export class RecordScanPool {
   private active = 0;
   private readonly queue: (() => void)[] = [];
-  private readonly workers = new Set<Worker>();
+  private readonly workers = new Set<WorkerThread>();
 
   private constructor(
     private readonly size: number,
@@ -212,21 +208,14 @@ export class RecordScanPool {
     else this.active--;
   }
 
-  track(w: Worker): void {
+  /** Counts a running worker against its slot. */
+  track(w: WorkerThread): void {
     this.workers.add(w);
   }
 
-  untrack(w: Worker): void {
+  /** A worker ended: its slot is free (once). */
+  untrack(w: WorkerThread): void {
     if (this.workers.delete(w)) this.release();
-  }
-
-  /** Ends a worker whose result arrived. */
-  async retire(w: Worker): Promise<void> {
-    w.removeAllListeners('exit');
-    w.removeAllListeners('error');
-    w.on('error', () => undefined);
-    this.untrack(w);
-    await w.terminate();
   }
 
   /** Ends every worker still running (after a failure, or at the end). */
@@ -238,10 +227,6 @@ export class RecordScanPool {
     for (const waiting of this.queue.splice(0)) waiting();
     const all = [...this.workers];
     this.workers.clear();
-    for (const w of all) {
-      w.removeAllListeners('exit');
-      w.on('error', () => undefined);
-    }
     await Promise.all(all.map((w) => w.terminate()));
   }
 }

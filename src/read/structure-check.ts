@@ -40,6 +40,8 @@ export interface ConceptDocumentRef {
 const PAIR_BASE = 2 ** 26;
 /** Ordinal keys pack `document * 2^32 + ordinal`. */
 const ORDINAL_BASE = 2 ** 32;
+/** The largest level the 32-bit level column holds (larger ones are refused, never narrowed). */
+const INT32_MAX = 2 ** 31 - 1;
 
 /** One reference field of a kind, as the streaming check reads it. */
 interface ReferenceCheck {
@@ -265,6 +267,11 @@ export class StructureChecker {
     return this.state[kind].lines.get(index);
   }
 
+  /** Drops the own-kind reference of record `index` of `kind` (read, not yet resolved): it resolves to none. */
+  forgetSelfReference(kind: RecordKind, index: number): void {
+    this.state[kind].selfWords.fill(0, index * 4, index * 4 + 4);
+  }
+
   /** The resolved own-kind reference of each record of `kind`, after `finishKind` (-1 none, -2 missing). */
   parentsOf(kind: RecordKind): Int32Array {
     return this.state[kind].parents;
@@ -471,7 +478,24 @@ const CROSS_RECORD_RULES: Partial<Record<RecordKind, CrossRecordRule>> = {
   // (`OCTX_EVENT_HIERARCHY_CYCLE`), and `level = parent.level + 1` with top-level events at 0
   // (`OCTX_EVENT_LEVEL_INVALID`).
   event: {
-    keep(c, _index, _refs, level) {
+    keep(c, index, _refs, value, line) {
+      let level = value;
+      if (level > INT32_MAX) {
+        // Refused here, never narrowed into the 32-bit column: a level is a depth in the hierarchy,
+        // and no hierarchy is that deep. Stored as -1, which the level check skips; its parent is
+        // then neither resolved nor walked, as the level says nothing about it.
+        const id = c.ids.idOf(IdKind.event, index);
+        c.fail(
+          'OCTX_EVENT_LEVEL_INVALID',
+          RECORD_KINDS.event.path,
+          line,
+          `level ${level} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
+          id,
+          'level',
+        );
+        c.forgetSelfReference('event', index);
+        level = -1;
+      }
       c.eventLevels.push(level);
     },
     finishKind(c) {
@@ -510,6 +534,19 @@ const CROSS_RECORD_RULES: Partial<Record<RecordKind, CrossRecordRule>> = {
         if (p < 0) continue;
         const expected = c.eventLevels.get(p) + 1;
         const level = c.eventLevels.get(i);
+        // -1: a level beyond 32 bits, reported when it was read.
+        if (level === -1) continue;
+        if (expected === 0) {
+          c.fail(
+            'OCTX_EVENT_LEVEL_INVALID',
+            path,
+            c.lineOf('event', i),
+            `level ${level} must be the parent's level + 1, and the parent's level is beyond ${INT32_MAX}`,
+            idOf(i),
+            'level',
+          );
+          continue;
+        }
         if (level !== expected) c.fail('OCTX_EVENT_LEVEL_INVALID', path, c.lineOf('event', i), `level ${level} must be the parent's level + 1 = ${expected}`, idOf(i), 'level');
       }
     },

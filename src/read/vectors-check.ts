@@ -16,23 +16,11 @@ import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { INPUT_SHA256_HEX_LENGTH } from '../model/vector-format.js';
 import { normalizeEmbeddingInput } from '../vectors/input-digest.js';
 import type { InputTemplateRenderer } from '../vectors/template.js';
-import type { ArrowVectorBatch } from './arrow-file.js';
+import type { ArrowVectorBatch } from './arrow-batch.js';
+import { allFinite, hasNulls, nullDigestIssue, rowNullIssue, rowValueIssue } from './vector-row-checks.js';
 import type { InputDigests } from './input-digests.js';
 import type { IdKind } from '../model/id-kind.js';
 import type { IdSpace } from './id-space.js';
-
-/**
- * True when every value is finite. One tight integer pass over the raw bits, kept in its own
- * small function so it is optimised on its own: a float32 is NaN or ±Infinity exactly when its
- * exponent bits are all ones, and adding one to that exponent field then carries into bit 31.
- * Rows are only examined one by one when this finds something.
- */
-function allFinite(values: Float32Array): boolean {
-  const bits = new Uint32Array(values.buffer, values.byteOffset, values.length);
-  let acc = 0;
-  for (let i = 0; i < bits.length; i++) acc |= (bits[i]! & 0x7f800000) + 0x00800000;
-  return (acc & 0x80000000) === 0;
-}
 
 /** Checks the rows of one target against its record set. */
 export class VectorTargetChecker {
@@ -79,7 +67,7 @@ export class VectorTargetChecker {
     const col = b.inputSha256!;
     const id = this.ids.idOf(this.kind, index);
     if (col.isNull(r)) {
-      this.fail('OCTX_VECTOR_INPUT_SHA256_INVALID', `row ${rowNo}: the input_sha256 of ${id} is null; the column is all-or-none`, id);
+      this.report(nullDigestIssue(rowNo, id, this.path));
       return;
     }
     const start = col.start(r);
@@ -100,37 +88,27 @@ export class VectorTargetChecker {
 
   /** Checks one batch. */
   batch(b: ArrowVectorBatch): void {
-    const { length, dimension: dim, values } = b;
+    const { length, values } = b;
     if (b.inputSha256 !== undefined && this.digests === undefined) {
       this.digests = new Uint8Array(this.seen.length * 32);
       this.digestOk = new Uint8Array(this.seen.length);
     }
     if (b.inputSha256 === undefined) this.batchWithoutDigests = true;
     const anyBad = !allFinite(values);
-    const checkNulls = b.idNulls > 0 || b.vectorNulls > 0 || b.elementNulls > 0;
+    const checkNulls = hasNulls(b);
     for (let r = 0; r < length; r++) {
       const rowNo = this.row + r;
       if (checkNulls) {
-        if (b.isIdNull(r)) {
-          this.fail('OCTX_VECTOR_NULL', `row ${rowNo}: record_id is null`);
-          continue;
+        const nullIssue = rowNullIssue(b, r, rowNo, this.path);
+        if (nullIssue !== undefined) {
+          this.report(nullIssue);
+          // Without an id the row can be matched to no record.
+          if (b.isIdNull(r)) continue;
         }
-        if (b.isVectorNull(r)) this.fail('OCTX_VECTOR_NULL', `row ${rowNo}: the vector of ${b.recordId(r)} is null`, b.recordId(r) ?? undefined);
-        else if (b.hasNullElement(r)) this.fail('OCTX_VECTOR_VALUE_INVALID', `row ${rowNo}: the vector of ${b.recordId(r)} holds a null element`, b.recordId(r) ?? undefined);
       }
       if (anyBad) {
-        for (let k = r * dim, end = k + dim; k < end; k++) {
-          const v = values[k]!;
-          if (v - v !== 0) {
-            const id = b.recordId(r) ?? undefined;
-            this.fail(
-              'OCTX_VECTOR_VALUE_INVALID',
-              `row ${rowNo}: the vector of ${id} holds ${Number.isNaN(v) ? 'NaN' : v > 0 ? '+Infinity' : '-Infinity'} at position ${k - r * dim}`,
-              id,
-            );
-            break;
-          }
-        }
+        const valueIssue = rowValueIssue(b, r, rowNo, this.path);
+        if (valueIssue !== undefined) this.report(valueIssue);
       }
       const index = this.ids.indexOfBytes(b.idBytes, b.idStart(r), b.idEnd(r), this.kind);
       if (index < 0) {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../model/record-kinds.js';
 import { Int32Column } from '../model/columns.js';
+import { editDistance } from '../model/edit-distance.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
 import { explainInvalid, fieldPosition, readRecord, recordObject, type RecordRead } from './record-check.js';
@@ -20,6 +21,30 @@ const MAX_LINKS = 16_000_000;
 function assertRoom(links: Int32Column, kind: string): void {
   if (links.length >= MAX_LINKS) throw new OctxError('OCTX_RESOURCE_LIMIT', `more than ${MAX_LINKS.toLocaleString('en')} ${kind} links in one package are not supported`);
 }
+
+/**
+ * `kind` is one of `RECORD_KIND_ORDER`, as a primitive string: `addRecord` is called with names
+ * from data (a working folder, an adapter), and `'__proto__'` or `'Chunk'` must not reach the
+ * tables indexed by kind.
+ * @throws OctxError `OCTX_RECORD_KIND_UNKNOWN`, with the closest kind when one is close
+ */
+function assertRecordKind(kind: unknown): asserts kind is RecordKind {
+  if (typeof kind === 'string' && (RECORD_KIND_ORDER as readonly string[]).includes(kind)) return;
+  const shown = typeof kind === 'string' ? JSON.stringify(kind) : `a value of type ${kind === null ? 'null' : typeof kind}`;
+  let near: string | undefined;
+  if (typeof kind === 'string') {
+    const lower = kind.toLowerCase().replace(/_/g, '-');
+    near = RECORD_KIND_ORDER.find((k) => k === lower || k === `${lower.replace(/s$/, '')}`) ?? RECORD_KIND_ORDER.find((k) => editDistance(lower, k, 2) <= 2);
+  }
+  throw OctxError.of({
+    code: 'OCTX_RECORD_KIND_UNKNOWN',
+    field: 'kind',
+    message: `addRecord: unknown record kind ${shown}; the kinds are ${RECORD_KIND_ORDER.join(', ')}${near !== undefined ? ` (did you mean "${near}"?)` : ''}`,
+  });
+}
+
+/** The largest value of an Int32 column (`columns.ts`). */
+const INT32_MAX = 2 ** 31 - 1;
 
 /** Ordinals up to this fit the Int32 ordinal column; larger ones (legal, never seen) use a side set. */
 const MAX_COLUMN_ORDINAL = 2 ** 31 - 1;
@@ -217,6 +242,7 @@ export class StructureStore {
    * @throws OctxError
    */
   add(kind: RecordKind, input: unknown): void {
+    assertRecordKind(kind);
     const read = this.#take(kind, input);
     const plan = this.#plans[kind];
     const { row, fields } = plan;
@@ -227,6 +253,16 @@ export class StructureStore {
       const field = fields[f]!;
       if (field.as === 'id') this.#ids.assertFree(values[field.at] as string, defines!);
       else if (field.as === 'ref') dense[field.at] = values[field.at] === undefined ? -1 : this.#ids.ref(values[field.at] as string);
+      else if ((values[field.at] as number | undefined) !== undefined && (values[field.at] as number) > INT32_MAX) {
+        // The one integer column (an event's level) holds 32 bits: a larger value is refused, never
+        // narrowed. A level is a depth in the hierarchy, and no hierarchy is that deep.
+        throw OctxError.of({
+          code: 'OCTX_EVENT_LEVEL_INVALID',
+          recordId: typeof values[0] === 'string' ? values[0] : undefined,
+          field: 'level',
+          message: `${kind} ${String(values[0])}: level ${String(values[field.at])} is deeper than any event hierarchy can be (at most ${INT32_MAX}); it can never be its parent's level + 1`,
+        });
+      }
     }
     if (plan.ends !== undefined) {
       const [a, b] = plan.ends;

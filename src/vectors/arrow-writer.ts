@@ -9,12 +9,13 @@ import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { open, rm } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { AsyncByteQueue, Field, FixedSizeList, Float32, Message, RecordBatch, RecordBatchFileWriter, Schema, Struct, Utf8, makeData } from 'apache-arrow';
+import { AsyncByteQueue, Message, RecordBatch, RecordBatchFileWriter, Struct, Utf8, makeData, type FixedSizeList, type Float32, type Schema } from 'apache-arrow';
 import { OctxError } from '../model/errors.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { INPUT_SHA256_HEX_LENGTH, VECTOR_COLUMNS } from '../model/vector-format.js';
 import { throwIfAborted } from './abort.js';
 import { DEFAULT_BATCH_ROWS } from './arrow-file-size.js';
+import { vectorTargetSchema, type VectorTargetColumns } from './arrow-schema.js';
 import { writeFully } from '../package/write-fully.js';
 import type { VectorRows } from './vector-spill.js';
 
@@ -64,21 +65,14 @@ export interface ArrowTargetResult {
   readonly rows: number;
 }
 
-/** Column types of a vector target file (`input_sha256` only when the vectors carry input digests). */
-export type VectorTargetColumns = { record_id: Utf8; vector: FixedSizeList<Float32>; input_sha256?: Utf8 };
-
 /**
- * The schema of a vector target file: `record_id: Utf8` and
- * `vector: FixedSizeList<Float32>[dimensions]` (child field `item`), all three non-nullable,
- * then, with `digests`, `input_sha256: Utf8` non-nullable.
+ * The schema of a vector target file (from the column table, see `arrow-schema.ts`) and the
+ * element and list types its batches are built with.
  */
 function schemaParts(dimensions: number, digests: boolean): { schema: Schema<VectorTargetColumns>; floatType: Float32; vecType: FixedSizeList<Float32> } {
-  const floatType = new Float32();
-  const vecType = new FixedSizeList(dimensions, new Field(VECTOR_COLUMNS.vector.item, floatType, false));
-  const fields = [new Field(VECTOR_COLUMNS.recordId.name, new Utf8(), false), new Field(VECTOR_COLUMNS.vector.name, vecType, false)];
-  if (digests) fields.push(new Field(VECTOR_COLUMNS.inputSha256.name, new Utf8(), false));
-  const schema = new Schema<VectorTargetColumns>(fields);
-  return { schema, floatType, vecType };
+  const schema = vectorTargetSchema(dimensions, digests);
+  const vecType = schema.fields.find((f) => f.name === VECTOR_COLUMNS.vector.name)!.type as FixedSizeList<Float32>;
+  return { schema, floatType: vecType.children[0]!.type, vecType };
 }
 
 /**

@@ -62,8 +62,11 @@ const MAIN_FUNCTION: Readonly<Record<string, string>> = {
   'octx-export/adapters/rag': 'fromRag',
   'octx-export/adapters/ingest': 'fromIngest',
   'octx-export/adapters/sag': 'fromSagDatabase',
+  'octx-export/report': 'renderReport',
 };
 const ADAPTER_FUNCTIONS = Object.values(MAIN_FUNCTION);
+/** The report's graph libraries: only `octx-export/report` may load them. */
+const GRAPH_LIBRARIES = /\/node_modules\/(graphology[^/]*|sigma)\//;
 
 /** What one probe process saw. */
 interface Probe {
@@ -112,6 +115,7 @@ process.stdout.write(JSON.stringify({ result, native: [...native, ...required] }
 }
 
 const sqliteUrls = (p: Probe) => p.urls.filter((u) => u.includes('/node_modules/better-sqlite3/'));
+const graphUrls = (p: Probe) => p.urls.filter((u) => GRAPH_LIBRARIES.test(u));
 const adapterUrls = (mode: Mode, p: Probe) => [...new Set(p.urls.filter((u) => u.startsWith(mode.adapters)))];
 
 /** The probes every mode runs: the root entry, each sub-path entry (by specifier), and a `fromSagDatabase` call. */
@@ -162,6 +166,15 @@ function entryPointTests(label: string, mode: () => Mode, probes: () => Probes):
       expect(adapterUrls(mode(), root)).toEqual([]);
       expect(sqliteUrls(root)).toEqual([]);
       expect(root.native).toEqual([]);
+      expect(graphUrls(root)).toEqual([]);
+    });
+
+    it('only octx-export/report loads the graph libraries (graphology, its ForceAtlas2 layout)', () => {
+      const { subpaths } = probes();
+      for (const [specifier, p] of Object.entries(subpaths)) {
+        if (specifier === 'octx-export/report') expect(graphUrls(p).length, specifier).toBeGreaterThan(0);
+        else expect(graphUrls(p), specifier).toEqual([]);
+      }
     });
 
     it.each(SUBPATH_ENTRIES.map((e) => [e.specifier, e] as const))('%s loads its module and exposes its functions, without better-sqlite3', (specifier, entry) => {
@@ -257,7 +270,7 @@ it('every target of the package.json exports map is built', () => {
 });
 
 describe('package.json exports is the one list of entry points', () => {
-  it('lists the root and the three adapters, each built from its src/ module', () => {
+  it('lists the root, the three adapters and the report, each built from its src/ module', () => {
     expect(entryPoints().map((e) => e.specifier)).toEqual(expect.arrayContaining(['octx-export', ...Object.keys(MAIN_FUNCTION)]));
     for (const e of entryPoints()) expect(existsSync(join(ROOT, e.source)), e.source).toBe(true);
   });

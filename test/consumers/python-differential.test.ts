@@ -1,10 +1,12 @@
 /**
  * Differential test: each piece of Python the sag-1.7 profile re-implements, against the real
- * `python3` (3.11, what SAG v1.7 runs) on generated inputs biased to the corners (fast-check) plus
- * fixed corner tables. One python3 process answers every case (test/consumers/python-oracle.py).
+ * Pythons SAG v1.7 runs: 3.11 (Unicode 14.0, its desktop build) and 3.12 (Unicode 15.0, its server
+ * image and CI), on generated inputs biased to the corners (fast-check) plus fixed corner tables.
+ * One process per Python answers every case (test/consumers/python-oracle.py).
  *
- * Without python3 the test is skipped with its reason, except under CI (`CI` set), where it fails.
- * PYTHON names another interpreter; FUZZ_RUNS / FUZZ_SEED as in test/fuzz/fuzz-config.ts.
+ * Without such a Python the test is skipped with its reason, except under CI (`CI` set), where it
+ * fails. PYTHON / PYTHON312 name the interpreters (else python3, python3.12 and pyenv's are tried);
+ * FUZZ_RUNS / FUZZ_SEED as in test/fuzz/fuzz-config.ts.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,7 +16,9 @@ import {
   casefold,
   codePointLength,
   nfcCasefold,
+  PYTHON_LATER_UNICODE_VERSION,
   PYTHON_UNICODE_VERSION,
+  type PythonUnicode,
   pythonFromIsoformat,
   pythonIsoformat,
   pythonIsSpace,
@@ -25,9 +29,9 @@ import {
 } from '../../src/consumers/python/index.js';
 import { sagDatabaseIdentity, sagEntityIdentity, sagStoredType } from '../../src/consumers/sag-1-7.js';
 import { fuzzParameters } from '../fuzz/fuzz-config.js';
+import { findPythonWithUnicode } from '../helpers/python.js';
 import { ROOT } from '../helpers/temp.js';
 
-const PYTHON = process.env.PYTHON ?? 'python3';
 const ORACLE = join(ROOT, 'test/consumers/python-oracle.py');
 const RUNS = 1500;
 
@@ -39,7 +43,7 @@ interface Case {
 
 // ---- what TypeScript says, in the oracle's answer format ----
 
-function ours(c: Case): unknown {
+function ours(c: Case, unicode: PythonUnicode): unknown {
   const s = c.v as string;
   switch (c.op) {
     case 'every_code_point':
@@ -51,7 +55,7 @@ function ours(c: Case): unknown {
     case 'casefold':
       return casefold(s);
     case 'nfc':
-      return pythonNfc(s);
+      return pythonNfc(s, unicode);
     case 'len':
       return codePointLength(s);
     case 'fromisoformat': {
@@ -68,7 +72,8 @@ function ours(c: Case): unknown {
     }
     case 'identities': {
       const [t, n] = c.v as [string, string];
-      return { plan: JSON.parse(sagEntityIdentity(t, n)), database: JSON.parse(sagDatabaseIdentity(t, n)), storedTypeLength: codePointLength(sagStoredType(t)) };
+      const plan = unicode === PYTHON_UNICODE_VERSION ? sagEntityIdentity(t, n) : sagEntityIdentity(t, n, unicode);
+      return { plan: JSON.parse(plan), database: JSON.parse(sagDatabaseIdentity(t, n)), storedTypeLength: codePointLength(sagStoredType(t)) };
     }
   }
 }
@@ -114,6 +119,8 @@ const unit = fc.oneof(
   { arbitrary: fc.constantFrom('a', 'Z', 'x', ' ', '1'), weight: 2 },
   // Tulu-Tigalari, Gurung Khema, Kirat Rai (Unicode 16.0: new marks and compositions Python 3.11 does not know)
   { arbitrary: fc.oneof(codePointIn(0x11380, 0x113ff), codePointIn(0x16100, 0x1613f), codePointIn(0x16d40, 0x16d7f)), weight: 2 },
+  // Unicode 15.0's new combining marks (Python 3.12 reorders them, 3.11 does not know them)
+  { arbitrary: fc.constantFrom('\u{10efd}', '\u{10efe}', '\u{10eff}', '\u{11f41}', '\u{11f42}', '\u{1e08f}', '\u0cf3', '\u0ecE'), weight: 2 },
   { arbitrary: codePointIn(0x0, 0x2fff), weight: 2 },
   { arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }), weight: 2 },
 );
@@ -222,6 +229,8 @@ const CORNERS: Case[] = [
     ['ß'.repeat(26), 'x'],
     ['\x85person\x1f', 'E\u0301mile'],
     ['\ufeffperson', '\u00c9mile'],
+    ['person', 'a\u{10efd}\u0301'],
+    ['person', 'a\u0301\u{10efd}'],
   ].map((v): Case => ({ op: 'identities', v })),
 ];
 
@@ -243,70 +252,78 @@ function generated(): Case[] {
   ];
 }
 
-/** Runs the oracle once over every case; undefined when no python3 can be started. */
-function askPython(cases: readonly Case[]): { header: { python: string; unicode: string }; answers: unknown[] } | undefined {
+/** Runs the oracle once over every case. */
+function askPython(python: string, cases: readonly Case[]): { header: { python: string; unicode: string }; answers: unknown[] } {
   const input = cases.map((c) => JSON.stringify(c)).join('\n') + '\n';
-  const r = spawnSync(PYTHON, [ORACLE], { input, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 120_000 });
-  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-  if (r.status !== 0) throw new Error(`${PYTHON} ${ORACLE} failed (${r.status ?? r.signal}): ${r.stderr}`);
+  const r = spawnSync(python, [ORACLE], { input, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024, timeout: 120_000 });
+  if (r.error || r.status !== 0) throw new Error(`${python} ${ORACLE} failed (${r.error?.message ?? r.status ?? r.signal}): ${r.stderr}`);
   const [first, ...rest] = r.stdout.trimEnd().split('\n');
   return { header: JSON.parse(first!) as { python: string; unicode: string }, answers: rest.map((l) => JSON.parse(l) as unknown) };
 }
 
-const probe = spawnSync(PYTHON, ['--version'], { encoding: 'utf8' });
-const missing = probe.error !== undefined;
+const PYTHONS = [
+  { label: 'Python 3.11', unicode: PYTHON_UNICODE_VERSION, found: findPythonWithUnicode(PYTHON_UNICODE_VERSION, 'PYTHON', ['python3', 'python3.11', '/usr/bin/python3']) },
+  { label: 'Python 3.12', unicode: PYTHON_LATER_UNICODE_VERSION, found: findPythonWithUnicode(PYTHON_LATER_UNICODE_VERSION, 'PYTHON312', ['python3.12']) },
+] as const;
 
-describe('Python semantics of the sag-1.7 profile, against real python3', () => {
-  if (missing && !process.env.CI) {
-    console.warn(`python differential test skipped: ${PYTHON} not found (${probe.error?.message}); under CI it fails instead`);
-    it.skip(`skipped: ${PYTHON} not found (${probe.error?.message}); under CI this test fails instead`, () => {});
-    return;
-  }
-
-  it('every generated and corner case gets Python’s answer', () => {
-    if (missing) throw new Error(`CI is set and ${PYTHON} cannot be started (${probe.error?.message}): the differential test must run in CI`);
-    const cases = [...CORNERS, ...generated()];
-    const py = askPython(cases);
-    if (!py) throw new Error(`${PYTHON} not found`);
-    expect(
-      py.header.unicode,
-      `${PYTHON} is Python ${py.header.python}; the tables are from Unicode ${PYTHON_UNICODE_VERSION} (Python 3.11, as SAG v1.7 runs): set PYTHON to a python3.11`,
-    ).toBe(PYTHON_UNICODE_VERSION);
-    expect(py.answers).toHaveLength(cases.length);
-    const wrong = cases.map((c, i) => ({ ...c, python: py.answers[i], ours: ours(c) })).filter((r) => JSON.stringify(r.python) !== JSON.stringify(r.ours));
-    const byOp = new Map<string, number>();
-    for (const c of cases) byOp.set(c.op, (byOp.get(c.op) ?? 0) + 1);
-    const parsed = cases.filter((c, i) => c.op === 'fromisoformat' && py.answers[i] !== null).length;
-    console.info(
-      `python differential: ${cases.length} cases compared with Python ${py.header.python} (${[...byOp].map(([op, n]) => `${op} ${n}`).join(', ')}; fromisoformat accepted ${parsed} of ${byOp.get('fromisoformat')})`,
-    );
-    expect(wrong.slice(0, 20)).toEqual([]);
-  });
-
-  it('casefold, isspace and NFC agree with Python on every code point', () => {
-    const py = askPython([{ op: 'every_code_point', v: null }]);
-    if (!py) throw new Error(`${PYTHON} not found`);
-    const { folds, spaces, nfc } = py.answers[0] as { folds: [number, string][]; spaces: number[]; nfc: [number, string][] };
-    const theirs = new Map(folds);
-    const ours: [number, string][] = [];
-    const oursSpaces: number[] = [];
-    const oursNfc: [number, string][] = [];
-    for (let cp = 0; cp <= 0x10ffff; cp++) {
-      const c = String.fromCodePoint(cp);
-      const f = casefold(c);
-      if (f !== c) ours.push([cp, f]);
-      if (pythonIsSpace(c)) oursSpaces.push(cp);
-      const n = pythonNfc(c);
-      if (n !== c) oursNfc.push([cp, n]);
+for (const { label, unicode, found } of PYTHONS) {
+  describe(`Python semantics of the sag-1.7 profile, against real ${label} (Unicode ${unicode})`, () => {
+    if (found === undefined && !process.env.CI) {
+      console.warn(`python differential test skipped: no ${label} with Unicode ${unicode} found; under CI it fails instead`);
+      it.skip(`skipped: no ${label} found; under CI this test fails instead`, () => {});
+      return;
     }
-    expect(ours.filter(([cp, f]) => theirs.get(cp) !== f)).toEqual([]);
-    expect(ours).toHaveLength(folds.length);
-    expect(oursSpaces).toEqual(spaces);
-    expect(oursNfc).toEqual(nfc);
-    console.info(`python differential: casefold, isspace and NFC compared on all ${0x110000} code points (${folds.length} fold, ${nfc.length} change under NFC)`);
+    const python = (): string => {
+      if (found === undefined) throw new Error(`CI is set and no ${label} (Unicode ${unicode}) can be started: the differential test must run in CI`);
+      return found.command;
+    };
+
+    it('every generated and corner case gets Python’s answer', () => {
+      const cases = [...CORNERS, ...generated()];
+      const py = askPython(python(), cases);
+      expect(py.header.unicode).toBe(unicode);
+      expect(py.answers).toHaveLength(cases.length);
+      const wrong = cases.map((c, i) => ({ ...c, python: py.answers[i], ours: ours(c, unicode) })).filter((r) => JSON.stringify(r.python) !== JSON.stringify(r.ours));
+      const byOp = new Map<string, number>();
+      for (const c of cases) byOp.set(c.op, (byOp.get(c.op) ?? 0) + 1);
+      const parsed = cases.filter((c, i) => c.op === 'fromisoformat' && py.answers[i] !== null).length;
+      console.info(
+        `python differential: ${cases.length} cases compared with Python ${py.header.python} (${[...byOp].map(([op, n]) => `${op} ${n}`).join(', ')}; fromisoformat accepted ${parsed} of ${byOp.get('fromisoformat')})`,
+      );
+      expect(wrong.slice(0, 20)).toEqual([]);
+    });
+
+    it('casefold, isspace and NFC agree with Python on every code point', () => {
+      const py = askPython(python(), [{ op: 'every_code_point', v: null }]);
+      const { folds, spaces, nfc } = py.answers[0] as { folds: [number, string][]; spaces: number[]; nfc: [number, string][] };
+      const theirs = new Map(folds);
+      const oursFolds: [number, string][] = [];
+      const oursSpaces: number[] = [];
+      const oursNfc: [number, string][] = [];
+      for (let cp = 0; cp <= 0x10ffff; cp++) {
+        const c = String.fromCodePoint(cp);
+        const f = casefold(c);
+        if (f !== c) oursFolds.push([cp, f]);
+        if (pythonIsSpace(c)) oursSpaces.push(cp);
+        const n = pythonNfc(c, unicode);
+        if (n !== c) oursNfc.push([cp, n]);
+      }
+      expect(oursFolds.filter(([cp, f]) => theirs.get(cp) !== f)).toEqual([]);
+      expect(oursFolds).toHaveLength(folds.length);
+      expect(oursSpaces).toEqual(spaces);
+      expect(oursNfc).toEqual(nfc);
+      console.info(`python differential (${label}): casefold, isspace and NFC compared on all ${0x110000} code points (${folds.length} fold, ${nfc.length} change under NFC)`);
+    });
+  });
+}
+
+describe('nfcCasefold', () => {
+  it('is NFC then casefold, as SAG’s plan composes them', () => {
+    expect(nfcCasefold('E\u0301MILE')).toBe(nfcCasefold('\u00e9mile'));
   });
 
-  it('nfcCasefold is NFC then casefold, as SAG’s plan composes them', () => {
-    expect(nfcCasefold('E\u0301MILE')).toBe(nfcCasefold('\u00e9mile'));
+  it('differs between Unicode 14.0 and 15.0 only where 15.0 added combining marks', () => {
+    expect(nfcCasefold('a\u0301\u{10efd}')).not.toBe(nfcCasefold('a\u{10efd}\u0301'));
+    expect(nfcCasefold('a\u0301\u{10efd}', PYTHON_LATER_UNICODE_VERSION)).toBe(nfcCasefold('a\u{10efd}\u0301', PYTHON_LATER_UNICODE_VERSION));
   });
 });

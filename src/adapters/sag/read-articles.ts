@@ -2,7 +2,7 @@
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { pythonLstrip } from '../../consumers/python/strip.js';
 import { OctxError } from '../../model/errors.js';
-import { mergeFrontmatter } from '../rag/frontmatter-merge.js';
+import { addAdapterDocument } from '../shared/add-document.js';
 import type { FromSagOptions, SagAdapterReport } from './sag-types.js';
 import type { IdExchange } from './id-exchange.js';
 import { LIST, parseExtra, str, text, type Row } from './sag-rows.js';
@@ -114,9 +114,8 @@ export function readArticles(
     const documentId = exchange('document', localId, parseExtra(a.extra_data));
     const title = text(a.title).trim() || 'Document';
     const path = `documents/${sagSlug(title)}-${documentId.slice(-8)}.md`;
-    const merged = mergeFrontmatter(sagDocumentBody(title, text(a.content)), { type: options.documentType ?? 'Document', title, documentId }, `knowledge/${path}`);
-    builder.addDocument({ path, markdown: merged.markdown });
-    documentOf.set(localId, builder.documentId(path));
+    const additions = { type: options.documentType ?? 'Document', title, documentId };
+    documentOf.set(localId, addAdapterDocument(builder, { path, markdown: sagDocumentBody(title, text(a.content)), additions, origin: 'the article' }, warnings).documentId);
     paths.push(`knowledge/${path}`);
   }
   return { articles, documentOf, paths, selection: { statuses, skippedByStatus, skipped } };

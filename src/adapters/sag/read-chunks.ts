@@ -2,22 +2,18 @@
 import { issue, type OctxIssue } from '../../model/errors.js';
 import type { ActiveGenerations } from './generations.js';
 import type { IdExchange } from './id-exchange.js';
-import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, text } from './sag-rows.js';
+import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, text, type RowTally } from './sag-rows.js';
 import type { SagSchema } from './sag-schema.js';
 import type { ReadOnlyDatabase } from './sqlite.js';
 
 /** What {@link readChunks} made of the source's chunks. */
-export interface SagChunks {
+export interface SagChunks extends RowTally {
   readonly chunkRecords: Record<string, unknown>[];
   /** Local chunk id → OCTX chunk id. */
   readonly chunkOf: Map<string, string>;
   readonly unbound: number;
   readonly otherArticles: number;
   readonly otherGenerations: number;
-  /** Article id → chunks kept. */
-  readonly keptPerArticle: ReadonlyMap<string, number>;
-  /** Article id → every `generation_id` its chunks have (kept or not). */
-  readonly generationsPerArticle: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**

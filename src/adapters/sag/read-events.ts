@@ -5,7 +5,7 @@
 import { issue, type OctxIssue } from '../../model/errors.js';
 import type { ActiveGenerations } from './generations.js';
 import type { IdExchange } from './id-exchange.js';
-import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, str, text, type Row } from './sag-rows.js';
+import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, str, text, type Row, type RowTally } from './sag-rows.js';
 import type { SagSchema } from './sag-schema.js';
 import type { ReadOnlyDatabase } from './sqlite.js';
 
@@ -32,7 +32,7 @@ export function sagTime(v: unknown): string | undefined {
 export type EventRow = Row & { extra: unknown };
 
 /** What {@link readEvents} made of the source's events. */
-export interface SagEvents {
+export interface SagEvents extends RowTally {
   /** The non-deleted events of exported articles, by local id. */
   readonly kept: Map<string, EventRow>;
   /** Local event id → OCTX event id. */
@@ -42,10 +42,6 @@ export interface SagEvents {
   readonly otherArticles: number;
   readonly otherGenerations: number;
   readonly detachedFromParent: string[];
-  /** Article id → events kept. */
-  readonly keptPerArticle: ReadonlyMap<string, number>;
-  /** Article id → every `generation_id` its events have (kept or not). */
-  readonly generationsPerArticle: ReadonlyMap<string, ReadonlySet<string>>;
 }
 
 /**

@@ -1,5 +1,5 @@
 /** The public types of the SAG adapter: its options and its report. */
-import type { OctxIssue } from '../../model/errors.js';
+import type { AdapterWarnings, ExpectedStructure } from '../shared/adapter-report.js';
 
 /** How record ids are chosen. */
 export type SagIdMode = 'ledger' | 'sag-compatible';
@@ -37,7 +37,7 @@ export interface FromSagOptions {
 }
 
 /** What {@link fromSagDatabase} read and wrote. */
-export interface SagAdapterReport {
+export interface SagAdapterReport extends AdapterWarnings {
   /** Which schema generation the database has. */
   readonly generation: 'source_config_id' | 'data_source_id';
   readonly source: { readonly id: string; readonly name?: string };
@@ -83,8 +83,5 @@ export interface SagAdapterReport {
   readonly entities: { readonly count: number };
   readonly relations: { readonly chunkEvents: number; readonly eventEntities: number };
   /** What to expect from the export's coverage gate, and why. */
-  readonly structure: { readonly expected: 'complete' | 'documents-only'; readonly reason: string };
-  readonly warnings: readonly string[];
-  /** The same warnings as data: `OCTX_ADAPTER_WARNING` issues, also reported to the builder (so the export's `report.warnings` lists them and `strict` refuses them). */
-  readonly issues: readonly OctxIssue[];
+  readonly structure: ExpectedStructure;
 }

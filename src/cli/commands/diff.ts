@@ -7,7 +7,7 @@ import { RECORD_KIND_ORDER, recordFileStem } from '../../model/record-kinds.js';
 import { VECTOR_TARGETS } from '../../vectors/targets.js';
 import type { Command } from '../args.js';
 import { flag, str, usageError } from '../args.js';
-import { EXIT_FAILED, EXIT_OK } from '../errors.js';
+import { EXIT_FAILED, EXIT_OK, reportError } from '../errors.js';
 import { requirePackagePath } from '../fs-checks.js';
 import { cliLimits, READ_LIMIT_OPTIONS } from '../limits-options.js';
 import { terminalProgress } from '../../terminal/progress.js';
@@ -80,8 +80,9 @@ export const diffCommand: Command = {
     'Compares by identity: documents by octx.document_id (a renamed file is moved), records by id,',
     'links by their id pair, vector rows by record id. A record is changed when its canonical JSON',
     'differs; a vector row when its values or input_sha256 differ; a stale vector is an unchanged row',
-    'of a changed record. Streams both packages (bounded memory). Exit codes: 0 (with --exit-code:',
-    '0 only when nothing changed, 1 when anything did), 1 when a package cannot be read, 2 for usage errors.',
+    'of a changed record. Streams both packages (bounded memory). Exit codes as git diff: 0 (with',
+    '--exit-code: 0 only when nothing changed, 1 when anything did), 2 when a package cannot be read',
+    '(or holds an id twice) and for usage errors: a script can tell "changed" from "trouble".',
   ].join('\n'),
   positionals: [
     { name: 'old.octx', description: 'the older package (a .octx file or an unpacked package folder)' },
@@ -94,27 +95,40 @@ export const diffCommand: Command = {
   },
   examples: ['octx-export diff out/three-kingdoms.octx out/three-kingdoms-notes.octx', 'octx-export diff out/three-kingdoms.octx out/kb.octx --json --exit-code'],
   async run(ctx) {
-    const [oldPath, newPath] = ctx.positionals as [string, string];
-    await requirePackagePath(oldPath, 'package');
-    await requirePackagePath(newPath, 'package');
-    const rawSample = str(ctx.values, 'sample-size');
-    if (rawSample !== undefined && (!/^(0|[1-9][0-9]{0,3})$/.test(rawSample) || Number(rawSample) > 1000))
-      throw usageError(`--sample-size must be an integer from 0 to 1000 (got ${JSON.stringify(rawSample)})`, 'sample-size');
-    const { diffPackages } = await import('../../read/diff/diff-packages.js');
-    const limits = await cliLimits(ctx.values);
-    const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
-    let result: PackageDiff;
     try {
-      result = await diffPackages(oldPath, newPath, {
-        onProgress: progress,
-        ...(limits ? { limits } : {}),
-        ...(rawSample !== undefined ? { sampleSize: Number(rawSample) } : {}),
-      });
-    } finally {
-      progress.done();
+      return await runDiff(ctx);
+    } catch (e) {
+      // As git: 1 means "the packages differ", so trouble is always above it.
+      const code = reportError(e, ctx.io, { json: ctx.json, debug: ctx.debug, command: 'diff' });
+      return code === EXIT_OK ? code : Math.max(code, EXIT_TROUBLE);
     }
-    if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ ok: true, command: 'diff', ...result }, null, 2)}\n`);
-    else ctx.io.stdout.write(`${diffLines(result).join('\n')}\n`);
-    return flag(ctx.values, 'exit-code') && result.hasChanges ? EXIT_FAILED : EXIT_OK;
   },
 };
+
+/** Exit code of `diff` when a package cannot be compared (git: above 1). */
+export const EXIT_TROUBLE = 2;
+
+async function runDiff(ctx: Parameters<Command['run']>[0]): Promise<number> {
+  const [oldPath, newPath] = ctx.positionals as [string, string];
+  await requirePackagePath(oldPath, 'package');
+  await requirePackagePath(newPath, 'package');
+  const rawSample = str(ctx.values, 'sample-size');
+  if (rawSample !== undefined && (!/^(0|[1-9][0-9]{0,3})$/.test(rawSample) || Number(rawSample) > 1000))
+    throw usageError(`--sample-size must be an integer from 0 to 1000 (got ${JSON.stringify(rawSample)})`, 'sample-size');
+  const { diffPackages } = await import('../../read/diff/diff-packages.js');
+  const limits = await cliLimits(ctx.values);
+  const progress = terminalProgress({ stream: ctx.io.stderr, warnings: false });
+  let result: PackageDiff;
+  try {
+    result = await diffPackages(oldPath, newPath, {
+      onProgress: progress,
+      ...(limits ? { limits } : {}),
+      ...(rawSample !== undefined ? { sampleSize: Number(rawSample) } : {}),
+    });
+  } finally {
+    progress.done();
+  }
+  if (ctx.json) ctx.io.stdout.write(`${JSON.stringify({ ok: true, command: 'diff', ...result }, null, 2)}\n`);
+  else ctx.io.stdout.write(`${diffLines(result).join('\n')}\n`);
+  return flag(ctx.values, 'exit-code') && result.hasChanges ? EXIT_FAILED : EXIT_OK;
+}

@@ -1,11 +1,8 @@
 import { DEFAULT_INGEST_NAMESPACE } from '../../adapters/ingest/defaults.js';
-import type { IngestAdapterReport } from '../../adapters/ingest/from-ingest.js';
+import type { IngestAdapterReport } from '../../adapters/ingest/ingest-types.js';
 import { issue } from '../../model/errors.js';
-import type { Command } from '../args.js';
+import { adapterCommand } from '../adapter-command.js';
 import { flag, str } from '../args.js';
-import { EXIT_OK } from '../errors.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-import { cliLimits } from '../limits-options.js';
 import { requireFolder } from '../fs-checks.js';
 
 /** Human lines about an ingest adapter run. */
@@ -22,7 +19,7 @@ export function ingestLines(r: IngestAdapterReport): string[] {
   return lines;
 }
 
-export const fromIngestCommand: Command = {
+export const fromIngestCommand = adapterCommand({
   name: 'from-ingest',
   summary: 'export ingest-candidate envelopes (one document and full-text chunk per source)',
   description: [
@@ -35,7 +32,6 @@ export const fromIngestCommand: Command = {
   ].join('\n'),
   positionals: [{ name: 'envelopes', description: 'JSON or JSONL files with IngestCandidateEnvelope objects', variadic: true }],
   options: {
-    ...EXPORT_OPTIONS,
     'source-root': { type: 'string', value: '<dir>', description: 'folder holding the canonical Markdown files', required: true },
     namespace: { type: 'string', value: '<reverse.dns>', description: `extension namespace (default ${DEFAULT_INGEST_NAMESPACE})` },
     events: {
@@ -50,34 +46,27 @@ export const fromIngestCommand: Command = {
     'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources --events fixtures/ingest/events.jsonl -o out/wiki.octx --mkdir --name "LLM wiki"',
     'octx-export from-ingest fixtures/ingest/envelopes.jsonl --source-root fixtures/ingest/sources -o out/wiki-docs.octx --mkdir --name "LLM wiki"',
   ],
-  async run(ctx) {
-    checkExportFlags(ctx.values);
+  async read(ctx) {
     const sourceRoot = str(ctx.values, 'source-root')!;
     await requireFolder(sourceRoot, 'source root');
-    const [{ PackageBuilder }, { fromIngest }, { eventsFromFile, loadIngestFiles }] = await Promise.all([
-      import('../../builder/package-builder.js'),
-      import('../../adapters/ingest/from-ingest.js'),
-      import('../../adapters/ingest/files.js'),
-    ]);
+    const { eventsFromFile, loadIngestFiles } = await import('../../adapters/ingest/files.js');
     const input = await loadIngestFiles(ctx.positionals);
     const eventsFile = str(ctx.values, 'events');
     const extractEvents = eventsFile !== undefined ? await eventsFromFile(eventsFile) : undefined;
     const namespace = str(ctx.values, 'namespace');
-    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
-    let report: IngestAdapterReport;
-    try {
-      report = await fromIngest(builder, input.envelopes, {
-        sourceRoot,
-        locate: input.locate,
-        ...(namespace !== undefined ? { namespace } : {}),
-        ...(extractEvents ? { extractEvents } : {}),
-        ...(flag(ctx.values, 'triples-as-events') ? { triplesAsEvents: true } : {}),
-        ...(flag(ctx.values, 'skip-hash-check') ? { verifyContentHash: false } : {}),
-      });
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
+    const options = {
+      sourceRoot,
+      locate: input.locate,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(extractEvents ? { extractEvents } : {}),
+      ...(flag(ctx.values, 'triples-as-events') ? { triplesAsEvents: true } : {}),
+      ...(flag(ctx.values, 'skip-hash-check') ? { verifyContentHash: false } : {}),
+    };
+    return { envelopes: input.envelopes, options, eventsFile, extractEvents };
+  },
+  async map(builder, { envelopes, options, eventsFile, extractEvents }) {
+    const { fromIngest } = await import('../../adapters/ingest/from-ingest.js');
+    const report = await fromIngest(builder, envelopes, options);
     const unused = extractEvents ? extractEvents.sources.filter((uri) => report.sources[uri] === undefined) : [];
     // Reported to the builder: printed on stderr with the export's warnings, and refused by --strict.
     for (const uri of unused) {
@@ -90,9 +79,8 @@ export const fromIngestCommand: Command = {
         }),
       );
     }
-    const result = await runExport(builder, ctx);
-    const lines = [...exportSummary(result), ...ingestLines(report)];
-    printOutcome(ctx, exportJson('from-ingest', result, { adapter: report, unusedEventSources: unused }), lines);
-    return EXIT_OK;
+    return { report, unused };
   },
-};
+  lines: ({ report }) => ingestLines(report),
+  json: ({ report, unused }) => ({ adapter: report, unusedEventSources: unused }),
+});

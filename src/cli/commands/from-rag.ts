@@ -1,13 +1,10 @@
 import { readRegularFile } from '../../package/regular-file.js';
 import { fsReason } from '../../model/fs-errors.js';
-import type { RagAdapterReport } from '../../adapters/rag/from-rag.js';
+import type { RagAdapterReport } from '../../adapters/rag/rag-types.js';
 import { OctxError } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
-import type { Command } from '../args.js';
-import { flag, str, usageError } from '../args.js';
-import { EXIT_OK } from '../errors.js';
-import { builderOptions, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-import { cliLimits } from '../limits-options.js';
+import { adapterCommand } from '../adapter-command.js';
+import { flag, str, usageError, type OptionValues } from '../args.js';
 
 /** Human lines about a RAG adapter run. */
 export function ragLines(r: RagAdapterReport): string[] {
@@ -27,7 +24,25 @@ export function ragLines(r: RagAdapterReport): string[] {
   return lines;
 }
 
-export const fromRagCommand: Command = {
+/** `--vector-config <file.json>`: more embedding settings, one JSON object. */
+async function readVectorConfig(values: OptionValues): Promise<Record<string, JsonValue> | undefined> {
+  const configFile = str(values, 'vector-config');
+  if (configFile === undefined) return undefined;
+  let text: string;
+  try {
+    text = await readRegularFile(configFile);
+  } catch (e) {
+    throw OctxError.of({ code: 'OCTX_IO_ERROR', path: configFile, message: `cannot read ${configFile}: ${fsReason(e, configFile)}` });
+  }
+  const { parseStrictJson } = await import('../../read/strict-json.js');
+  const parsed = parseStrictJson(text);
+  if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
+    throw OctxError.of({ code: 'OCTX_JSON_INVALID', path: configFile, message: parsed.ok ? 'the vector config must be a JSON object' : parsed.message });
+  }
+  return parsed.value as Record<string, JsonValue>;
+}
+
+export const fromRagCommand = adapterCommand({
   name: 'from-rag',
   summary: 'export RAG Chunk and Vector objects (JSON/JSONL) as a documents-only package',
   description: [
@@ -41,7 +56,6 @@ export const fromRagCommand: Command = {
   ].join('\n'),
   positionals: [{ name: 'input', description: 'JSON or JSONL files with Chunk and Vector objects', variadic: true }],
   options: {
-    ...EXPORT_OPTIONS,
     documents: { type: 'string', value: '<dir>', description: 'folder with the original documents converted to Markdown' },
     'rebuild-documents': { type: 'boolean', description: 'rebuild a document without an original from its non-overlapping chunks (recorded in its frontmatter)' },
     separator: { type: 'string', value: '<text>', description: 'text between chunks of a rebuilt document (default: a blank line)' },
@@ -52,60 +66,34 @@ export const fromRagCommand: Command = {
     'octx-export from-rag fixtures/rag/chunks.jsonl fixtures/rag/vectors.jsonl --documents fixtures/rag/documents --rebuild-documents --normalized true -o out/rag.octx --mkdir --name "Finance reports"',
     'octx-export from-rag fixtures/rag/chunks.jsonl --rebuild-documents -o out/rag-rebuilt.octx --mkdir --name "Finance reports"',
   ],
-  async run(ctx) {
-    if (flag(ctx.values, 'require-structure')) {
-      throw usageError('from-rag: RAG chunks carry no events or entities, so a complete structure layer cannot be required; drop --require-structure', 'require-structure');
-    }
+  documentsOnly: {
+    refuseRequireStructure: 'from-rag: RAG chunks carry no events or entities, so a complete structure layer cannot be required; drop --require-structure',
+  },
+  async read(ctx) {
     const normalizedText = str(ctx.values, 'normalized');
     if (normalizedText !== undefined && normalizedText !== 'true' && normalizedText !== 'false') throw usageError('--normalized must be true or false', 'normalized');
     const separator = str(ctx.values, 'separator');
     if (separator !== undefined && !flag(ctx.values, 'rebuild-documents')) throw usageError('--separator only applies with --rebuild-documents', 'separator');
-    let vectorConfig: Record<string, JsonValue> | undefined;
-    const configFile = str(ctx.values, 'vector-config');
-    if (configFile !== undefined) {
-      let text: string;
-      try {
-        text = await readRegularFile(configFile);
-      } catch (e) {
-        throw OctxError.of({ code: 'OCTX_IO_ERROR', path: configFile, message: `cannot read ${configFile}: ${fsReason(e, configFile)}` });
-      }
-      const { parseStrictJson } = await import('../../read/strict-json.js');
-      const parsed = parseStrictJson(text);
-      if (!parsed.ok || parsed.value === null || typeof parsed.value !== 'object' || Array.isArray(parsed.value)) {
-        throw OctxError.of({ code: 'OCTX_JSON_INVALID', path: configFile, message: parsed.ok ? 'the vector config must be a JSON object' : parsed.message });
-      }
-      vectorConfig = parsed.value as Record<string, JsonValue>;
-    }
-    const [{ PackageBuilder }, { fromRag }, { loadRagFiles, ragDocumentsFolder }] = await Promise.all([
-      import('../../builder/package-builder.js'),
-      import('../../adapters/rag/from-rag.js'),
-      import('../../adapters/rag/files.js'),
-    ]);
+    const vectorConfig = await readVectorConfig(ctx.values);
+    const { loadRagFiles, ragDocumentsFolder } = await import('../../adapters/rag/files.js');
     const input = await loadRagFiles(ctx.positionals);
     const documentsDir = str(ctx.values, 'documents');
     const documents = documentsDir !== undefined ? await ragDocumentsFolder(documentsDir) : undefined;
-    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
-    let report: RagAdapterReport;
-    try {
-      report = await fromRag(builder, {
-        chunks: input.chunks,
-        vectors: input.vectors,
-        locate: input.locate,
-        addVectors: false,
-        ...(documents ? { documents } : {}),
-        ...(normalizedText !== undefined ? { normalized: normalizedText === 'true' } : {}),
-        ...(vectorConfig ? { vectorConfig } : {}),
-        ...(flag(ctx.values, 'rebuild-documents') ? { rebuildDocuments: separator !== undefined ? { separator } : true } : {}),
-      });
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
-    // The adapter's chunks have no events, so the package is documents-only by this command's
-    // choice: the structure line says so, rather than that the user gave --documents-only.
-    const result = await runExport(builder, ctx, { documentsOnly: true });
-    const summary = exportSummary(result).map((l) => l.replace('documentsOnly was requested', 'from-rag exports documents only'));
-    printOutcome(ctx, exportJson('from-rag', result, { adapter: report }), [...summary, ...ragLines(report)]);
-    return EXIT_OK;
+    return {
+      chunks: input.chunks,
+      vectors: input.vectors,
+      locate: input.locate,
+      // The package is documents-only: the vectors are checked and reported, not handed to the builder.
+      addVectors: false,
+      ...(documents ? { documents } : {}),
+      ...(normalizedText !== undefined ? { normalized: normalizedText === 'true' } : {}),
+      ...(vectorConfig ? { vectorConfig } : {}),
+      ...(flag(ctx.values, 'rebuild-documents') ? { rebuildDocuments: separator !== undefined ? { separator } : true } : {}),
+    };
   },
-};
+  async map(builder, options) {
+    const { fromRag } = await import('../../adapters/rag/from-rag.js');
+    return fromRag(builder, options);
+  },
+  lines: ragLines,
+});

@@ -1,10 +1,7 @@
-import type { SagAdapterReport } from '../../adapters/sag/from-sag.js';
-import type { Command } from '../args.js';
-import { flag, list, str, usageError } from '../args.js';
-import { EXIT_OK } from '../errors.js';
+import type { FromSagOptions, SagAdapterReport } from '../../adapters/sag/sag-types.js';
+import { adapterCommand } from '../adapter-command.js';
+import { list, str, usageError } from '../args.js';
 import { requireFile } from '../fs-checks.js';
-import { builderOptions, checkExportFlags, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome, runExport } from '../export-run.js';
-import { cliLimits } from '../limits-options.js';
 
 /** Human lines about a SAG adapter run. */
 export function sagLines(r: SagAdapterReport): string[] {
@@ -52,7 +49,7 @@ function parseStatuses(values: readonly string[]): string[] {
   return out;
 }
 
-export const fromSagCommand: Command = {
+export const fromSagCommand = adapterCommand({
   name: 'from-sag',
   summary: 'export one source of a zleap-sag engine SQLite database',
   description: [
@@ -71,7 +68,6 @@ export const fromSagCommand: Command = {
   ].join('\n'),
   positionals: [{ name: 'sag.db', description: 'the zleap-sag engine database (in SAG: .data/engine/sag.db)' }],
   options: {
-    ...EXPORT_OPTIONS,
     source: { type: 'string', value: '<id>', description: 'the source_config.id / data_source_id to export', required: true },
     'id-mode': { type: 'string', value: '<ledger|sag-compatible>', description: 'how record ids are chosen (default ledger)' },
     article: { type: 'string', value: '<id>', description: 'export only this article', multiple: true },
@@ -93,33 +89,27 @@ export const fromSagCommand: Command = {
     'octx-export from-sag fixtures/sag/engine-0.8/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --id-mode sag-compatible --require-structure -o out/sag-demo-0.8.octx --name "三国演义读书会" --mkdir --overwrite',
     'octx-export from-sag fixtures/sag/engine-0.7.1/sag.db --source 5f0c3a1e-9b2d-4c7e-8a41-3d2b1c0e9f87 --include-status FAILED -o out/sag-failed.octx --name "三国演义读书会" --mkdir --overwrite',
   ],
-  async run(ctx) {
-    checkExportFlags(ctx.values);
+  async read(ctx, flags) {
     const idMode = str(ctx.values, 'id-mode') ?? 'ledger';
     if (idMode !== 'ledger' && idMode !== 'sag-compatible') throw usageError('--id-mode must be ledger or sag-compatible', 'id-mode');
     const generations = parseGenerationOverrides(list(ctx.values, 'generation'));
     const includeStatuses = parseStatuses(list(ctx.values, 'include-status'));
     const db = ctx.positionals[0]!;
     await requireFile(db, 'database');
-    const [{ PackageBuilder }, { fromSagDatabase }] = await Promise.all([import('../../builder/package-builder.js'), import('../../adapters/sag/from-sag.js')]);
     const articles = list(ctx.values, 'article');
-    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
-    let report: SagAdapterReport;
-    try {
-      report = await fromSagDatabase(builder, db, {
-        sourceId: str(ctx.values, 'source')!,
-        idMode: idMode,
-        ...(articles.length > 0 ? { articleIds: articles } : {}),
-        ...(includeStatuses.length > 0 ? { includeStatuses } : {}),
-        ...(Object.keys(generations).length > 0 ? { generations } : {}),
-        ...(flag(ctx.values, 'documents-only') ? { documentsOnly: true } : {}),
-      });
-    } catch (e) {
-      await builder.dispose();
-      throw e;
-    }
-    const result = await runExport(builder, ctx);
-    printOutcome(ctx, exportJson('from-sag', result, { adapter: report }), [...exportSummary(result), ...sagLines(report)]);
-    return EXIT_OK;
+    const options: FromSagOptions = {
+      sourceId: str(ctx.values, 'source')!,
+      idMode: idMode,
+      ...(articles.length > 0 ? { articleIds: articles } : {}),
+      ...(includeStatuses.length > 0 ? { includeStatuses } : {}),
+      ...(Object.keys(generations).length > 0 ? { generations } : {}),
+      ...(flags.documentsOnly ? { documentsOnly: true } : {}),
+    };
+    return { db, options };
   },
-};
+  async map(builder, { db, options }) {
+    const { fromSagDatabase } = await import('../../adapters/sag/from-sag.js');
+    return fromSagDatabase(builder, db, options);
+  },
+  lines: sagLines,
+});

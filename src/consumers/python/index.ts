@@ -6,7 +6,7 @@
  */
 export { casefold, codePointLength, nfcCasefold } from '../../model/casefold.js';
 export { pythonNfc } from '../../model/python-nfc.js';
-export { PYTHON_UNICODE_VERSION } from '../../model/python-unicode.js';
+export { PYTHON_LATER_UNICODE_VERSION, PYTHON_UNICODE_VERSION, type PythonUnicode } from '../../model/python-unicode.js';
 export { pythonQuantize2, sagWeight, type SagWeight } from './decimal-quantize.js';
 export { pythonFromIsoformat, pythonIsoformat, pythonParsesIsoDatetime, sagDatetime, type PythonDatetime } from './fromisoformat.js';
 export { pythonIsSpace, pythonLstrip, pythonStrip } from './strip.js';

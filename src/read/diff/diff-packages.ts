@@ -25,7 +25,7 @@ import { uuidToWords, wordsToUuid } from '../../model/uuid-words.js';
 import { computeVectorFingerprint } from '../../vectors/config.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../../vectors/targets.js';
 import { openPackage, sourceOf, type JsonlRecord, type OctxPackage, type VectorRow } from '../open-package.js';
-import { CHANGED, KeyDigestTable, SAME, UNSEEN } from './key-digest-table.js';
+import { ADDED, CHANGED, KeyDigestTable, SAME, UNSEEN } from './key-digest-table.js';
 import { diffKey } from './diff-result.js';
 import type {
   DiffOptions,
@@ -137,7 +137,9 @@ async function comparePass<R, S>(
       message: `the ${side} package holds ${name} ${w.recordId} twice; records are compared by id (run validatePackage on it)`,
     });
   };
+  const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
   let n = 0;
+  const oldSize = (): number => table.size - counts.added;
   for await (const row of rows(pkgs[0])) {
     reader.key(row, key, n);
     reader.digest(row, digest);
@@ -148,13 +150,14 @@ async function comparePass<R, S>(
   const added = new Sample<S>(run.sampleSize);
   const changed = new Sample<S>(run.sampleSize);
   const removed = new Sample<S>(run.sampleSize);
-  const counts = { added: 0, removed: 0, changed: 0, unchanged: 0 };
   n = 0;
   for await (const row of rows(pkgs[1])) {
     reader.key(row, key, n);
     reader.digest(row, digest);
     const e = table.find(key);
     if (e < 0) {
+      // Kept in the table, so that the same id twice in the new package is found as in the old one.
+      table.setMark(table.add(key, digest), ADDED);
       counts.added++;
       added.offer(() => text(key));
     } else if (table.mark(e) !== UNSEEN) {
@@ -168,7 +171,7 @@ async function comparePass<R, S>(
       counts.changed++;
       changed.offer(() => text(key));
     }
-    if (++n % PROGRESS_STEP === 0) run.progress(`new ${name}`, n, table.size);
+    if (++n % PROGRESS_STEP === 0) run.progress(`new ${name}`, n, oldSize());
   }
   run.progress(`new ${name}`, n, n);
   for (let e = 0; e < table.size; e++) {

@@ -19,6 +19,8 @@ export const UNSEEN = 0;
 export const SAME = 1;
 /** The other side holds the key with another digest. */
 export const CHANGED = 2;
+/** Mark of a key only the new package has (kept so that a second occurrence is found). */
+export const ADDED = 3;
 
 /** A growable table of fixed-width keys with a 4-word digest and a mark each. */
 export class KeyDigestTable {

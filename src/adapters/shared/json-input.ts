@@ -1,13 +1,13 @@
 /**
- * Reading adapter input files (shared by the RAG and ingest adapters): a `.jsonl`/`.ndjson`
- * file holds one JSON object per line; any other file holds one JSON object or an array of
- * objects. Parsing is strict (no duplicate keys, no NaN/Infinity) and every object keeps its
+ * Reading adapter input files: a `.jsonl`/`.ndjson` file holds one JSON object per line; any
+ * other file holds one JSON object or an array of objects. Parsing is strict (no duplicate keys, no NaN/Infinity) and every object keeps its
  * file and line, so errors can point at it.
  */
 import { readRegularFile } from '../../package/regular-file.js';
 import { fsReason } from '../../model/fs-errors.js';
 import { OctxError } from '../../model/errors.js';
 import { parseStrictJson } from '../../read/strict-json.js';
+import type { InputLocation } from './input-issues.js';
 
 /** One input object and where it came from. */
 export interface LocatedObject {
@@ -94,4 +94,15 @@ export async function readJsonObjects(file: string): Promise<LocatedObject[]> {
     return (value as unknown[]).map((v, i) => ({ value: v, path: file, ...(offsets[i] !== undefined ? { line: lineOfOffset(text, offsets[i]) } : {}) }));
   }
   return [{ value, path: file, line: 1 }];
+}
+
+/**
+ * A `locate` function over objects read by {@link readJsonObjects}: the file and line of object
+ * `index`, or `undefined` past the end.
+ */
+export function locatorOf(objects: readonly LocatedObject[]): (index: number) => InputLocation | undefined {
+  return (index) => {
+    const o = objects[index];
+    return o ? { path: o.path, ...(o.line !== undefined ? { line: o.line } : {}) } : undefined;
+  };
 }

@@ -1,8 +1,8 @@
 /**
- * Shared by the adapters (RAG, ingest, SAG): give a caller's Markdown the frontmatter keys an
- * adapter knows — `type`, `title`, `octx.document_id` and one namespaced provenance object such
- * as `x-rag` — without overwriting anything the file already says. The builder then fills what is
- * still missing and checks the result.
+ * Give a caller's Markdown the frontmatter keys an adapter knows — `type`, `title`,
+ * `octx.document_id` and one namespaced provenance object such as `x-rag` — without overwriting
+ * anything the file already says. The builder then fills what is still missing and checks the
+ * result. Adapters call it through `addAdapterDocument` (`add-document.ts`).
  */
 import { Document as YamlDocument, isMap, YAMLMap } from 'yaml';
 import { OctxError } from '../../model/errors.js';
@@ -84,50 +84,4 @@ export function mergeFrontmatter(markdown: string, additions: FrontmatterAdditio
   let yaml = document.toString(STRINGIFY);
   if (newline === '\r\n') yaml = yaml.replace(/\r?\n/g, '\r\n');
   return { markdown: `---${newline}${yaml}---${newline}${body}`, body, keptExtras };
-}
-
-const SECRET_TOKENS = ['apikey', 'secret', 'token', 'password', 'passwd', 'credential', 'authorization', 'privatekey', 'accesskey'];
-
-/** True for a key that looks like it holds a secret (the SAG exporter's scrub list). */
-export function isSecretLikeKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SECRET_TOKENS.some((t) => k.includes(t));
-}
-
-/**
- * A deep copy of a JSON value without secret-looking keys; `dropped` collects the dotted paths of
- * the keys removed (never their values).
- */
-export function scrubSecrets(value: unknown, at: string, dropped: string[]): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => scrubSecrets(v, `${at}[${i}]`, dropped));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) {
-      const here = at === '' ? k : `${at}.${k}`;
-      if (isSecretLikeKey(k)) {
-        dropped.push(here);
-        continue;
-      }
-      out[k] = scrubSecrets(v, here, dropped);
-    }
-    return out;
-  }
-  return value;
-}
-
-/**
- * A safe file name (no directory) from a free-text name: NFC, path separators and control
- * characters replaced, no leading dots, at most 120 characters. Empty when nothing usable is left.
- */
-export function safeFileStem(name: string): string {
-  const cleaned = name
-    .normalize('NFC')
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f/\\:*?"<>|]+/g, '-')
-    .replace(/^[.\s-]+/, '')
-    .replace(/[.\s-]+$/, '');
-  return Array.from(cleaned)
-    .slice(0, 120)
-    .join('')
-    .replace(/[.\s-]+$/, '');
 }
