@@ -77,4 +77,5 @@ export { entityIdentityKey, type EntityIdentity } from './release/id-ledger.js';
 export type { IdLedgerStore, LedgerReservation } from './release/ledger-store.js';
 export type { LedgerIds } from './release/ledger-kinds.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';
+export { mergePackages, type MergeOptions, type MergeResult } from './builder/merge-packages.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';

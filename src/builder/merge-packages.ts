@@ -85,7 +85,7 @@ interface Held {
  */
 export async function mergePackages(inputs: readonly string[], options: MergeOptions): Promise<MergeResult> {
   assertKnownKeys(options, MERGE_OPTION_KEYS, 'mergePackages options');
-  if (!Array.isArray(inputs) || inputs.length === 0 || !inputs.every((p) => typeof p === 'string' && p.length > 0)) {
+  if (!isPathList(inputs)) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'inputs', message: 'mergePackages needs at least one shard path' });
   }
   if (options.consumer !== undefined && !CONSUMER_NAMES.includes(options.consumer)) consumerProfile(options.consumer);
@@ -120,7 +120,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
         });
         if (found.vectorConfig !== undefined) {
           builder.setVectorConfig(found.vectorConfig as unknown as VectorConfigInput);
-          digestsKnown = inputHashDeclaration(found.vectorConfig as unknown as VectorConfigInput) === 'supported';
+          digestsKnown = inputHashDeclaration(found.vectorConfig) === 'supported';
         }
       } else {
         assertSameRelease(identity, found, inputs[0]!, shard);
@@ -194,7 +194,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}),
       // Every shard declared the layers the union declares: dropping one would lose what all of them hold.
       structure: identity!.capabilities.includes('"sag-structured"') ? 'require' : 'auto',
-      ...(options.limits !== undefined ? { limits: options.limits as Record<string, number> } : {}),
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
       ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
@@ -223,6 +223,11 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       }
     });
   }
+}
+
+/** A non-empty list of non-empty paths (what callers without types might not pass). */
+function isPathList(v: unknown): v is readonly string[] {
+  return Array.isArray(v) && v.length > 0 && v.every((p) => typeof p === 'string' && p.length > 0);
 }
 
 /** Adds `key` to `held`; true when an identical record was there already. */
@@ -321,4 +326,3 @@ function assertSameRelease(first: ShardIdentity, other: ShardIdentity, firstPath
     });
   }
 }
-
