@@ -19,7 +19,7 @@ export const mergeCommand: Command = {
     'any export (coverage, references, vectors, limits) and depends only on the content: the same shards',
     'in any order give the same bytes.',
   ].join('\n'),
-  positionals: [{ name: 'shard.octx', description: 'the shards (two or more, any order)', variadic: true }],
+  positionals: [{ name: 'shard.octx', description: 'the shards (any order; one package alone is written in its canonical order)', variadic: true }],
   options: {
     output: EXPORT_OPTIONS.output!,
     mkdir: EXPORT_OPTIONS.mkdir!,
@@ -27,8 +27,8 @@ export const mergeCommand: Command = {
     consumer: EXPORT_OPTIONS.consumer!,
     ...EXPORT_LIMIT_OPTIONS,
   },
-  examplesNote: 'out/shard-*.octx: written by `octx-export build <folder> --shard i/n` with the same --asset-id, --version and --created-at',
-  examples: ['octx-export merge out/shard-1.octx out/shard-2.octx out/shard-3.octx -o out/kb.octx'],
+  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`; shards are packages built apart with the same --asset-id, --version and --created-at',
+  examples: ['octx-export merge out/three-kingdoms.octx -o out/three-kingdoms-merged.octx'],
   async run(ctx) {
     for (const shard of ctx.positionals) await requirePackagePath(shard, 'shard');
     const consumer = consumerOption(str(ctx.values, 'consumer'));
