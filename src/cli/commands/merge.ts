@@ -27,7 +27,8 @@ export const mergeCommand: Command = {
     consumer: EXPORT_OPTIONS.consumer!,
     ...EXPORT_LIMIT_OPTIONS,
   },
-  examplesNote: 'out/three-kingdoms.octx: written by the first example of `octx-export build --help`; shards are packages built apart with the same --asset-id, --version and --created-at',
+  examplesNote:
+    'out/three-kingdoms.octx: written by the first example of `octx-export build --help`; shards are packages built apart with the same --asset-id, --version and --created-at',
   examples: ['octx-export merge out/three-kingdoms.octx -o out/three-kingdoms-merged.octx'],
   async run(ctx) {
     for (const shard of ctx.positionals) await requirePackagePath(shard, 'shard');
