@@ -49,7 +49,7 @@ export interface MergeOptions {
 export interface MergeResult extends ExportResult {
   /** The shards, as given. */
   readonly shards: readonly string[];
-  /** Records (per kind), documents, extension files and vector rows that two or more shards held, identical, and the package holds once. */
+  /** Records (per kind), extension files and vector rows that two or more shards held, identical, and the package holds once (counted once per extra copy). */
   readonly shared: Readonly<Record<RecordKind | 'extensions' | 'vectors', number>>;
 }
 

@@ -86,7 +86,7 @@ export class RedisIdLedgerStore implements IdLedgerStore {
     const args: string[] = [];
     keys.forEach((key, i) => args.push(key, proposals[i]!));
     try {
-      const out = (await this.#client.eval(CLAIM_SCRIPT, 1, `${this.#namespace}:${kind}`, ...args));
+      const out = await this.#client.eval(CLAIM_SCRIPT, 1, `${this.#namespace}:${kind}`, ...args);
       return Array.isArray(out) ? out.map((v: unknown) => (Buffer.isBuffer(v) ? v.toString('utf8') : (v as string))) : [];
     } catch (e) {
       throw new OctxError('OCTX_LEDGER_FAILED', `the shared id ledger ${this.description} failed: ${(e as Error).message}`, { cause: e });
