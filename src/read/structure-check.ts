@@ -192,6 +192,13 @@ interface KindState {
   selfWords: Uint32Array;
   /** The resolved own-kind reference of each record after the file (-1 none, -2 missing). */
   parents: Int32Array;
+  /**
+   * The input digests of this kind recomputed in the pass: looked up in `inputs` at the kind's
+   * first record (`inputs` is filled before the files stream), `null` until then.
+   */
+  digests: InputDigests | undefined | null;
+  /** The coverage flags each reference of `check.refs` sets (undefined: it keeps no rule). */
+  readonly flags: (Uint8Array | undefined)[];
 }
 
 /**
@@ -240,12 +247,14 @@ export class StructureChecker {
           pairs: check.duplicateCode === undefined ? undefined : new KeyCollector(),
           selfWords: new Uint32Array(check.selfRef === undefined ? 0 : 4 * 1024),
           parents: new Int32Array(0),
+          digests: check.vectors ? null : undefined,
+          flags: check.refs.map(() => undefined),
         };
         return [kind, state];
       }),
     ) as Record<RecordKind, KindState>;
     // Documents are all known before the structure files; records only after their file.
-    for (const rule of COVERAGE_RULE_ORDER) if (RULE_REFS[rule].idKind === IdKind.document) this.covered[rule] = new Uint8Array(documents.length);
+    for (const rule of COVERAGE_RULE_ORDER) if (RULE_REFS[rule].idKind === IdKind.document) this.cover(rule, new Uint8Array(documents.length));
   }
 
   /** Reports one issue. */
@@ -320,31 +329,17 @@ export class StructureChecker {
    * the record when it was parsed here (an input digest renders it), not when replayed.
    */
   private accepted(state: KindState, r: Record<string, unknown> | undefined, value: number, line: number): void {
+    // The rare paths (a report, an input digest, a parent's words) are calls of their own, so
+    // this one stays small enough for the id-space lookups to be inlined into it.
     const w = this.w;
     const check = state.check;
-    const kind = check.kind;
     let index = -1;
-    let id: string | undefined;
     if (check.own !== undefined) {
       index = this.ids.registerWords(w, 0, check.own);
-      if (index < 0) {
-        const holder = IdSpace.kindOf(-1 - index);
-        id = wordsToUuid(w, 0);
-        this.fail('OCTX_ID_DUPLICATE', check.path, line, `id ${id} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`, id, 'id');
-        return;
-      }
+      if (index < 0) return this.duplicateId(check, index, line);
       state.lines.push(line);
-      const inputs = check.vectors ? this.inputs[kind] : undefined;
-      if (inputs !== undefined && r !== undefined) inputs.add(index, r, (id = r[check.idField] as string), line);
-      const self = check.selfRef;
-      if (self !== undefined) {
-        if ((index + 1) * 4 > state.selfWords.length) {
-          const grown = new Uint32Array(state.selfWords.length * 2);
-          grown.set(state.selfWords);
-          state.selfWords = grown;
-        }
-        state.selfWords.set(w.subarray(self.at, self.at + 4), index * 4);
-      }
+      if (state.digests !== undefined && r !== undefined) this.inputDigest(state, r, index, line);
+      if (check.selfRef !== undefined) this.keepSelfReference(state, check.selfRef, index);
     }
     const refs = check.refs;
     const found = this.found;
@@ -356,23 +351,52 @@ export class StructureChecker {
       if (j >= 0) continue;
       missing = true;
       // After a file was cut short (resource limit), "missing" would only repeat that failure.
-      if (this.incomplete && !ref.always) continue;
-      const named = wordsToUuid(w, ref.at);
-      if (check.own === undefined) this.fail(ref.code, check.path, line, `${ref.field} ${named} is not ${ref.noun} of this package`, undefined, ref.field);
-      else this.fail(ref.code, check.path, line, `${kind} ${ref.field} ${named} is not the id of ${ref.noun} in this package`, (id ??= wordsToUuid(w, 0)), ref.field);
+      if (!this.incomplete || ref.always) this.missingReference(check, ref, line);
     }
     if (missing) return;
-    if (state.pairs !== undefined) {
+    const pairs = state.pairs;
+    if (pairs !== undefined) {
       const a = found[0]!;
       const b = found[1]!;
-      if (a < PAIR_BASE && b < PAIR_BASE) state.pairs.add(a * PAIR_BASE + b, line);
-      else state.pairs.addWide(`${a}:${b}`, line);
+      if (a < PAIR_BASE && b < PAIR_BASE) pairs.add(a * PAIR_BASE + b, line);
+      else pairs.addWide(`${a}:${b}`, line);
     }
-    for (let i = 0; i < refs.length; i++) {
-      const rule = refs[i]!.rule;
-      if (rule !== undefined) this.covered[rule]![found[i]!] = 1;
+    const flags = state.flags;
+    for (let i = 0; i < flags.length; i++) {
+      const f = flags[i];
+      if (f !== undefined) f[found[i]!] = 1;
     }
     state.rule?.keep(this, index, found, value, line);
+  }
+
+  /** `OCTX_ID_DUPLICATE`: the id in slot 0 is already used (`found` is `-1 - code` of its holder). */
+  private duplicateId(check: KindCheck, found: number, line: number): void {
+    const id = wordsToUuid(this.w, 0);
+    const holder = describeIdKind(IdSpace.kindOf(-1 - found));
+    this.fail('OCTX_ID_DUPLICATE', check.path, line, `id ${id} is already used by ${holder}; ids are unique across the asset, documents and records`, id, 'id');
+  }
+
+  /** Hands a registered record to the input digests of its kind, when they are recomputed in this pass. */
+  private inputDigest(state: KindState, r: Record<string, unknown>, index: number, line: number): void {
+    const digests = state.digests === null ? (state.digests = this.inputs[state.check.kind]) : state.digests;
+    digests?.add(index, r, r[state.check.idField] as string, line);
+  }
+
+  /** Keeps the words of a record's reference to its own kind, resolved by `finishKind`. */
+  private keepSelfReference(state: KindState, self: ReferenceCheck, index: number): void {
+    if ((index + 1) * 4 > state.selfWords.length) {
+      const grown = new Uint32Array(state.selfWords.length * 2);
+      grown.set(state.selfWords);
+      state.selfWords = grown;
+    }
+    state.selfWords.set(this.w.subarray(self.at, self.at + 4), index * 4);
+  }
+
+  /** A reference (its words at `ref.at`) that names no record of its kind: a relation by its line, a record by its id too. */
+  private missingReference(check: KindCheck, ref: ReferenceCheck, line: number): void {
+    const named = wordsToUuid(this.w, ref.at);
+    if (check.own === undefined) this.fail(ref.code, check.path, line, `${ref.field} ${named} is not ${ref.noun} of this package`, undefined, ref.field);
+    else this.fail(ref.code, check.path, line, `${check.kind} ${ref.field} ${named} is not the id of ${ref.noun} in this package`, wordsToUuid(this.w, 0), ref.field);
   }
 
   /**
@@ -408,7 +432,14 @@ export class StructureChecker {
 
   /** Sizes the coverage flags of the rules kept by relations; call after the record files, before the relations. */
   beginRelations(): void {
-    for (const rule of COVERAGE_RULE_ORDER) this.covered[rule] ??= new Uint8Array(this.ids.count(RULE_REFS[rule].idKind));
+    for (const rule of COVERAGE_RULE_ORDER) if (this.covered[rule] === undefined) this.cover(rule, new Uint8Array(this.ids.count(RULE_REFS[rule].idKind)));
+  }
+
+  /** Gives coverage rule `rule` its flags, set by the reference that keeps it. */
+  private cover(rule: CoverageRule, flags: Uint8Array): void {
+    this.covered[rule] = flags;
+    const { by } = COVERAGE_RULES[rule];
+    this.state[by].flags[KIND_CHECKS[by].refs.indexOf(RULE_REFS[rule])] = flags;
   }
 
   /** Reports the cross-record rules' findings and repeated relation pairs, then the coverage rules of SEED §6. */

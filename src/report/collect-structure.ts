@@ -12,7 +12,7 @@
 import { IdKind } from '../model/id-kind.js';
 import { OctxError } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
-import type { JsonlRecord, OctxPackage } from '../read/open-package.js';
+import type { OctxPackage } from '../read/open-package.js';
 import type { IdSpace } from '../read/id-space.js';
 import type { DocumentTable } from './collect-documents.js';
 import { Growable } from './growable.js';
@@ -56,15 +56,8 @@ export const text = (r: unknown, field: string): string | undefined => {
  * (digest, JSON, limits) stops its pass and is noted in `unreadable`.
  */
 export async function eachRecord(pkg: OctxPackage, kind: RecordKind, unreadable: string[], each: (record: unknown) => void): Promise<void> {
-  const iterators: Record<RecordKind, () => AsyncIterableIterator<JsonlRecord<unknown>>> = {
-    chunk: () => pkg.chunks(),
-    event: () => pkg.events(),
-    entity: () => pkg.entities(),
-    'chunk-event': () => pkg.chunkEvents(),
-    'event-entity': () => pkg.eventEntities(),
-  };
   try {
-    for await (const { record } of iterators[kind]()) each(record);
+    for await (const { record } of pkg.records(kind)) each(record);
   } catch (e) {
     if (!(e instanceof OctxError)) throw e;
     const note = `${RECORD_KINDS[kind].path}: ${e.code}`;
