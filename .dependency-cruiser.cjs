@@ -29,6 +29,8 @@ const LAYERS = {
   adapters: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
   // floor 5 (beside export/): the HTML report of a package, a reader of packages (octx-export/report)
   report: ['model', 'package', 'knowledge', 'vectors', 'consumers', 'read'],
+  // floor 7, beside the adapters: past one machine (shared Redis ledger, merge helpers for job engines)
+  distributed: ['model', 'package', 'knowledge', 'structure', 'vectors', 'release', 'consumers', 'read', 'plan', 'export', 'builder'],
 };
 
 const layerRules = Object.entries(LAYERS).map(([folder, allowed]) => ({
@@ -71,6 +73,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/index\\.ts$' },
       to: { path: '^src/adapters/', reachable: true },
+    },
+    {
+      name: 'root-entry-not-to-distributed',
+      comment: 'The root entry must not load the distributed part or its Redis client (ioredis): only octx-export/distributed does.',
+      severity: 'error',
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '^src/distributed/|(^|/)node_modules/ioredis/|^ioredis$', reachable: true },
     },
     {
       name: 'root-entry-not-to-better-sqlite3',

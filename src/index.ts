@@ -84,5 +84,9 @@ export {
 } from './consumers/index.js';
 export { casefold, nfcCasefold } from './model/casefold.js';
 export { ProducerState, IdLedger, nextVersion, LEDGER_KINDS, type ProducerStateData, type ReleaseRecord, type LedgerKind } from './release/producer-state.js';
+export { entityIdentityKey, type EntityIdentity } from './release/id-ledger.js';
+export type { IdLedgerStore, LedgerReservation } from './release/ledger-store.js';
+export type { LedgerIds } from './release/ledger-kinds.js';
 export { repackPackage, type RepackOptions, type RepackResult } from './export/repack.js';
+export { mergePackages, type MergeOptions, type MergeResult } from './builder/merge-packages.js';
 export type { DeriveOptions, DerivationSummary } from './builder/derive.js';

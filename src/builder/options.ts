@@ -11,6 +11,7 @@ import { DEFAULT_COMPRESSION_LEVEL } from '../package/compression-level.js';
 import { compressionLevelSchema } from '../package/compression-level-schema.js';
 import { CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 import { unknownKeyIssues } from '../model/option-keys.js';
+import type { IdLedgerStore } from '../release/ledger-store.js';
 
 /** Options of `new PackageBuilder(options)`. */
 export interface PackageBuilderOptions {
@@ -29,6 +30,13 @@ export interface PackageBuilderOptions {
   };
   /** Producer state file (asset id, released versions, id ledger); see `ProducerState`. */
   readonly state?: string;
+  /**
+   * A shared id ledger (`octx-export/distributed`'s `RedisIdLedgerStore`, or any
+   * {@link IdLedgerStore}): shard builds on several machines then give one producer key one id.
+   * `builder.ids` fetches from it (`await builder.ids.reserve(...)`) instead of minting locally;
+   * the state file, if any, keeps the releases, and its ids are only proposals to the store.
+   */
+  readonly ledger?: IdLedgerStore;
   /** Where record payloads are spilled while collecting (default: the OS temp folder). */
   readonly tempDir?: string;
   /** `type` given to documents whose frontmatter has none (default `Document`). */
@@ -154,6 +162,11 @@ const builderOptionsSchema = z.object({
     })
     .optional(),
   state: z.string().min(1).optional(),
+  ledger: z
+    .custom<IdLedgerStore>((v) => typeof v === 'object' && v !== null && typeof (v as IdLedgerStore).claim === 'function' && typeof (v as IdLedgerStore).description === 'string', {
+      error: 'must be an IdLedgerStore ({ description, claim(kind, keys, proposals) })',
+    })
+    .optional(),
   tempDir: z.string().min(1).optional(),
   defaultDocumentType: z
     .string()
@@ -223,6 +236,7 @@ export interface ResolvedBuilderOptions {
   readonly version?: string;
   readonly createdAt?: string;
   readonly state?: string;
+  readonly ledger?: IdLedgerStore;
   readonly tempDir?: string;
   readonly defaultDocumentType?: string;
   readonly compressionLevel: number;
@@ -282,6 +296,7 @@ export function resolveBuilderOptions(input: unknown): ResolvedBuilderOptions {
     ...(o.release?.version !== undefined ? { version: o.release.version } : {}),
     ...(createdAt !== undefined ? { createdAt } : {}),
     ...(o.state !== undefined ? { state: o.state } : {}),
+    ...(o.ledger !== undefined ? { ledger: o.ledger } : {}),
     ...(o.tempDir !== undefined ? { tempDir: o.tempDir } : {}),
     ...(o.defaultDocumentType !== undefined ? { defaultDocumentType: o.defaultDocumentType } : {}),
     compressionLevel: o.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,

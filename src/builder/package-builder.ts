@@ -106,7 +106,9 @@ export class PackageBuilder {
         message: `the producer state belongs to asset ${remembered}, not ${this.#options.assetId}; use another state file for another asset`,
       });
     }
-    this.#ledger = this.#state?.ids ?? new IdLedger();
+    // With a shared store the store is the ledger; the state's ids are only proposals to it.
+    const store = this.#options.ledger;
+    this.#ledger = store === undefined ? (this.#state?.ids ?? new IdLedger()) : new IdLedger(this.#state?.ids.toJSON(), { store });
     this.#assetId = this.#options.assetId ?? remembered ?? newId();
     if (this.#options.derivedFrom?.asset_id === this.#assetId) {
       throw OctxError.of({ code: 'OCTX_ASSET_INVALID', field: 'asset.id', message: 'a Derived Asset needs a new asset id, different from its source' });

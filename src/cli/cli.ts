@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { commandHelp, mainHelp, parseCommandLine, usageError, type CliIo, type Command } from './args.js';
 import { buildCommand } from './commands/build.js';
 import { deriveCommand } from './commands/derive.js';
+import { mergeCommand } from './commands/merge.js';
 import { examplesCommand } from './commands/examples.js';
 import { diffCommand } from './commands/diff.js';
 import { fromIngestCommand } from './commands/from-ingest.js';
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   inspectCommand,
   deriveCommand,
+  mergeCommand,
   diffCommand,
   reportCommand,
   fromRagCommand,

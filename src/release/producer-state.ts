@@ -7,11 +7,11 @@ import { acquireStateLock } from './state-lock.js';
 import { readRegularFileSync } from '../package/regular-file.js';
 import { fsFailure } from '../model/fs-errors.js';
 import { createMissingFolders, removeCreatedFolders } from '../package/created-folders.js';
-import { newId, UUID_V7_PATTERN } from '../model/ids.js';
+import { UUID_V7_PATTERN } from '../model/ids.js';
 import { bumpSemVer, compareSemVer, isSemVer } from '../model/semver.js';
 import { isOctxTime } from '../model/time.js';
-import { nfcCasefold } from '../model/casefold.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import { IdLedger } from './id-ledger.js';
+import { perLedgerKind, type LedgerIds } from './ledger-kinds.js';
 
 /** One released version, as the producer remembers it. */
 export interface ReleaseRecord {
@@ -27,28 +27,8 @@ export interface ReleaseRecord {
   readonly output?: string;
 }
 
-/** The kind of id each record kind of `RECORD_KINDS` defines (relations define none). */
-type DefinedIdKind = { [K in RecordKind]: (typeof RECORD_KINDS)[K] extends { readonly defines: infer D } ? D : never }[RecordKind];
-
-/**
- * Kinds of ids the ledger mints: documents and every kind of id a record kind defines (the
- * asset's id is kept in the state itself).
- */
-export type LedgerKind = 'document' | DefinedIdKind;
-
-/** The ledger's kinds in the state file's order: documents, then the record kinds' in table order. */
-export const LEDGER_KINDS: readonly LedgerKind[] = Object.freeze([
-  'document' as const,
-  ...RECORD_KIND_ORDER.flatMap((kind): DefinedIdKind[] => {
-    const defines = (RECORD_KINDS[kind] as { readonly defines?: DefinedIdKind }).defines;
-    return defines === undefined ? [] : [defines];
-  }),
-]);
-
-/** `f(kind)` for each ledger kind, as an object in {@link LEDGER_KINDS} order. */
-function perLedgerKind<T>(f: (kind: LedgerKind) => T): Record<LedgerKind, T> {
-  return Object.fromEntries(LEDGER_KINDS.map((kind) => [kind, f(kind)])) as Record<LedgerKind, T>;
-}
+export { IdLedger, entityIdentityKey, type EntityIdentity } from './id-ledger.js';
+export { LEDGER_KINDS, type LedgerKind, type LedgerIds } from './ledger-kinds.js';
 
 /**
  * The producer state file: the asset's identity, every released version, the document ids by
@@ -62,7 +42,7 @@ export interface ProducerStateData {
   readonly releases: Readonly<Record<string, ReleaseRecord>>;
   /** `knowledge/…` path → `octx.document_id` minted for it. */
   readonly documents: Readonly<Record<string, string>>;
-  readonly ids: Readonly<Record<LedgerKind, Readonly<Record<string, string>>>>;
+  readonly ids: LedgerIds;
   /**
    * `knowledge/…` path → the similarity signature of its body in the latest release (written by a
    * folder build: the next build finds a renamed page by it and keeps its id). Opaque here.
@@ -95,79 +75,6 @@ const stateSchema = z.object({
 
 function emptyState(): ProducerStateData {
   return { format: 'octx-export/producer-state', version: 1, releases: {}, documents: {}, ids: perLedgerKind(() => ({})) };
-}
-
-/**
- * Stable ids for producer keys: `ids.chunk('doc-1#0')` returns the same UUIDv7 on every run once
- * it has been exported with a state file, so re-running a pipeline keeps record ids across
- * releases (seed §7). Ids minted in this run are persisted only after a successful export.
- */
-export class IdLedger {
-  readonly #known: Record<LedgerKind, Map<string, string>>;
-
-  /** @param initial the ids known from earlier exports (none: an empty ledger) */
-  constructor(initial: ProducerStateData['ids'] = emptyState().ids) {
-    this.#known = perLedgerKind((kind) => new Map(Object.entries(initial[kind])));
-  }
-
-  /**
-   * The stable id of `kind` for a producer key, minted on first use: what the typed methods
-   * call, for callers that go through every kind (`LEDGER_KINDS`).
-   * @throws OctxError `OCTX_OPTIONS_INVALID` for an empty or non-string key, or an unknown kind
-   */
-  id(kind: LedgerKind, key: string): string {
-    if (!Object.hasOwn(this.#known, kind))
-      throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'ids', message: `unknown ledger kind ${String(kind)} (one of ${LEDGER_KINDS.join(', ')})` });
-    return this.#get(kind, key);
-  }
-
-  #get(kind: LedgerKind, key: string): string {
-    if (typeof key !== 'string' || key.length === 0) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: `ids.${kind}`, message: 'ledger keys are non-empty strings' });
-    let id = this.#known[kind].get(key);
-    if (id === undefined) {
-      id = newId();
-      this.#known[kind].set(key, id);
-    }
-    return id;
-  }
-
-  /** The stable document id for a producer key. */
-  document(key: string): string {
-    return this.#get('document', key);
-  }
-  /** The stable chunk id for a producer key. */
-  chunk(key: string): string {
-    return this.#get('chunk', key);
-  }
-  /** The stable event id for a producer key. */
-  event(key: string): string {
-    return this.#get('event', key);
-  }
-  /**
-   * The stable entity id for a producer key, or for an entity's identity as SAG sees it:
-   * `ids.entity({ type, name })` keys on `type` and the NFC + case-folded `name`, so `Cao Cao`,
-   * `CAO CAO` and a decomposed spelling of the same name get one id (the ledger key is
-   * `identity:["<type>","<folded name>"]`).
-   */
-  entity(key: string | { readonly type: string; readonly name: string }): string {
-    if (typeof key === 'object' && key !== null) {
-      if (typeof key.type !== 'string' || typeof key.name !== 'string' || key.type === '' || key.name === '') {
-        throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'ids.entity', message: 'an entity identity is { type, name } with non-empty strings' });
-      }
-      return this.#get('entity', `identity:${JSON.stringify([key.type, nfcCasefold(key.name)])}`);
-    }
-    return this.#get('entity', key);
-  }
-  /** The id already known for a key, without minting one. */
-  peek(kind: LedgerKind, key: string): string | undefined {
-    return this.#known[kind].get(key);
-  }
-
-  /** The ledger as plain data, keys sorted so the state file is stable. */
-  toJSON(): ProducerStateData['ids'] {
-    const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return perLedgerKind((kind) => sorted(this.#known[kind]));
-  }
 }
 
 /**

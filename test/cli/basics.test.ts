@@ -5,7 +5,7 @@ import { ROOT, tempDir } from '../helpers/temp.js';
 import { jsonOf, runCli } from './run-cli.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const COMMANDS = ['examples', 'build', 'validate', 'inspect', 'derive', 'diff', 'report', 'from-rag', 'from-ingest', 'from-sag', 'from-graphrag'];
+const COMMANDS = ['examples', 'build', 'validate', 'inspect', 'derive', 'merge', 'diff', 'report', 'from-rag', 'from-ingest', 'from-sag', 'from-graphrag'];
 
 describe('octx-export: help, version and usage errors (real CLI)', () => {
   it('--help lists every command on stdout and exits 0; no arguments prints it on stderr and exits 2', async () => {

@@ -1,0 +1,328 @@
+/**
+ * The reduce step of a sharded build: several packages of one asset and release ("shards"), each
+ * built on its own, merged into the one package a single build would have written. Every shard is
+ * validated through the safe reader first; the union is then checked for what only the union can
+ * break (a document or record in two shards that disagree, two entity ids for one identity) and
+ * written through a builder and its export: the same planner (coverage, references, hierarchy,
+ * vector completeness, limits) and the same writer, verification and atomic publish.
+ *
+ * The result depends on the shards' content only: records of each kind are written in the order
+ * of their key (the id; a relation's pair), documents and files in path order (as every export
+ * writes them), so the same shards in any order, or the same content cut into other shards, give
+ * the same bytes.
+ */
+import canonicalize from 'canonicalize';
+import { OctxError, type OctxIssue } from '../model/errors.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
+import type { ArchiveLimits } from '../model/limits.js';
+import { keysOf, assertKnownKeys } from '../model/option-keys.js';
+import { openPackage } from '../read/open-package.js';
+import { validatePackage } from '../read/validate-package.js';
+import { consumerProfile, CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
+import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
+import { VECTOR_TARGET_PATHS } from '../model/paths.js';
+import { inputHashDeclaration } from '../vectors/input-digest.js';
+import type { VectorConfigInput } from '../vectors/config.js';
+import type { DerivedFrom } from '../package/manifest.js';
+import type { ProgressEvent } from '../plan/report.js';
+import { PackageBuilder, type ExportResult } from './package-builder.js';
+
+/** Options of {@link mergePackages}. */
+export interface MergeOptions {
+  /** The `.octx` file to write. */
+  readonly output: string;
+  /** Replace an existing file at `output` (default false: refuse with `OCTX_OUTPUT_EXISTS`). */
+  readonly overwrite?: boolean;
+  /** The consumer the package is for (default `seed`): its identity rules apply to the union, and its checks to the export. */
+  readonly consumer?: ConsumerName;
+  /** Limits for reading the shards and writing the result (default: the readers' defaults). */
+  readonly limits?: Partial<ArchiveLimits>;
+  /** Where the builder spills while merging (default: the OS temp folder). */
+  readonly tempDir?: string;
+  /** Export progress, as `builder.export({ onProgress })` reports it. */
+  readonly onProgress?: (event: ProgressEvent) => void;
+  /** Cancels the merge; nothing is published. */
+  readonly signal?: AbortSignal;
+}
+
+/** What {@link mergePackages} did: the export's result, and what the union held. */
+export interface MergeResult extends ExportResult {
+  /** The shards, as given. */
+  readonly shards: readonly string[];
+  /** Records (per kind), extension files and vector rows that two or more shards held, identical, and the package holds once (counted once per extra copy). */
+  readonly shared: Readonly<Record<RecordKind | 'extensions' | 'vectors', number>>;
+}
+
+const MERGE_OPTION_KEYS = keysOf<MergeOptions>({ output: true, overwrite: true, consumer: true, limits: true, tempDir: true, onProgress: true, signal: true });
+
+/** What must be equal in every shard, read from its manifest and vector config. */
+interface ShardIdentity {
+  readonly assetId: string;
+  readonly assetName: string;
+  readonly derivedFrom?: DerivedFrom;
+  readonly version: string;
+  readonly createdAt: string;
+  readonly capabilities: string;
+  readonly vectorConfig?: Record<string, unknown>;
+}
+
+/** One record of the union: its canonical JSON and the first shard that held it. */
+interface Held {
+  readonly json: string;
+  readonly shard: number;
+}
+
+/**
+ * Merges shards of one asset and release into one package (see the module comment for the
+ * rules). The shards are read one at a time, so any number of them holds only one open.
+ * @throws OctxError `OCTX_MERGE_SHARD_INVALID` (a shard the validator refuses, truncated or
+ *   unreadable: its issues, naming the shard), `OCTX_MERGE_MISMATCH` (asset, release,
+ *   capabilities or vector config differ: the field and both shards), `OCTX_MERGE_DOCUMENT_OVERLAP`
+ *   (a document path or id in two shards), `OCTX_MERGE_RECORD_CONFLICT` (one id, relation pair or
+ *   extension path with different content in two shards), `OCTX_MERGE_ENTITY_IDENTITY` (two entity
+ *   ids for one identity under the consumer's rules), `OCTX_OPTIONS_INVALID`, and the export's
+ *   own codes (nothing is written on any of them)
+ */
+export async function mergePackages(inputs: readonly string[], options: MergeOptions): Promise<MergeResult> {
+  assertKnownKeys(options, MERGE_OPTION_KEYS, 'mergePackages options');
+  if (!isPathList(inputs)) {
+    throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'inputs', message: 'mergePackages needs at least one shard path' });
+  }
+  if (options.consumer !== undefined && !CONSUMER_NAMES.includes(options.consumer)) consumerProfile(options.consumer);
+  const duplicatePath = inputs.find((p, i) => inputs.indexOf(p) !== i);
+  if (duplicatePath !== undefined) throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'inputs', path: duplicatePath, message: `${duplicatePath} is given twice` });
+  const limits = options.limits ? { limits: options.limits } : {};
+  let identity: ShardIdentity | undefined;
+  const documentPaths = new Map<string, number>();
+  const documentIds = new Map<string, number>();
+  const extensions = new Map<string, Held>();
+  const records = Object.fromEntries(RECORD_KIND_ORDER.map((k) => [k, new Map<string, Held>()])) as Record<RecordKind, Map<string, Held>>;
+  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, Held & { vector: Float32Array; inputSha256?: string }>()])) as Record<
+    VectorTarget,
+    Map<string, Held & { vector: Float32Array; inputSha256?: string }>
+  >;
+  const shared = Object.fromEntries([...RECORD_KIND_ORDER, 'extensions', 'vectors'].map((k) => [k, 0])) as Record<RecordKind | 'extensions' | 'vectors', number>;
+  const identityRules = consumerProfile(options.consumer ?? 'seed').rules.filter((r) => r.rule === 'unique' && r.subject === 'entity');
+  const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
+  let builder: PackageBuilder | undefined;
+  let digestsKnown = false;
+  try {
+    for (let s = 0; s < inputs.length; s++) {
+      const shard = inputs[s]!;
+      const found = await shardIdentity(shard, limits);
+      if (identity === undefined) {
+        identity = found;
+        builder = new PackageBuilder({
+          asset: { name: found.assetName, id: found.assetId, ...(found.derivedFrom ? { derivedFrom: found.derivedFrom } : {}) },
+          release: { version: found.version, createdAt: found.createdAt },
+          ...(options.consumer !== undefined ? { consumer: options.consumer } : {}),
+          ...(options.tempDir !== undefined ? { tempDir: options.tempDir } : {}),
+        });
+        if (found.vectorConfig !== undefined) {
+          builder.setVectorConfig(found.vectorConfig as unknown as VectorConfigInput);
+          digestsKnown = inputHashDeclaration(found.vectorConfig) === 'supported';
+        }
+      } else {
+        assertSameRelease(identity, found, inputs[0]!, shard);
+      }
+      const pkg = await openPackage(shard, limits);
+      try {
+        for await (const doc of pkg.documents()) {
+          const before = documentPaths.get(doc.path);
+          if (before !== undefined) throw overlap(doc.path, 'path', inputs[before]!, shard);
+          documentPaths.set(doc.path, s);
+          if (doc.documentId !== undefined) {
+            const sameId = documentIds.get(doc.documentId);
+            if (sameId !== undefined) throw overlap(doc.path, `id ${doc.documentId}`, inputs[sameId]!, shard);
+            documentIds.set(doc.documentId, s);
+          }
+          builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
+        }
+        for (const f of pkg.listedFiles()) {
+          if (!f.path.startsWith('extensions/')) continue;
+          const bytes = await pkg.readFile(f.path);
+          if (hold(extensions, f.path, `sha256:${f.sha256}`, s, inputs, 'extension file', shard)) shared.extensions++;
+          else builder!.addExtensionFile(f.path, bytes);
+        }
+        for (const kind of RECORD_KIND_ORDER) {
+          for await (const { record, line } of pkg.records(kind)) {
+            const key = recordKey(kind, record as object as Record<string, unknown>);
+            if (hold(records[kind], key, canonicalize(record)!, s, inputs, `${kind} ${key}`, shard, line)) {
+              shared[kind]++;
+              continue;
+            }
+            if (kind === 'entity') checkIdentity(record as object as Record<string, unknown>, s);
+          }
+        }
+        if (identity.vectorConfig !== undefined) {
+          for (const target of VECTOR_TARGETS) {
+            if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
+            for await (const row of pkg.vectors(target)) {
+              const digest = digestsKnown ? row.inputSha256 : undefined;
+              const json = `${Buffer.from(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength).toString('base64')} ${digest ?? ''}`;
+              const before = vectors[target].get(row.recordId);
+              if (before !== undefined) {
+                if (before.json !== json) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
+                shared.vectors++;
+                continue;
+              }
+              vectors[target].set(row.recordId, { json, shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
+            }
+          }
+        }
+      } finally {
+        await pkg.close();
+      }
+    }
+    // Records in key order, whatever the shards' order: kinds in table order, so a relation
+    // follows the records it names.
+    for (const kind of RECORD_KIND_ORDER) {
+      const held = records[kind];
+      for (const key of [...held.keys()].sort(compareKeys)) builder!.addRecord(kind, JSON.parse(held.get(key)!.json) as object);
+      held.clear();
+    }
+    for (const target of VECTOR_TARGETS) {
+      const rows = vectors[target];
+      for (const id of [...rows.keys()].sort(compareKeys)) {
+        const row = rows.get(id)!;
+        builder!.addVector(target, id, row.vector, row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
+      }
+      rows.clear();
+    }
+    const result = await builder!.export({
+      output: options.output,
+      ...(options.overwrite !== undefined ? { overwrite: options.overwrite } : {}),
+      // Every shard declared the layers the union declares: dropping one would lose what all of them hold.
+      structure: identity!.capabilities.includes('"sag-structured"') ? 'require' : 'auto',
+      ...(options.limits !== undefined ? { limits: options.limits } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+    builder = undefined;
+    return { ...result, shards: [...inputs], shared };
+  } finally {
+    await builder?.dispose();
+  }
+
+  function checkIdentity(record: Record<string, unknown>, s: number): void {
+    identityRules.forEach((rule, r) => {
+      if (rule.rule !== 'unique') return;
+      const key = rule.key(record);
+      if (key === undefined) return;
+      const seen = identities[r]!.get(key);
+      const id = String(record.id);
+      if (seen === undefined) identities[r]!.set(key, { id, shard: s });
+      else if (seen.id !== id) {
+        throw OctxError.of({
+          code: 'OCTX_MERGE_ENTITY_IDENTITY',
+          path: inputs[s],
+          field: rule.field,
+          recordId: id,
+          message: `entities ${seen.id} (${inputs[seen.shard]}) and ${id} (${inputs[s]}) have one ${rule.describe} under the ${options.consumer ?? 'seed'} consumer: shard builds must give one identity one id (share the id ledger)`,
+        });
+      }
+    });
+  }
+}
+
+/** A non-empty list of non-empty paths (what callers without types might not pass). */
+function isPathList(v: unknown): v is readonly string[] {
+  return Array.isArray(v) && v.length > 0 && v.every((p) => typeof p === 'string' && p.length > 0);
+}
+
+/** Adds `key` to `held`; true when an identical record was there already. */
+function hold(held: Map<string, Held>, key: string, json: string, s: number, inputs: readonly string[], what: string, shard: string, line?: number): boolean {
+  const before = held.get(key);
+  if (before === undefined) {
+    held.set(key, { json, shard: s });
+    return false;
+  }
+  if (before.json === json) return true;
+  throw conflict(what, inputs[before.shard]!, shard, undefined, line);
+}
+
+function conflict(what: string, first: string, second: string, path?: string, line?: number): OctxError {
+  return OctxError.of({
+    code: 'OCTX_MERGE_RECORD_CONFLICT',
+    path: path ?? second,
+    ...(line !== undefined ? { line } : {}),
+    message: `${what} is in ${first} and in ${second} with different content: shards may share a record only when both hold it byte for byte (canonical JSON)`,
+  });
+}
+
+function overlap(path: string, what: string, first: string, second: string): OctxError {
+  return OctxError.of({
+    code: 'OCTX_MERGE_DOCUMENT_OVERLAP',
+    path,
+    message: `document ${path} (${what}) is in ${first} and in ${second}: each document belongs to exactly one shard`,
+  });
+}
+
+/** The key a record is unique by: its id, or a relation's pair. */
+function recordKey(kind: RecordKind, record: Record<string, unknown>): string {
+  const row = RECORD_KINDS[kind];
+  return row.role === 'relation' ? row.idFields.map((f) => String(record[f])).join(' ') : String(record.id);
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Validates a shard and reads what every shard must share. */
+async function shardIdentity(shard: string, limits: { limits?: Partial<ArchiveLimits> }): Promise<ShardIdentity> {
+  const report = await validatePackage(shard, limits);
+  const errors = report.issues.filter((i) => i.severity === 'error');
+  if (!report.valid || errors.length > 0) {
+    throw OctxError.aggregate(
+      'OCTX_MERGE_SHARD_INVALID',
+      `shard ${shard} is not a valid package, so it cannot be merged (rebuild it):`,
+      errors.map((i): OctxIssue => ({ ...i, message: `${shard}: ${i.message}` })),
+      report,
+    );
+  }
+  const m = report.manifest as {
+    asset: { id: string; name: string; derived_from?: DerivedFrom };
+    release: { version: string; created_at: string };
+    capabilities?: Record<string, unknown>;
+  };
+  let vectorConfig: Record<string, unknown> | undefined;
+  if (m.capabilities?.vectors !== undefined) {
+    const pkg = await openPackage(shard, limits);
+    try {
+      vectorConfig = await pkg.vectorConfig();
+    } finally {
+      await pkg.close();
+    }
+  }
+  return {
+    assetId: m.asset.id,
+    assetName: m.asset.name,
+    ...(m.asset.derived_from ? { derivedFrom: m.asset.derived_from } : {}),
+    version: m.release.version,
+    createdAt: m.release.created_at,
+    capabilities: canonicalize(m.capabilities ?? {})!,
+    ...(vectorConfig !== undefined ? { vectorConfig } : {}),
+  };
+}
+
+function assertSameRelease(first: ShardIdentity, other: ShardIdentity, firstPath: string, otherPath: string): void {
+  const fields: [string, unknown, unknown][] = [
+    ['asset.id', first.assetId, other.assetId],
+    ['asset.name', first.assetName, other.assetName],
+    ['asset.derived_from', canonicalize(first.derivedFrom ?? null), canonicalize(other.derivedFrom ?? null)],
+    ['release.version', first.version, other.version],
+    ['release.created_at', first.createdAt, other.createdAt],
+    ['capabilities', first.capabilities, other.capabilities],
+  ];
+  fields.push(['vectors/config.json fingerprint', canonicalize(first.vectorConfig?.fingerprint ?? null), canonicalize(other.vectorConfig?.fingerprint ?? null)]);
+  fields.push(['vectors/config.json', canonicalize(first.vectorConfig ?? null), canonicalize(other.vectorConfig ?? null)]);
+  for (const [field, a, b] of fields) {
+    if (a === b) continue;
+    throw OctxError.of({
+      code: 'OCTX_MERGE_MISMATCH',
+      path: otherPath,
+      field,
+      message: `${otherPath} has ${field} ${String(b)}, but ${firstPath} has ${String(a)}: shards merge only within one asset and release (same asset id and name, version, created_at, capabilities and vector config)`,
+    });
+  }
+}
