@@ -30,6 +30,7 @@ const REPLACEMENTS: ReadonlyArray<readonly [RegExp, string | ((match: string, ..
   [/; add one with addDocument\(\)/g, ''],
   [/call setVectorConfig\(\) \(or embed\(\)\) before addVector\(\)/g, 'give the vector config (vectors/config.json) before the vectors'],
   [/\(verifyContentHash: false\)/g, '(--skip-hash-check)'],
+  [/ for a key not fetched first with ids\.reserve\(\)/g, ' for a key the build did not reserve first'],
   [/the config says normalized: true/g, 'the vector config says "normalized": true'],
   [/\brelease\.version must be/g, '--version must be'],
   [/\brelease\.createdAt must be a valid Date or a UTC time/g, '--created-at must be a UTC time'],
