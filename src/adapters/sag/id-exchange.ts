@@ -14,12 +14,6 @@ export type IdExchange = (kind: LedgerKind, localId: string, extra: unknown) => 
  */
 export function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts: { preserved: number; sagCompatible: number; ledger: number }; exchange: IdExchange } {
   const counts = { preserved: 0, sagCompatible: 0, ledger: 0 };
-  const ledger: Record<LedgerKind, (key: string) => string> = {
-    document: (k) => builder.ids.document(k),
-    chunk: (k) => builder.ids.chunk(k),
-    event: (k) => builder.ids.event(k),
-    entity: (k) => builder.ids.entity(k),
-  };
   const exchange: IdExchange = (kind, localId, extra) => {
     const preserved = preservedRecordId(extra);
     if (preserved) {
@@ -34,7 +28,7 @@ export function idExchange(builder: PackageBuilder, idMode: SagIdMode): { counts
       }
     }
     counts.ledger++;
-    return ledger[kind](`sag:${localId}`);
+    return builder.ids.id(kind, `sag:${localId}`);
   };
   return { counts, exchange };
 }
