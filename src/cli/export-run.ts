@@ -8,7 +8,7 @@ import type { CommandContext, OptionSpec, OptionValues } from './args.js';
 import { flag, str, usageError } from './args.js';
 import { inCliTerms } from './cli-terms.js';
 import { formatIssueLine } from './errors.js';
-import { prepareOutputTarget, writesToStdout } from './output-target.js';
+import { prepareOutputTarget, writesToStdout, writeThroughTarget } from './output-target.js';
 import { formatBytes } from '../terminal/format-bytes.js';
 import { terminalProgress, type TerminalProgress } from '../terminal/progress.js';
 import { OctxError, issue, type OctxIssue } from '../model/errors.js';
@@ -162,26 +162,17 @@ export async function runExport(
     await builder.dispose();
     throw e;
   }
-  let result: ExportResult;
-  try {
-    result = await builder.export({
-      output: target.path,
+  const result = await writeThroughTarget(target, ctx.io, progress, (output) =>
+    builder.export({
+      output,
       overwrite: flag(ctx.values, 'overwrite'),
       documentsOnly: overrides.documentsOnly ?? flag(ctx.values, 'documents-only'),
       structure: flag(ctx.values, 'require-structure') ? 'require' : 'auto',
       ...(limits ? { limits } : {}),
       onProgress: progress,
       ...(overrides.previous !== undefined ? { previous: overrides.previous } : {}),
-    });
-    progress.done();
-    if (target.toStdout) {
-      await target.deliver(ctx.io);
-      result = { ...result, output: '-' };
-    }
-  } finally {
-    progress.done();
-    await target.cleanup();
-  }
+    }),
+  );
   // Only once a package exists: on a failed export it would be noise above the error.
   const identity = identityWarning(ctx.values, result.assetId);
   if (identity && !ctx.json) ctx.io.stderr.write(`${formatIssueLine(identity, 'warning')}\n`);

@@ -119,3 +119,27 @@ function stdoutFailure(e: unknown): unknown {
   const err = new OctxError('OCTX_IO_ERROR', `could not write the package to stdout: ${why}; the package was complete and verified, only its delivery failed`, { cause: e });
   return withHint(err, 'stdout must take the whole package: redirect it where there is room (-o - > file.octx), or write the file with -o <file.octx>');
 }
+
+/**
+ * One write of a package into `target`: `write` gets the path the SDK writes to; when streaming,
+ * the verified package is then copied to stdout and the result's `output` becomes `-`. Progress
+ * ends before anything reaches stdout, and the target's staging folder is removed whatever
+ * happens (the package stays only where `-o` named a file).
+ */
+export async function writeThroughTarget<R extends { readonly output: string }>(
+  target: OutputTarget,
+  io: CliIo,
+  progress: { done(): void },
+  write: (path: string) => Promise<R>,
+): Promise<R> {
+  try {
+    const result = await write(target.path);
+    progress.done();
+    if (!target.toStdout) return result;
+    await target.deliver(io);
+    return { ...result, output: STDOUT_OUTPUT };
+  } finally {
+    progress.done();
+    await target.cleanup();
+  }
+}

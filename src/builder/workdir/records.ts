@@ -23,26 +23,9 @@ function resolveDocumentPath(
   if (!Object.hasOwn(value, 'document')) return value;
   const { document, ...rest } = value;
   const recordId = typeof value.id === 'string' ? { recordId: value.id } : {};
-  if (Object.hasOwn(value, 'document_id')) {
-    throw OctxError.of({
-      code: 'OCTX_RECORD_INVALID',
-      path,
-      line,
-      ...recordId,
-      field: 'document',
-      message: 'give the document either by path (document) or by id (document_id), not both',
-    });
-  }
-  if (typeof document !== 'string' || document === '') {
-    throw OctxError.of({
-      code: 'OCTX_RECORD_INVALID',
-      path,
-      line,
-      ...recordId,
-      field: 'document',
-      message: 'document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"',
-    });
-  }
+  const invalid = (message: string): OctxError => OctxError.of({ code: 'OCTX_RECORD_INVALID', path, line, ...recordId, field: 'document', message });
+  if (Object.hasOwn(value, 'document_id')) throw invalid('give the document either by path (document) or by id (document_id), not both');
+  if (typeof document !== 'string' || document === '') throw invalid('document must be the path of a Markdown file under knowledge/, e.g. "guides/setup.md"');
   const target = (document.startsWith('knowledge/') ? document.slice('knowledge/'.length) : document).normalize('NFC');
   const id = documentIdAt(target);
   if (id === undefined) {

@@ -3,7 +3,7 @@ import { flag, str } from '../args.js';
 import { EXIT_OK } from '../errors.js';
 import { cliProgress, EXPORT_OPTIONS, exportJson, exportSummary, printOutcome } from '../export-run.js';
 import { cliLimits, EXPORT_LIMIT_OPTIONS } from '../limits-options.js';
-import { prepareOutputTarget } from '../output-target.js';
+import { prepareOutputTarget, writeThroughTarget } from '../output-target.js';
 import { requirePackagePath } from '../fs-checks.js';
 import { consumerOption } from './validate.js';
 
@@ -37,24 +37,15 @@ export const mergeCommand: Command = {
     const { mergePackages } = await import('../../builder/merge-packages.js');
     const target = await prepareOutputTarget(ctx.values, ctx.json, ctx.io);
     const progress = cliProgress(ctx);
-    let result;
-    try {
-      result = await mergePackages(ctx.positionals, {
-        output: target.path,
+    const result = await writeThroughTarget(target, ctx.io, progress, (output) =>
+      mergePackages(ctx.positionals, {
+        output,
         overwrite: flag(ctx.values, 'overwrite'),
         ...(consumer !== undefined ? { consumer } : {}),
         ...(limits ? { limits } : {}),
         onProgress: progress,
-      });
-      progress.done();
-      if (target.toStdout) {
-        await target.deliver(ctx.io);
-        result = { ...result, output: '-' };
-      }
-    } finally {
-      progress.done();
-      await target.cleanup();
-    }
+      }),
+    );
     const shared = Object.entries(result.shared)
       .filter(([, n]) => n > 0)
       .map(([k, n]) => `${n} ${k}`);
