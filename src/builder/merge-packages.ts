@@ -16,7 +16,10 @@ import { OctxError, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import type { ArchiveLimits } from '../model/limits.js';
 import { keysOf, assertKnownKeys } from '../model/option-keys.js';
-import { openPackage } from '../read/open-package.js';
+import { resolve } from 'node:path';
+import { openPackage, sourceOf, type OctxPackage } from '../read/open-package.js';
+import { MAX_DEFLATE_RATIO } from '../export/archive-writer.js';
+import type { CopiedFile } from '../package/payload-source.js';
 import { validatePackage } from '../read/validate-package.js';
 import { consumerProfile, CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
@@ -106,6 +109,8 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
   let builder: PackageBuilder | undefined;
   let digestsKnown = false;
+  // An entry deflated beyond what the export would deflate is compressed again (and stored).
+  const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.limits?.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
   try {
     for (let s = 0; s < inputs.length; s++) {
       const shard = inputs[s]!;
@@ -126,6 +131,9 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
         assertSameRelease(identity, found, inputs[0]!, shard);
       }
       const pkg = await openPackage(shard, limits);
+      const file = resolve(shard);
+      const digests = new Map<string, string>();
+      for (const f of pkg.listedFiles()) if (!digests.has(f.path)) digests.set(f.path, f.sha256);
       try {
         for await (const doc of pkg.documents()) {
           const before = documentPaths.get(doc.path);
@@ -136,13 +144,20 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             if (sameId !== undefined) throw overlap(doc.path, `id ${doc.documentId}`, inputs[sameId]!, shard);
             documentIds.set(doc.documentId, s);
           }
-          builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
+          // documents() checked the bytes against the manifest digest and the entry's CRC-32.
+          const copy = copiedFile(pkg, doc.path, digests.get(doc.path), file, maxRatio);
+          if (copy) builder!.addCopiedFile(doc.path, doc.bytes, copy);
+          else builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
         }
         for (const f of pkg.listedFiles()) {
           if (!f.path.startsWith('extensions/')) continue;
           const bytes = await pkg.readFile(f.path);
           if (hold(extensions, f.path, `sha256:${f.sha256}`, s, inputs, 'extension file', shard)) shared.extensions++;
-          else builder!.addExtensionFile(f.path, bytes);
+          else {
+            const copy = copiedFile(pkg, f.path, f.sha256, file, maxRatio);
+            if (copy) builder!.addCopiedFile(f.path, bytes, copy);
+            else builder!.addExtensionFile(f.path, bytes);
+          }
         }
         for (const kind of RECORD_KIND_ORDER) {
           for await (const { record, line } of pkg.records(kind)) {
@@ -223,6 +238,19 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       }
     });
   }
+}
+
+/**
+ * The entry at `path` of `pkg` as a file to copy without compressing it again, when it is
+ * deflated within `maxRatio` (the export's own rule for deflating); `undefined` for a stored entry
+ * or a folder package. Its digest is `sha256`, the manifest's: the caller has read the entry
+ * through `pkg`, which checks it and the CRC-32.
+ */
+function copiedFile(pkg: OctxPackage, path: string, sha256: string | undefined, file: string, maxRatio: number): CopiedFile | undefined {
+  const stored = sourceOf(pkg).storedData?.(path);
+  if (sha256 === undefined || stored === undefined || stored.method !== 'deflate' || stored.compressedSize >= stored.size || stored.size / stored.compressedSize > maxRatio)
+    return undefined;
+  return { stream: { file, offset: stored.offset, compressedSize: stored.compressedSize, size: stored.size, crc32: stored.crc32 }, sha256 };
 }
 
 /** A non-empty list of non-empty paths (what callers without types might not pass). */
