@@ -13,16 +13,17 @@
  *
  * The baseline adds the whole content to one PackageBuilder, each kind in key order, and exports
  * it; the merge merges the shards. Both write with the default settings, so the two packages are
- * expected to be byte-identical (reported as `identical`).
+ * expected to be byte-identical (reported as `identical`). A third child validates the shards
+ * (validatePackage of each), the part of the merge that reads them.
  *
- * Child modes (run by the series): `--mode generate|export|merge --dir DIR --docs N --shards S --dim D`.
+ * Child modes (run by the series): `--mode generate|export|merge|validate --dir DIR --docs N --shards S --dim D`.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mergePackages, PackageBuilder } from 'octx-export';
+import { mergePackages, PackageBuilder, validatePackage } from 'octx-export';
 import { isMain, measure, parseArgs, RESULT_MARKER, type ChildResult } from './common.js';
 
 const CHUNKS_PER_DOCUMENT = 5;
@@ -138,6 +139,12 @@ async function child(args: Map<string, string>): Promise<void> {
       await b.export({ output: out, overwrite: true });
       return { records, payloadBytes: 0 };
     }
+    if (mode === 'validate') {
+      // What the merge spends reading its shards once, checked: validatePackage of each.
+      let valid = 0;
+      for (let s = 0; s < shards; s++) if ((await validatePackage(shardFile(dir, s))).valid) valid++;
+      return { records: valid, payloadBytes: 0 };
+    }
     // Shards in reverse order: the result must not depend on it.
     const inputs = Array.from({ length: shards }, (_, s) => shardFile(dir, shards - 1 - s));
     const r = await mergePackages(inputs, { output: out, overwrite: true });
@@ -181,7 +188,7 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     const load = [loadavg()[0]!];
     const rows: ChildResult[] = [];
     for (let i = 0; i < runs; i++) {
-      for (const mode of ['export', 'merge']) {
+      for (const mode of ['export', 'merge', 'validate']) {
         rows.push((await run(['--mode', mode, ...common]))!);
         load.push(loadavg()[0]!);
       }
@@ -189,7 +196,7 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const of = (mode: string) => rows.filter((r) => r.mode === mode);
     console.log('| mode | wall s | CPU s | peak RSS MiB |\n| --- | --- | --- | --- |');
-    for (const mode of ['export', 'merge']) {
+    for (const mode of ['export', 'merge', 'validate']) {
       const rs = of(mode);
       console.log(
         `| ${mode} | ${(median(rs.map((r) => r.wallMs)) / 1000).toFixed(2)} | ${(median(rs.map((r) => r.cpuUserMs + r.cpuSystemMs)) / 1000).toFixed(2)} | ${Math.round(median(rs.map((r) => r.maxRssMB)))} |`,
@@ -200,7 +207,7 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     const identical = sha256(join(dir, 'merge.octx')) === sha256(join(dir, 'export.octx'));
     console.log(
       `ratio merge / export (wall, median of ${runs} paired runs): ${median(ratios).toFixed(2)}× (runs: ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal ≤ 0.5×); ` +
-        `byte-identical: ${identical}; load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}; shared: ${JSON.stringify(of('merge')[0]?.extra.shared)}`,
+        `validating the shards alone: ${median(of('validate').map((v, i) => v.wallMs / of('export')[i]!.wallMs)).toFixed(2)}× the export; byte-identical: ${identical}; load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}; shared: ${JSON.stringify(of('merge')[0]?.extra.shared)}`,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });

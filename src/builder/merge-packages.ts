@@ -14,10 +14,13 @@
 import canonicalize from 'canonicalize';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
-import type { ArchiveLimits } from '../model/limits.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { keysOf, assertKnownKeys } from '../model/option-keys.js';
 import { resolve } from 'node:path';
-import { openPackage, sourceOf, type OctxPackage } from '../read/open-package.js';
+import { listedDigestProblem, openPackage, sourceOf, type OctxPackage } from '../read/open-package.js';
+import { readKnowledgeDocument, type DocumentReading } from '../read/documents.js';
+import { SMALL_ENTRY_BYTES } from '../export/verify-entries.js';
+import { logicalPathProblem, payloadKind } from '../model/paths.js';
 import { MAX_DEFLATE_RATIO } from '../export/archive-writer.js';
 import type { CopiedFile } from '../package/payload-source.js';
 import { validatePackage } from '../read/validate-package.js';
@@ -110,6 +113,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   let builder: PackageBuilder | undefined;
   let digestsKnown = false;
   // An entry deflated beyond what the export would deflate is compressed again (and stored).
+  const readLimits = resolveLimits(options.limits);
   const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.limits?.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
   try {
     for (let s = 0; s < inputs.length; s++) {
@@ -135,7 +139,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       const digests = new Map<string, string>();
       for (const f of pkg.listedFiles()) if (!digests.has(f.path)) digests.set(f.path, f.sha256);
       try {
-        for await (const doc of pkg.documents()) {
+        await eachDocument(pkg, readLimits, (doc) => {
           const before = documentPaths.get(doc.path);
           if (before !== undefined) throw overlap(doc.path, 'path', inputs[before]!, shard);
           documentPaths.set(doc.path, s);
@@ -144,11 +148,11 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             if (sameId !== undefined) throw overlap(doc.path, `id ${doc.documentId}`, inputs[sameId]!, shard);
             documentIds.set(doc.documentId, s);
           }
-          // documents() checked the bytes against the manifest digest and the entry's CRC-32.
+          // eachDocument checked the bytes against the manifest digest and the entry's CRC-32.
           const copy = copiedFile(pkg, doc.path, digests.get(doc.path), file, maxRatio);
           if (copy) builder!.addCopiedFile(doc.path, doc.bytes, copy);
           else builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
-        }
+        });
         for (const f of pkg.listedFiles()) {
           if (!f.path.startsWith('extensions/')) continue;
           const bytes = await pkg.readFile(f.path);
@@ -238,6 +242,31 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       }
     });
   }
+}
+
+/**
+ * Gives each listed document of `pkg` to `each` (synchronously: the bytes are valid only during
+ * the call), checked as `documents()` checks it (size, CRC-32, manifest digest). The small ones
+ * are read in runs of adjacent entries, one read per run, as the export's verification reads
+ * them: a stream per document costs several pool round trips each.
+ */
+async function eachDocument(pkg: OctxPackage, limits: ArchiveLimits, each: (doc: DocumentReading) => void): Promise<void> {
+  const source = sourceOf(pkg);
+  const paths = [...new Set(pkg.listedFiles().map((f) => f.path))].filter((p) => logicalPathProblem(p) === undefined && payloadKind(p) === 'knowledge');
+  const options = { maxFrontmatterBytes: limits.maxFrontmatterBytes, maxFrontmatterNodes: limits.maxFrontmatterNodes };
+  const small = new Set(source.readMany ? paths.filter((p) => source.has(p) && source.size(p) <= SMALL_ENTRY_BYTES) : []);
+  const read = (path: string, bytes: Buffer): void => {
+    const problem = listedDigestProblem(pkg, path, bytes);
+    if (problem) throw problem;
+    each(readKnowledgeDocument(path, bytes, options));
+  };
+  if (small.size > 0) {
+    await source.readMany!([...small], (path, result) => {
+      if (result instanceof OctxError) throw result;
+      read(path, result);
+    });
+  }
+  for (const path of paths) if (!small.has(path)) read(path, await pkg.readFile(path));
 }
 
 /**
