@@ -78,6 +78,19 @@ interface Held {
   readonly shard: number;
 }
 
+/** One vector of the union: its values (a copy), input digest and the first shard that held it. */
+interface HeldVector {
+  readonly vector: Float32Array;
+  readonly inputSha256?: string;
+  readonly shard: number;
+}
+
+/** True when `held` has the same values, bit for bit, and the same input digest. */
+function sameVector(held: HeldVector, vector: Float32Array, inputSha256: string | undefined): boolean {
+  const bytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return held.inputSha256 === inputSha256 && bytes(held.vector).equals(bytes(vector));
+}
+
 /**
  * Merges shards of one asset and release into one package (see the module comment for the
  * rules). The shards are read one at a time, so any number of them holds only one open.
@@ -103,10 +116,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   const documentIds = new Map<string, number>();
   const extensions = new Map<string, Held>();
   const records = Object.fromEntries(RECORD_KIND_ORDER.map((k) => [k, new Map<string, Held>()])) as Record<RecordKind, Map<string, Held>>;
-  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, Held & { vector: Float32Array; inputSha256?: string }>()])) as Record<
-    VectorTarget,
-    Map<string, Held & { vector: Float32Array; inputSha256?: string }>
-  >;
+  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, HeldVector>()])) as Record<VectorTarget, Map<string, HeldVector>>;
   const shared = Object.fromEntries([...RECORD_KIND_ORDER, 'extensions', 'vectors'].map((k) => [k, 0])) as Record<RecordKind | 'extensions' | 'vectors', number>;
   const identityRules = consumerProfile(options.consumer ?? 'seed').rules.filter((r) => r.rule === 'unique' && r.subject === 'entity');
   const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
@@ -178,14 +188,13 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
             for await (const row of pkg.vectors(target)) {
               const digest = digestsKnown ? row.inputSha256 : undefined;
-              const json = `${Buffer.from(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength).toString('base64')} ${digest ?? ''}`;
               const before = vectors[target].get(row.recordId);
               if (before !== undefined) {
-                if (before.json !== json) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
+                if (!sameVector(before, row.vector, digest)) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
                 shared.vectors++;
                 continue;
               }
-              vectors[target].set(row.recordId, { json, shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
+              vectors[target].set(row.recordId, { shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
             }
           }
         }

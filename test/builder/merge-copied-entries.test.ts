@@ -138,3 +138,42 @@ describe('mergePackages copies deflated entries', () => {
     expect(existsSync(out)).toBe(false);
   });
 });
+
+describe('mergePackages compares shared vectors bit for bit', () => {
+  const entity = '01890a5d-ac96-7004-8000-000000000001';
+  async function shard(out: string, doc: number, value: number): Promise<string> {
+    const b = new PackageBuilder(OPTIONS);
+    b.setVectorConfig({ model: 'm/m', dimensions: 2, normalized: false });
+    b.addDocument({ path: `docs/doc-${doc}.md`, markdown: markdown(doc) });
+    const n = (kind: number): string => `01890a5d-ac96-700${kind}-8000-${doc.toString(16).padStart(12, '0')}`;
+    b.addChunk({ id: n(2), document_id: docId(doc), ordinal: 0, text: `Chunk of ${doc}.` });
+    b.addEvent({ id: n(3), title: `Event ${doc}`, content: `At the shared place, ${doc}.` });
+    b.addEntity({ id: entity, name: 'Shared', type: 'place' });
+    b.linkChunkEvent({ chunk_id: n(2), event_id: n(3) });
+    b.linkEventEntity({ event_id: n(3), entity_id: entity });
+    b.addVector('entities', entity, new Float32Array([value, 1]));
+    await b.export({ output: out });
+    return out;
+  }
+
+  it('writes a vector two shards hold identically once, and refuses one whose values differ in one bit', async () => {
+    const d = tempDir();
+    const a = await shard(join(d, 'a.octx'), 0, 0.5);
+    const same = await shard(join(d, 'same.octx'), 1, 0.5);
+    const r = await mergePackages([a, same], { output: join(d, 'ok.octx') });
+    expect(r.shared.vectors).toBe(1);
+    expect(r.shared.entity).toBe(1);
+    const pkg = await openPackage(join(d, 'ok.octx'));
+    const rows = [];
+    for await (const row of pkg.vectors('entities')) rows.push([row.recordId, [...row.vector]]);
+    await pkg.close();
+    expect(rows).toEqual([[entity, [0.5, 1]]]);
+    // The next float32 above 0.5: one bit of the mantissa.
+    const next = new Float32Array(new Uint32Array([new Uint32Array(new Float32Array([0.5]).buffer)[0]! + 1]).buffer)[0]!;
+    const other = await shard(join(d, 'other.octx'), 1, next);
+    const e = await failureAsync(mergePackages([a, other], { output: join(d, 'never.octx') }));
+    expect(e.code).toBe('OCTX_MERGE_RECORD_CONFLICT');
+    expect(e.issues[0]!.path).toBe('vectors/entities.arrow');
+    expect(existsSync(join(d, 'never.octx'))).toBe(false);
+  });
+});
