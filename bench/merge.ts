@@ -204,9 +204,11 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     }
     // Per run, merge over the export just before it: the pair saw the same load.
     const ratios = of('merge').map((m, i) => m.wallMs / of('export')[i]!.wallMs);
+    const cpu = (r: ChildResult): number => r.cpuUserMs + r.cpuSystemMs;
+    const cpuRatios = of('merge').map((m, i) => cpu(m) / cpu(of('export')[i]!));
     const identical = sha256(join(dir, 'merge.octx')) === sha256(join(dir, 'export.octx'));
     console.log(
-      `ratio merge / export (wall, median of ${runs} paired runs): ${median(ratios).toFixed(2)}× (runs: ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal ≤ 0.5×); ` +
+      `ratio merge / export (wall, median of ${runs} paired runs): ${median(ratios).toFixed(2)}× (runs: ${ratios.map((r) => r.toFixed(2)).join(', ')}; goal ≤ 0.5×); CPU ${median(cpuRatios).toFixed(2)}×; ` +
         `validating the shards alone: ${median(of('validate').map((v, i) => v.wallMs / of('export')[i]!.wallMs)).toFixed(2)}× the export; byte-identical: ${identical}; load average (1 min) ${Math.min(...load).toFixed(2)}–${Math.max(...load).toFixed(2)}; shared: ${JSON.stringify(of('merge')[0]?.extra.shared)}`,
     );
   } finally {
