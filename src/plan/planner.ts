@@ -300,7 +300,8 @@ function droppedVectors(vectors: VectorsReport): string {
 
 /** Where a collected document's or extension file's bytes are, for the writer. */
 function sourceOf(entry: SpilledEntry | CopiedDeflate): PayloadSource {
-  return 'spill' in entry ? { spilled: entry } : { copied: entry };
+  // Only the kind of entry is looked at here, never its bytes: the writer reads those.
+  return (entry as Partial<CopiedDeflate> | undefined)?.compressedSize !== undefined ? { copied: entry as CopiedDeflate } : { spilled: entry as SpilledEntry };
 }
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits, documents: readonly CollectedDocument[]): void {
