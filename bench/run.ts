@@ -8,6 +8,7 @@
  *   npm run bench -- --workdir 2000 [--runs N]       # peak RSS of build/validate on the 2,000-document folder
  *   npm run bench -- --report [--size W|L] [--runs N] # renderReport time and peak RSS, paired with validate (bench/report-series.ts)
  *   npm run bench -- --graphrag [--units N] [--dim D] # from-graphrag on a synthetic index vs PackageBuilder (bench/graphrag.ts)
+ *   npm run bench -- --merge [--docs N] [--shards S]  # mergePackages of S shards vs an export of the same content (bench/merge.ts)
  *
  * Without --workdir: bench/series.ts (every flag is documented there). With --workdir N:
  * bench/workdir-memory.ts.
@@ -15,7 +16,10 @@
 import { parseArgs } from './common.js';
 
 const args = parseArgs(process.argv.slice(2));
-if (args.has('graphrag')) {
+if (args.has('merge')) {
+  const { mergeSeries } = await import('./merge.js');
+  await mergeSeries(process.argv.slice(2));
+} else if (args.has('graphrag')) {
   const { graphRagSeries } = await import('./graphrag.js');
   await graphRagSeries(process.argv.slice(2));
 } else if (args.has('report')) {

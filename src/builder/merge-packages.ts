@@ -14,9 +14,15 @@
 import canonicalize from 'canonicalize';
 import { OctxError, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
-import type { ArchiveLimits } from '../model/limits.js';
+import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { keysOf, assertKnownKeys } from '../model/option-keys.js';
-import { openPackage } from '../read/open-package.js';
+import { resolve } from 'node:path';
+import { listedDigestProblem, openPackage, sourceOf, type OctxPackage } from '../read/open-package.js';
+import { readKnowledgeDocument, type DocumentReading } from '../read/documents.js';
+import { SMALL_ENTRY_BYTES } from '../export/verify-entries.js';
+import { logicalPathProblem, payloadKind } from '../model/paths.js';
+import { MAX_DEFLATE_RATIO } from '../export/archive-writer.js';
+import type { CopiedFile } from '../package/payload-source.js';
 import { validatePackage } from '../read/validate-package.js';
 import { consumerProfile, CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
 import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
@@ -72,6 +78,19 @@ interface Held {
   readonly shard: number;
 }
 
+/** One vector of the union: its values (a copy), input digest and the first shard that held it. */
+interface HeldVector {
+  readonly vector: Float32Array;
+  readonly inputSha256?: string;
+  readonly shard: number;
+}
+
+/** True when `held` has the same values, bit for bit, and the same input digest. */
+function sameVector(held: HeldVector, vector: Float32Array, inputSha256: string | undefined): boolean {
+  const bytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+  return held.inputSha256 === inputSha256 && bytes(held.vector).equals(bytes(vector));
+}
+
 /**
  * Merges shards of one asset and release into one package (see the module comment for the
  * rules). The shards are read one at a time, so any number of them holds only one open.
@@ -97,15 +116,15 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   const documentIds = new Map<string, number>();
   const extensions = new Map<string, Held>();
   const records = Object.fromEntries(RECORD_KIND_ORDER.map((k) => [k, new Map<string, Held>()])) as Record<RecordKind, Map<string, Held>>;
-  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, Held & { vector: Float32Array; inputSha256?: string }>()])) as Record<
-    VectorTarget,
-    Map<string, Held & { vector: Float32Array; inputSha256?: string }>
-  >;
+  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, HeldVector>()])) as Record<VectorTarget, Map<string, HeldVector>>;
   const shared = Object.fromEntries([...RECORD_KIND_ORDER, 'extensions', 'vectors'].map((k) => [k, 0])) as Record<RecordKind | 'extensions' | 'vectors', number>;
   const identityRules = consumerProfile(options.consumer ?? 'seed').rules.filter((r) => r.rule === 'unique' && r.subject === 'entity');
   const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
   let builder: PackageBuilder | undefined;
   let digestsKnown = false;
+  // An entry deflated beyond what the export would deflate is compressed again (and stored).
+  const readLimits = resolveLimits(options.limits);
+  const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.limits?.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
   try {
     for (let s = 0; s < inputs.length; s++) {
       const shard = inputs[s]!;
@@ -126,8 +145,11 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
         assertSameRelease(identity, found, inputs[0]!, shard);
       }
       const pkg = await openPackage(shard, limits);
+      const file = resolve(shard);
+      const digests = new Map<string, string>();
+      for (const f of pkg.listedFiles()) if (!digests.has(f.path)) digests.set(f.path, f.sha256);
       try {
-        for await (const doc of pkg.documents()) {
+        await eachDocument(pkg, readLimits, (doc) => {
           const before = documentPaths.get(doc.path);
           if (before !== undefined) throw overlap(doc.path, 'path', inputs[before]!, shard);
           documentPaths.set(doc.path, s);
@@ -136,13 +158,20 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             if (sameId !== undefined) throw overlap(doc.path, `id ${doc.documentId}`, inputs[sameId]!, shard);
             documentIds.set(doc.documentId, s);
           }
-          builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
-        }
+          // eachDocument checked the bytes against the manifest digest and the entry's CRC-32.
+          const copy = copiedFile(pkg, doc.path, digests.get(doc.path), file, maxRatio);
+          if (copy) builder!.addCopiedFile(doc.path, doc.bytes, copy);
+          else builder!.addDocument({ path: doc.path.slice('knowledge/'.length), markdown: doc.bytes });
+        });
         for (const f of pkg.listedFiles()) {
           if (!f.path.startsWith('extensions/')) continue;
           const bytes = await pkg.readFile(f.path);
           if (hold(extensions, f.path, `sha256:${f.sha256}`, s, inputs, 'extension file', shard)) shared.extensions++;
-          else builder!.addExtensionFile(f.path, bytes);
+          else {
+            const copy = copiedFile(pkg, f.path, f.sha256, file, maxRatio);
+            if (copy) builder!.addCopiedFile(f.path, bytes, copy);
+            else builder!.addExtensionFile(f.path, bytes);
+          }
         }
         for (const kind of RECORD_KIND_ORDER) {
           for await (const { record, line } of pkg.records(kind)) {
@@ -159,14 +188,13 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
             for await (const row of pkg.vectors(target)) {
               const digest = digestsKnown ? row.inputSha256 : undefined;
-              const json = `${Buffer.from(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength).toString('base64')} ${digest ?? ''}`;
               const before = vectors[target].get(row.recordId);
               if (before !== undefined) {
-                if (before.json !== json) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
+                if (!sameVector(before, row.vector, digest)) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
                 shared.vectors++;
                 continue;
               }
-              vectors[target].set(row.recordId, { json, shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
+              vectors[target].set(row.recordId, { shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
             }
           }
         }
@@ -223,6 +251,44 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
       }
     });
   }
+}
+
+/**
+ * Gives each listed document of `pkg` to `each` (synchronously: the bytes are valid only during
+ * the call), checked as `documents()` checks it (size, CRC-32, manifest digest). The small ones
+ * are read in runs of adjacent entries, one read per run, as the export's verification reads
+ * them: a stream per document costs several pool round trips each.
+ */
+async function eachDocument(pkg: OctxPackage, limits: ArchiveLimits, each: (doc: DocumentReading) => void): Promise<void> {
+  const source = sourceOf(pkg);
+  const paths = [...new Set(pkg.listedFiles().map((f) => f.path))].filter((p) => logicalPathProblem(p) === undefined && payloadKind(p) === 'knowledge');
+  const options = { maxFrontmatterBytes: limits.maxFrontmatterBytes, maxFrontmatterNodes: limits.maxFrontmatterNodes };
+  const small = new Set(source.readMany ? paths.filter((p) => source.has(p) && source.size(p) <= SMALL_ENTRY_BYTES) : []);
+  const read = (path: string, bytes: Buffer): void => {
+    const problem = listedDigestProblem(pkg, path, bytes);
+    if (problem) throw problem;
+    each(readKnowledgeDocument(path, bytes, options));
+  };
+  if (small.size > 0) {
+    await source.readMany!([...small], (path, result) => {
+      if (result instanceof OctxError) throw result;
+      read(path, result);
+    });
+  }
+  for (const path of paths) if (!small.has(path)) read(path, await pkg.readFile(path));
+}
+
+/**
+ * The entry at `path` of `pkg` as a file to copy without compressing it again, when it is
+ * deflated within `maxRatio` (the export's own rule for deflating); `undefined` for a stored entry
+ * or a folder package. Its digest is `sha256`, the manifest's: the caller has read the entry
+ * through `pkg`, which checks it and the CRC-32.
+ */
+function copiedFile(pkg: OctxPackage, path: string, sha256: string | undefined, file: string, maxRatio: number): CopiedFile | undefined {
+  const stored = sourceOf(pkg).storedData?.(path);
+  if (sha256 === undefined || stored === undefined || stored.method !== 'deflate' || stored.compressedSize >= stored.size || stored.size / stored.compressedSize > maxRatio)
+    return undefined;
+  return { stream: { file, offset: stored.offset, compressedSize: stored.compressedSize, size: stored.size, crc32: stored.crc32 }, sha256 };
 }
 
 /** A non-empty list of non-empty paths (what callers without types might not pass). */

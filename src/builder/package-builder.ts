@@ -4,7 +4,8 @@ import { newId } from '../model/ids.js';
 import type { ChunkEventLink, ChunkRecord, EntityRecord, EventEntityLink, EventRecord, RecordKind } from '../model/records.js';
 import { prepareDocument, knowledgePath, type DocumentInput } from '../knowledge/document.js';
 import { BackgroundDeflate } from '../package/background-deflate.js';
-import { PayloadSpill } from '../package/payload-spill.js';
+import { PayloadSpill, type SpilledEntry } from '../package/payload-spill.js';
+import type { CopiedFile } from '../package/payload-source.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import { IdLedger, nextVersion, ProducerState } from '../release/producer-state.js';
 import { EXTENSION_PATH_PATTERN, entryNameProblem, logicalPathProblem } from '../model/paths.js';
@@ -192,6 +193,24 @@ export class PackageBuilder {
    *   `OCTX_FRONTMATTER_TOO_LARGE` (a block above the `maxFrontmatterBytes` option), `OCTX_FRONTMATTER_TOO_COMPLEX` (above `maxFrontmatterNodes`), `OCTX_DOCUMENT_TYPE_MISSING`, `OCTX_ID_INVALID`, `OCTX_ID_DUPLICATE`, `OCTX_OKF_RESERVED_INVALID`
    */
   addDocument(input: DocumentInput): this {
+    return this.#addDocument(input, undefined);
+  }
+
+  /**
+   * Adds a document (`knowledge/…`) or extension file (`extensions/…`) that is an entry of another
+   * archive (a shard, at a merge): `bytes` are the entry inflated, `copy` where its DEFLATE stream
+   * lies and its SHA-256, all checked by the caller (CRC-32, manifest digest). The package gets
+   * that stream as it is, not compressed again. A document that `addDocument` would change (a
+   * frontmatter key filled) is added as `addDocument` adds it.
+   * @throws OctxError as `addDocument` and `addExtensionFile`
+   * @internal
+   */
+  addCopiedFile(path: string, bytes: Buffer, copy: CopiedFile): this {
+    if (path.startsWith('knowledge/')) return this.#addDocument({ path: path.slice('knowledge/'.length), markdown: bytes }, copy);
+    return this.#addExtensionFile(path, bytes, copy);
+  }
+
+  #addDocument(input: DocumentInput, copy: CopiedFile | undefined): this {
     this.#assertOpen();
     const path = knowledgePath(input?.path);
     if (this.#paths.has(path)) {
@@ -214,17 +233,20 @@ export class PackageBuilder {
       dense = this.#ids.define(doc.documentId, IdKind.document, this.#documents.length);
       this.#documentIds.set(path, doc.documentId);
     }
-    const entry = this.#collect(() => {
-      this.#payloads.write(doc.bytes);
-      return this.#payloads.endEntry();
-    });
+    const copied = copy !== undefined && doc.bytes.equals(input.markdown as Buffer);
+    const entry = copied
+      ? copy.stream
+      : this.#collect(() => {
+          this.#payloads.write(doc.bytes);
+          return this.#payloads.endEntry();
+        });
     this.#paths.add(path);
     this.#documents.push({
       path,
       kind: doc.kind,
       entry,
       size: entry.size,
-      sha256: entry.sha256,
+      sha256: copied ? copy.sha256 : (entry as SpilledEntry).sha256,
       ...(doc.documentId !== undefined ? { documentId: doc.documentId, dense: dense! } : {}),
       ...(doc.title !== undefined ? { title: doc.title } : {}),
       ...(doc.titleValue !== undefined ? { titleValue: doc.titleValue } : {}),
@@ -340,6 +362,10 @@ export class PackageBuilder {
    *   (content that is neither a string nor a Uint8Array)
    */
   addExtensionFile(path: string, content: string | Uint8Array): this {
+    return this.#addExtensionFile(path, content, undefined);
+  }
+
+  #addExtensionFile(path: string, content: string | Uint8Array, copy: CopiedFile | undefined): this {
     this.#assertOpen();
     const problem = typeof path === 'string' ? (logicalPathProblem(path) ?? entryNameProblem(path)) : 'path must be a string';
     if (problem || !EXTENSION_PATH_PATTERN.test(path)) {
@@ -361,13 +387,14 @@ export class PackageBuilder {
         message: `extension file content must be a string or a Uint8Array (got ${content === null ? 'null' : Array.isArray(content) ? 'an array' : typeof content})`,
       });
     }
-    // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
-    const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-    const entry = this.#collect(() => {
-      this.#payloads.write(bytes);
-      return this.#payloads.endEntry();
-    });
-    this.#extensions.push({ path, entry, size: entry.size, sha256: entry.sha256 });
+    const entry =
+      copy?.stream ??
+      this.#collect(() => {
+        // A copy: the caller may reuse its array, and the spill keeps the bytes until compressed.
+        this.#payloads.write(typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content));
+        return this.#payloads.endEntry();
+      });
+    this.#extensions.push({ path, entry, size: entry.size, sha256: copy?.sha256 ?? (entry as SpilledEntry).sha256 });
     this.#paths.add(path);
     return this;
   }

@@ -213,6 +213,19 @@ function entryData(p: ArchivePayload, level: number, maxRatio: number): ZipEntry
     }
     return { name: p.path, method: 'store', crc32: crc, size: p.size, compressedSize: p.size, segments: [{ bytes: source.bytes }] };
   }
+  if ('copied' in source) {
+    // Compressed already (and checked by whoever copied it): written as it is, whatever `level`,
+    // so its bytes are the source archive's.
+    const c = source.copied;
+    return {
+      name: p.path,
+      method: 'deflate',
+      crc32: c.crc32,
+      size: c.size,
+      compressedSize: c.compressedSize,
+      segments: [{ file: c.file, offset: c.offset, length: c.compressedSize }],
+    };
+  }
   if ('spilled' in source) {
     const entry = source.spilled;
     const deflatedSize = deflatable ? entry.spill.deflatedSize(entry, level) : undefined;

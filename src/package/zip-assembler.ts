@@ -50,6 +50,8 @@ const DOS_TIME = 0;
 const EXTERNAL_ATTRIBUTES = (0o100644 << 16) >>> 0;
 const METHOD = { store: 0, deflate: 8 } as const;
 const BUFFER_BYTES = 1 << 20;
+/** Source files the assembler keeps open at once (see `ZipAssembler#source`). */
+const MAX_OPEN_SOURCES = 16;
 
 /**
  * Segments up to this size are read synchronously. They are a spill's compressed blocks, written
@@ -145,11 +147,7 @@ export class ZipAssembler {
           await this.#writer.append(segment.bytes);
           copied += segment.bytes.length;
         } else {
-          let source = this.#sources.get(segment.file);
-          if (!source) {
-            source = await open(segment.file, 'r');
-            this.#sources.set(segment.file, source);
-          }
+          const source = await this.#source(segment.file);
           await this.#writer.copyFrom(source, segment.offset, segment.length, entry.name);
           copied += segment.length;
         }
@@ -220,6 +218,26 @@ export class ZipAssembler {
       await this.#writer.flush();
     });
     await this.close();
+  }
+
+  /**
+   * An open handle on `file`. At most {@link MAX_OPEN_SOURCES} stay open, the least recently used
+   * closed first: the spills are a handful of files, but copied entries may come from any number
+   * of archives (a merge of many shards), interleaved in path order.
+   */
+  async #source(file: string): Promise<FileHandle> {
+    let source = this.#sources.get(file);
+    if (source) this.#sources.delete(file);
+    else {
+      if (this.#sources.size >= MAX_OPEN_SOURCES) {
+        const [oldest, handle] = this.#sources.entries().next().value!;
+        this.#sources.delete(oldest);
+        await handle.close();
+      }
+      source = await open(file, 'r');
+    }
+    this.#sources.set(file, source);
+    return source;
   }
 
   /** Closes the archive and every source file (also after a failure; the caller removes the file). */

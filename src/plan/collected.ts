@@ -1,5 +1,6 @@
 import type { OctxIssue } from '../model/errors.js';
 import type { SpilledEntry } from '../package/payload-spill.js';
+import type { CopiedDeflate } from '../package/payload-source.js';
 import type { PreparedVectorConfig } from '../vectors/config.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import type { VectorRows } from '../vectors/vector-spill.js';
@@ -22,7 +23,8 @@ export interface CollectedDocument {
   readonly frontmatterBytes?: number;
   /** YAML nodes of that block (concepts): checked against the export's `limits.maxFrontmatterNodes`. */
   readonly frontmatterNodes?: number;
-  readonly entry: SpilledEntry;
+  /** Its bytes: spilled by the builder, or an entry of another archive copied as it is (a merge). */
+  readonly entry: SpilledEntry | CopiedDeflate;
   readonly size: number;
   readonly sha256: string;
 }
@@ -30,7 +32,8 @@ export interface CollectedDocument {
 /** A private extension file (`extensions/<namespace>/<major.minor>/…`). */
 export interface CollectedExtension {
   readonly path: string;
-  readonly entry: SpilledEntry;
+  /** Its bytes, as a document's. */
+  readonly entry: SpilledEntry | CopiedDeflate;
   readonly size: number;
   readonly sha256: string;
 }

@@ -2,7 +2,8 @@ import { OctxError, issue, type OctxIssue } from '../model/errors.js';
 import { sha256Hex } from '../model/json.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, recordKindAt } from '../model/record-kinds.js';
 import type { Capabilities } from '../package/manifest.js';
-import type { PayloadSource } from '../package/payload-source.js';
+import type { CopiedDeflate, PayloadSource } from '../package/payload-source.js';
+import type { SpilledEntry } from '../package/payload-spill.js';
 import { VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { computeCoverage, coverageIssues, type CoverageReport, type OrphanList } from '../structure/coverage.js';
 import type { OctxCode } from '../model/codes.js';
@@ -135,8 +136,8 @@ function decide(collected: Collected, options: PlanOptions): ExportPlan {
       message: 'a package needs at least one Concept Document (a knowledge/**.md other than index.md or log.md); add one with addDocument()',
     });
   }
-  const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: { spilled: d.entry }, size: d.size, sha256: d.sha256 }));
-  for (const x of collected.extensions) files.push({ path: x.path, source: { spilled: x.entry }, size: x.size, sha256: x.sha256 });
+  const files: PlannedFile[] = collected.documents.map((d) => ({ path: d.path, source: sourceOf(d.entry), size: d.size, sha256: d.sha256 }));
+  for (const x of collected.extensions) files.push({ path: x.path, source: sourceOf(x.entry), size: x.size, sha256: x.sha256 });
 
   const counts = Object.fromEntries(RECORD_KIND_ORDER.map((kind) => [RECORD_KINDS[kind].countKey, recordCount(structure, kind)])) as StructureCounts;
   const documents = { concepts: concepts.length, reserved: collected.documents.length - concepts.length };
@@ -295,6 +296,12 @@ function droppedVectors(vectors: VectorsReport): string {
     const r = vectors.targets[t];
     return r.status === 'omitted' ? [`${r.vectors} ${t}`] : [];
   }).join(', ');
+}
+
+/** Where a collected document's or extension file's bytes are, for the writer. */
+function sourceOf(entry: SpilledEntry | CopiedDeflate): PayloadSource {
+  // Only the kind of entry is looked at here, never its bytes: the writer reads those.
+  return (entry as Partial<CopiedDeflate> | undefined)?.compressedSize !== undefined ? { copied: entry as CopiedDeflate } : { spilled: entry as SpilledEntry };
 }
 
 function assertLimits(files: readonly SizedFile[], limits: ArchiveLimits, documents: readonly CollectedDocument[]): void {

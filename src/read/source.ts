@@ -52,8 +52,26 @@ export interface PackageSource {
    * with `open()`. An exception of `each` stops the reading and is thrown.
    */
   readMany?(names: readonly string[], each: (name: string, result: Buffer | OctxError) => void): Promise<void>;
+  /**
+   * Where a ZIP entry's data lies in the archive file, as stored (compressed or not), with the
+   * method and the CRC-32 and size its central directory declares: for a writer that copies the
+   * entry without inflating it (after reading it through `open`/`readMany`, which check it).
+   * Missing for a directory.
+   * @throws OctxError `OCTX_FILE_MISSING` for an unknown name.
+   */
+  storedData?(name: string): StoredData;
   /** Releases the file descriptor. Streams already open keep working until they end. */
   close(): Promise<void>;
+}
+
+/** See {@link PackageSource.storedData}. */
+export interface StoredData {
+  readonly method: 'store' | 'deflate';
+  /** Offset of the data's first byte in the archive file. */
+  readonly offset: number;
+  readonly compressedSize: number;
+  readonly size: number;
+  readonly crc32: number;
 }
 
 /** What {@link VerifyStream} checks. */

@@ -28,6 +28,7 @@ import {
   tooLarge,
   type PackageSource,
   type RawEntryName,
+  type StoredData,
 } from './source.js';
 import { checkCentralEntry, checkLocalHeader, mapOpenError, mapStreamError, readLocalHeads, zipFailure } from './zip-entry-checks.js';
 import { preadExact, readEndOfCentralDirectory } from './zip-eocd.js';
@@ -317,6 +318,13 @@ class ZipSource implements PackageSource {
     } catch (e) {
       return withPath(mapStreamError(e), name);
     }
+  }
+
+  storedData(name: string): StoredData {
+    const f = this.files.get(name);
+    if (!f) throw missing(name);
+    // Only STORE and DEFLATE pass the checks made when the archive was opened.
+    return { method: f.entry.compressionMethod === 0 ? 'store' : 'deflate', offset: f.dataStart, compressedSize: f.entry.compressedSize, size: f.size, crc32: f.crc32 };
   }
 
   async readAll(name: string, maxBytes: number = this.limits.maxFileSize): Promise<Buffer> {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { crc32, deflateRawSync } from 'node:zlib';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PackageBuilder, validatePackage } from '../../src/index.js';
@@ -78,6 +79,26 @@ describe('archive entry policy', () => {
     const report = await validatePackage(out);
     expect(report.issues).toEqual([]);
     expect(report.packageDigest).toBe(result.packageDigest);
+  });
+
+  it('writes a copied DEFLATE stream as it is, from its offset in another file, whatever the level', async () => {
+    const dir = tempDir();
+    const text = Buffer.from(prose(50));
+    const stream = deflateRawSync(text, { level: 9 });
+    const file = join(dir, 'other.zip');
+    writeFileSync(file, Buffer.concat([Buffer.from('padding-before'), stream, Buffer.from('after')]));
+    const copied = { file, offset: 'padding-before'.length, compressedSize: stream.length, size: text.length, crc32: crc32(text) };
+    for (const level of [6, 0]) {
+      const out = join(dir, `copied-${level}.zip`);
+      const written = await writeArchive(out, Buffer.from('{}'), [{ path: 'knowledge/prose.md', size: text.length, source: { copied } }], { level });
+      expect(written.find((w) => w.name === 'knowledge/prose.md')).toEqual({ name: 'knowledge/prose.md', size: text.length, compressedSize: stream.length, method: 'deflate' });
+      const buf = readFileSync(out);
+      const e = inspectZip(buf).find((x) => x.name === 'knowledge/prose.md')!;
+      const start = e.localHeaderOffset + 30 + buf.readUInt16LE(e.localHeaderOffset + 26) + buf.readUInt16LE(e.localHeaderOffset + 28);
+      expect(buf.subarray(start, start + e.compressedSize).equals(stream)).toBe(true);
+      expect([e.method, e.crc32, e.size]).toEqual([8, crc32(text), text.length]);
+      expect(e.data.equals(text)).toBe(true);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { spawnSync } from 'node:child_process';
@@ -9,6 +9,17 @@ import { ZipAssembler, type StreamTarget, type ZipEntryData } from '../../src/pa
 import { assembleZip } from '../helpers/assemble-zip.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
+
+/** Descriptors of this process open on `src-*` files of `dir` (Linux: /proc/self/fd). */
+function openSources(dir: string): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(join(dir, 'src-'));
+    } catch {
+      return false;
+    }
+  }).length;
+}
 
 function stored(name: string, content: string | Buffer): ZipEntryData {
   const bytes = Buffer.from(content);
@@ -184,6 +195,46 @@ describe('assembleZip', () => {
 
   it('stops with OCTX_ABORTED when cancelled', async () => {
     await expect(assembleZip(join(tempDir(), 'c.zip'), [stored('a', 'x')], { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'OCTX_ABORTED' });
+  });
+
+  it('copies from more source files than it keeps open, interleaved, each byte from its own file', async () => {
+    const dir = tempDir();
+    // 40 sources, visited twice in an order that evicts each before it comes back (16 stay open).
+    const files = Array.from({ length: 40 }, (_, i) => {
+      const file = join(dir, `src-${i}`);
+      writeFileSync(file, Buffer.from(`head-${i}|${'body of source '.repeat(i + 1)}${i}`));
+      return file;
+    });
+    const entries: ZipEntryData[] = [];
+    const expected: Buffer[] = [];
+    for (const round of [0, 1]) {
+      for (const [i, file] of files.entries()) {
+        const all = readFileSync(file);
+        const part = all.subarray(round === 0 ? 0 : 5, round === 0 ? 5 : all.length);
+        expected.push(part);
+        entries.push({
+          name: `e-${round}-${i}`,
+          method: 'store',
+          crc32: crc32(part),
+          size: part.length,
+          compressedSize: part.length,
+          segments: [{ file, offset: round === 0 ? 0 : 5, length: part.length }],
+        });
+      }
+    }
+    const out = join(dir, 'many.zip');
+    const zip = await ZipAssembler.create(out);
+    let mostOpen = 0;
+    for (const e of entries) {
+      await zip.add(e);
+      mostOpen = Math.max(mostOpen, openSources(dir));
+    }
+    await zip.finish();
+    await zip.close();
+    expect(mostOpen).toBe(16);
+    expect(openSources(dir)).toBe(0);
+    const read = await readWithYauzl(out);
+    expect(entries.map((e) => read.get(e.name)!.toString())).toEqual(expected.map((b) => b.toString()));
   });
 
   it('produces DEFLATE data any inflater reads', async () => {
