@@ -51,7 +51,6 @@ export {
   type DanglingLink,
 } from './builder/load-workdir.js';
 export type { LeftOutGroup, LeftOutKind } from './builder/non-document-files.js';
-export { mdxToMarkdown, type MdxConversion, type MdxChangeCounts } from './knowledge/mdx/mdx-to-markdown.js';
 export type { CoverageReport, OrphanList, OrphanListByDocument } from './structure/coverage.js';
 
 export { OctxError, isOctxError, formatIssue, type OctxIssue, type IssueSeverity } from './model/errors.js';

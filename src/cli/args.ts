@@ -51,6 +51,16 @@ export interface CommandContext {
   readonly debug: boolean;
 }
 
+/** What a command's `-o -` writes to stdout, in the words its refusals use. */
+export interface StdoutWrites {
+  /** What goes to stdout: `the package`. */
+  readonly what: string;
+  /** The same, as a terminal would receive it: `the binary package`. */
+  readonly onTerminal: string;
+  /** A file name to redirect it to, for the hint: `file.octx`. */
+  readonly file: string;
+}
+
 /** A sub-command. */
 export interface Command {
   readonly name: string;
@@ -63,6 +73,8 @@ export interface Command {
   readonly examples?: readonly string[];
   /** Where an example's input comes from, when another command makes it (a `#` line above the examples). */
   readonly examplesNote?: string;
+  /** What `-o -` writes, for a command with an `output` option (default: the package). */
+  readonly stdoutWrites?: StdoutWrites;
   /** Returns the exit code. Throws OctxError for user errors. */
   run(ctx: CommandContext): Promise<number>;
 }

@@ -84,7 +84,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       return EXIT_OK;
     }
     // `-o -` on a terminal (or with --json) is refused before the command reads any input.
-    if (command.options.output !== undefined) assertStdoutTarget(values, json, io);
+    if (command.options.output !== undefined) assertStdoutTarget(values, json, io, command.stdoutWrites);
     return await command.run({ values, positionals, io, json, debug });
   } catch (e) {
     return reportError(e, io, { json, debug, ...(first !== undefined && COMMANDS.some((c) => c.name === first) ? { command: first } : {}) });

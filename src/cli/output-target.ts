@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { OctxError } from '../model/errors.js';
 import { fsReason } from '../model/fs-errors.js';
 import { createSpillDir, removeSpillDir, STDOUT_STAGING_PREFIX } from '../package/spill-dir.js';
-import { flag, str, usageError, type CliIo, type OptionValues } from './args.js';
+import { flag, str, usageError, type CliIo, type OptionValues, type StdoutWrites } from './args.js';
 import { withHint } from './errors.js';
 
 /** The `-o` value that means "write the package to stdout". */
@@ -30,6 +30,9 @@ export interface OutputTarget {
   cleanup(): Promise<void>;
 }
 
+/** What `-o -` writes for the commands that export a package. */
+export const STDOUT_PACKAGE: StdoutWrites = { what: 'the package', onTerminal: 'the binary package', file: 'file.octx' };
+
 /** True when `-o -` was given. */
 export function writesToStdout(values: OptionValues): boolean {
   return str(values, 'output') === STDOUT_OUTPUT;
@@ -38,13 +41,15 @@ export function writesToStdout(values: OptionValues): boolean {
 /**
  * The checks of `-o -` that need no file: refused with `--json` (both would claim stdout) and when
  * stdout is a terminal. Run by `cli.ts` before a command reads any input, and again here.
+ * @param writes what the command writes there, as the messages name it
  * @throws OctxError `OCTX_USAGE_ERROR`
  */
-export function assertStdoutTarget(values: OptionValues, json: boolean, io?: CliIo): void {
+export function assertStdoutTarget(values: OptionValues, json: boolean, io?: CliIo, writes: StdoutWrites = STDOUT_PACKAGE): void {
   if (str(values, 'output') !== STDOUT_OUTPUT) return;
-  if (json) throw usageError('-o - writes the package to stdout, so --json cannot print there too; drop one of them', 'output');
-  // Binary bytes on a terminal are never what was meant (as gzip and tar refuse it too).
-  if (io?.stdout.isTTY === true) throw usageError('-o - would write the binary package to the terminal; redirect stdout (-o - > file.octx, or | another command)', 'output');
+  if (json) throw usageError(`-o - writes ${writes.what} to stdout, so --json cannot print there too; drop one of them`, 'output');
+  // A package's binary bytes, or a page of inlined script, on a terminal are never what was
+  // meant (as gzip and tar refuse it too).
+  if (io?.stdout.isTTY === true) throw usageError(`-o - would write ${writes.onTerminal} to the terminal; redirect stdout (-o - > ${writes.file}, or | another command)`, 'output');
 }
 
 /**

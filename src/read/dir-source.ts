@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { OctxError } from '../model/errors.js';
 import type { ArchiveLimits } from '../model/limits.js';
-import { SizeBudget, VerifyStream, assertSafeName, collect, deferredVerified, missing, safeForMessage, tooLarge, type PackageSource } from './source.js';
+import { ListedSource, SizeBudget, VerifyStream, assertSafeName, collect, deferredVerified, safeForMessage, tooLarge, type PackageSource } from './source.js';
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -83,33 +83,20 @@ export async function openDirectorySource(root: string, limits: ArchiveLimits): 
   return new DirectorySource(root, files, order, limits);
 }
 
-class DirectorySource implements PackageSource {
+class DirectorySource extends ListedSource<DirFile> implements PackageSource {
   readonly kind = 'directory' as const;
 
   constructor(
-    readonly path: string,
-    private readonly files: ReadonlyMap<string, DirFile>,
-    private readonly order: readonly string[],
+    path: string,
+    files: ReadonlyMap<string, DirFile>,
+    order: readonly string[],
     private readonly limits: ArchiveLimits,
-  ) {}
-
-  names(): readonly string[] {
-    return this.order;
-  }
-
-  has(name: string): boolean {
-    return this.files.has(name);
-  }
-
-  size(name: string): number {
-    const f = this.files.get(name);
-    if (!f) throw missing(name);
-    return f.size;
+  ) {
+    super(path, files, order);
   }
 
   open(name: string): Readable {
-    const f = this.files.get(name);
-    if (!f) throw missing(name);
+    const f = this.entry(name);
     const verify = new VerifyStream({ path: name, size: f.size, sizeCode: 'OCTX_SECURITY_ERROR' });
     return deferredVerified(
       async () => {

@@ -286,6 +286,40 @@ export class SizeBudget {
   }
 }
 
+/**
+ * What the two containers share once their listing is read (the central directory, the walked
+ * folder): the entries by name, in the listing's order, and the refusal of a name not listed.
+ */
+export abstract class ListedSource<F extends { readonly size: number }> {
+  constructor(
+    readonly path: string,
+    protected readonly files: ReadonlyMap<string, F>,
+    private readonly order: readonly string[],
+  ) {}
+
+  /** The names, in the listing's order. */
+  names(): readonly string[] {
+    return this.order;
+  }
+
+  /** Whether the listing has `name`. */
+  has(name: string): boolean {
+    return this.files.has(name);
+  }
+
+  /** The size the listing gives `name`. */
+  size(name: string): number {
+    return this.entry(name).size;
+  }
+
+  /** The listed entry of `name`; `OCTX_FILE_MISSING` when there is none. */
+  protected entry(name: string): F {
+    const f = this.files.get(name);
+    if (!f) throw missing(name);
+    return f;
+  }
+}
+
 /** `OCTX_FILE_MISSING` for a name the container does not hold. */
 export function missing(name: string): OctxError {
   return OctxError.of({ code: 'OCTX_FILE_MISSING', path: name, message: `${name} is not in the package` });

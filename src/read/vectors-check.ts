@@ -147,15 +147,15 @@ export class VectorTargetChecker {
   /** The mismatch issue of one record (same text whichever way the digest was recomputed). */
   private mismatch(id: string, line: number, index: number, actual: Uint8Array): void {
     const digests = this.digests!;
-    this.report(
-      issue({
-        code: 'OCTX_VECTOR_INPUT_MISMATCH',
-        path: this.path,
-        recordId: id,
-        field: 'input_sha256',
-        message: `the vector of ${id} was computed from other text: its input_sha256 is ${Buffer.from(digests.subarray(index * 32, index * 32 + 32)).toString('hex')}, but the text rendered from ${this.jsonlPath} line ${line} hashes to ${Buffer.from(actual).toString('hex')}`,
-      }),
+    this.inputMismatch(
+      id,
+      `the vector of ${id} was computed from other text: its input_sha256 is ${Buffer.from(digests.subarray(index * 32, index * 32 + 32)).toString('hex')}, but the text rendered from ${this.jsonlPath} line ${line} hashes to ${Buffer.from(actual).toString('hex')}`,
     );
+  }
+
+  /** An `OCTX_VECTOR_INPUT_MISMATCH` of one record's `input_sha256`. */
+  private inputMismatch(id: string, message: string): void {
+    this.report(issue({ code: 'OCTX_VECTOR_INPUT_MISMATCH', path: this.path, recordId: id, field: 'input_sha256', message }));
   }
 
   /** The issue of one record whose input cannot be rendered. */
@@ -165,15 +165,7 @@ export class VectorTargetChecker {
       this.report(issue({ code: 'OCTX_RESOURCE_LIMIT', path: this.path, recordId: id, field: 'input_template', message: `${this.jsonlPath} line ${line}: ${why}` }));
       return;
     }
-    this.report(
-      issue({
-        code: 'OCTX_VECTOR_INPUT_MISMATCH',
-        path: this.path,
-        recordId: id,
-        field: 'input_sha256',
-        message: `the input of ${id} (${this.jsonlPath} line ${line}) cannot be rendered with the config's input_template, so its input_sha256 cannot match: ${why}`,
-      }),
-    );
+    this.inputMismatch(id, `the input of ${id} (${this.jsonlPath} line ${line}) cannot be rendered with the config's input_template, so its input_sha256 cannot match: ${why}`);
   }
 
   /**

@@ -24,7 +24,7 @@ import {
   collect,
   connect,
   deferredVerified,
-  missing,
+  ListedSource,
   tooLarge,
   type PackageSource,
   type RawEntryName,
@@ -209,36 +209,23 @@ export async function openZipSource(path: string, limits: ArchiveLimits): Promis
   }
 }
 
-class ZipSource implements PackageSource {
+class ZipSource extends ListedSource<ZipFileEntry> implements PackageSource {
   readonly kind = 'zip' as const;
   private closed = false;
 
   constructor(
-    readonly path: string,
+    path: string,
     private readonly zip: yauzl.ZipFile,
     private readonly reader: FdReader,
-    private readonly files: ReadonlyMap<string, ZipFileEntry>,
-    private readonly order: readonly string[],
+    files: ReadonlyMap<string, ZipFileEntry>,
+    order: readonly string[],
     private readonly limits: ArchiveLimits,
-  ) {}
-
-  names(): readonly string[] {
-    return this.order;
-  }
-
-  has(name: string): boolean {
-    return this.files.has(name);
-  }
-
-  size(name: string): number {
-    const f = this.files.get(name);
-    if (!f) throw missing(name);
-    return f.size;
+  ) {
+    super(path, files, order);
   }
 
   open(name: string): Readable {
-    const f = this.files.get(name);
-    if (!f) throw missing(name);
+    const f = this.entry(name);
     const verify = new VerifyStream({ path: name, size: f.size, crc32: f.crc32, sizeCode: 'OCTX_ARCHIVE_CORRUPT' });
     return deferredVerified(
       () =>
@@ -269,13 +256,7 @@ class ZipSource implements PackageSource {
   }
 
   async readMany(names: readonly string[], each: (name: string, result: Buffer | OctxError) => void): Promise<void> {
-    const entries = names
-      .map((name) => {
-        const f = this.files.get(name);
-        if (!f) throw missing(name);
-        return f;
-      })
-      .sort((a, b) => a.dataStart - b.dataStart);
+    const entries = names.map((name) => this.entry(name)).sort((a, b) => a.dataStart - b.dataStart);
     // A reference of our own: close() must not release the descriptor under these reads.
     this.reader.holdRef();
     try {

@@ -297,15 +297,35 @@ export function assertRecord(kind: RecordKind, value: unknown): asserts value is
 
 /**
  * Throws the issues of a record the fast check refused, explained by its zod schema. With
- * `whiteSpaceText` (the record was read so), a white-space-only text is not one of them.
+ * `whiteSpaceFor` (the record was read for that consumer, which takes white-space-only text), such
+ * text is not one of the errors: it is listed after them as its `OCTX_RECORD_TEXT_BLANK` warning,
+ * so the refusal still says everything about the record (a strict export would refuse it next).
  * @throws OctxError always
  */
-export function explainInvalid(kind: RecordKind, r: Record<string, unknown>, whiteSpaceText = false): never {
+export function explainInvalid(kind: RecordKind, r: Record<string, unknown>, whiteSpaceFor?: string): never {
   const parsed = RECORD_SCHEMAS[kind].safeParse(r);
-  const found = parsed.success ? [] : toIssues(kind, r, parsed.error).filter((i) => !(whiteSpaceText && i.field !== undefined && isWhiteSpaceText(kind, i.field, r[i.field])));
-  const issues = found.length > 0 ? found : [issue({ code: 'OCTX_RECORD_INVALID', recordId: recordIdOf(kind, r), message: `${kind} record is invalid` })];
-  if (issues.length === 1) throw new OctxError(issues[0]!.code, formatOne(issues[0]!), { issues });
-  throw OctxError.aggregate(issues[0]!.code, `${kind} record ${recordIdOf(kind, r) ?? ''} is invalid:`, issues);
+  const all = parsed.success ? [] : toIssues(kind, r, parsed.error);
+  const blank = (i: OctxIssue): boolean => whiteSpaceFor !== undefined && i.field !== undefined && isWhiteSpaceText(kind, i.field, r[i.field]);
+  const found = all.filter((i) => !blank(i));
+  const recordId = recordIdOf(kind, r);
+  const warnings = all.filter(blank).map((i) => whiteSpaceTextWarning(kind, i.field!, r[i.field!] as string, recordId, whiteSpaceFor!));
+  const errors = found.length > 0 ? found : [issue({ code: 'OCTX_RECORD_INVALID', recordId, message: `${kind} record is invalid` })];
+  if (errors.length === 1 && warnings.length === 0) throw new OctxError(errors[0]!.code, formatOne(errors[0]!), { issues: errors });
+  throw OctxError.aggregate(errors[0]!.code, `${kind} record ${recordId ?? ''} is invalid:`, [...errors, ...warnings]);
+}
+
+/**
+ * The `OCTX_RECORD_TEXT_BLANK` warning of a required text field that is only white space, taken
+ * because the builder is made for `consumer`, which imports such text.
+ */
+export function whiteSpaceTextWarning(kind: RecordKind, field: string, value: string, recordId: string | undefined, consumer: string): OctxIssue {
+  return issue({
+    code: 'OCTX_RECORD_TEXT_BLANK',
+    severity: 'warning',
+    ...(recordId !== undefined ? { recordId } : {}),
+    field,
+    message: `${kind} ${field} ${JSON.stringify(value)} is only white space (JavaScript's trim); taken because the builder is made for ${consumer}, which imports it as written; every other consumer refuses it`,
+  });
 }
 
 function isWhiteSpaceText(kind: RecordKind, field: string, v: unknown): boolean {

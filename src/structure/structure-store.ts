@@ -5,7 +5,7 @@ import { Int32Column } from '../model/record-columns.js';
 import { editDistance } from '../model/edit-distance.js';
 import { IdKind } from '../model/id-kind.js';
 import type { IdRegistry } from './id-registry.js';
-import { explainInvalid, fieldPosition, readRecord, recordObject, whiteSpaceFields, type RecordRead } from './record-check.js';
+import { explainInvalid, fieldPosition, readRecord, recordObject, whiteSpaceFields, whiteSpaceTextWarning, type RecordRead } from './record-check.js';
 import { RecordSpill } from './record-spill.js';
 import { PairIndex } from './pair-index.js';
 import { suspectFieldIssues } from './field-suspects.js';
@@ -209,7 +209,7 @@ export class StructureStore {
     const suspects = read.extraKeys !== undefined ? suspectFieldIssues(kind, record!, read.extraKeys) : NO_ISSUES;
     if (!read.valid) {
       try {
-        explainInvalid(kind, record!, this.#whiteSpaceText);
+        explainInvalid(kind, record!, this.#whiteSpaceText ? this.#whiteSpaceFor : undefined);
       } catch (e) {
         // `level` without `parent_id` because it was spelt `parentId`: say so beside the error.
         if (suspects.length === 0 || !(e instanceof OctxError)) throw e;
@@ -390,16 +390,7 @@ export class StructureStore {
 function whiteSpaceIssues(kind: RecordKind, read: RecordRead, consumer: string): readonly OctxIssue[] {
   const fields = whiteSpaceFields(kind, read);
   if (fields.length === 0) return NO_ISSUES;
-  const idField = RECORD_KINDS[kind].recordIdField;
-  const id = read.values[fieldPosition(kind, idField)];
+  const id = read.values[fieldPosition(kind, RECORD_KINDS[kind].recordIdField)];
   const recordId = typeof id === 'string' ? id : undefined;
-  return fields.map(([field, value]) =>
-    issue({
-      code: 'OCTX_RECORD_TEXT_BLANK',
-      severity: 'warning',
-      ...(recordId !== undefined ? { recordId } : {}),
-      field,
-      message: `${kind} ${field} ${JSON.stringify(value)} is only white space (JavaScript's trim); taken because the builder is made for ${consumer}, which imports it as written; every other consumer refuses it`,
-    }),
-  );
+  return fields.map(([field, value]) => whiteSpaceTextWarning(kind, field, value, recordId, consumer));
 }

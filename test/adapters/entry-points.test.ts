@@ -21,6 +21,9 @@
  * `npm test` runs first), probed from the repository root so that `octx-export/...` resolves
  * through the real `exports` map of package.json (self-reference).
  *
+ * The MDX parser is probed the same way: the root entry must not load it (it costs a fresh process
+ * about 0.4 s), only `octx-export/mdx` does.
+ *
  * The entry points probed are those of package.json `exports`, the one list
  * (scripts/entry-points.mjs); the static copies of that list (`main`, `types`, `typesVersions`,
  * tsconfig.json `paths`) and the derived ones (TypeDoc's entry points, the test aliases) are held
@@ -65,8 +68,11 @@ const MAIN_FUNCTION: Readonly<Record<string, string>> = {
   'octx-export/adapters/ingest': 'fromIngest',
   'octx-export/adapters/sag': 'fromSagDatabase',
   'octx-export/report': 'renderReport',
+  'octx-export/mdx': 'mdxToMarkdown',
 };
 const ADAPTER_FUNCTIONS = Object.values(MAIN_FUNCTION);
+/** The MDX parser (micromark's MDX extensions, acorn) and the converter: only `octx-export/mdx` may load them. */
+const MDX_MODULES = /\/node_modules\/(micromark-extension-mdx[^/]*|mdast-util-mdx[^/]*|micromark-util-events-to-acorn|acorn[^/]*)\/|\/(src|dist)\/knowledge\/mdx\//;
 /** The report's graph libraries: only `octx-export/report` may load them. */
 const GRAPH_LIBRARIES = /\/node_modules\/(graphology[^/]*|sigma)\//;
 
@@ -118,6 +124,7 @@ process.stdout.write(JSON.stringify({ result, native: [...native, ...required] }
 
 const sqliteUrls = (p: Probe) => p.urls.filter((u) => u.includes('/node_modules/better-sqlite3/'));
 const graphUrls = (p: Probe) => p.urls.filter((u) => GRAPH_LIBRARIES.test(u));
+const mdxUrls = (p: Probe) => p.urls.filter((u) => MDX_MODULES.test(u));
 const adapterUrls = (mode: Mode, p: Probe) => [...new Set(p.urls.filter((u) => u.startsWith(mode.adapters)))];
 
 /** The probes every mode runs: the root entry, each sub-path entry (by specifier), and a `fromSagDatabase` call. */
@@ -169,6 +176,7 @@ function entryPointTests(label: string, mode: () => Mode, probes: () => Probes):
       expect(sqliteUrls(root)).toEqual([]);
       expect(root.native).toEqual([]);
       expect(graphUrls(root)).toEqual([]);
+      expect(mdxUrls(root)).toEqual([]);
     });
 
     it('only octx-export/report loads the graph libraries (graphology, its ForceAtlas2 layout)', () => {
@@ -176,6 +184,22 @@ function entryPointTests(label: string, mode: () => Mode, probes: () => Probes):
       for (const [specifier, p] of Object.entries(subpaths)) {
         if (specifier === 'octx-export/report') expect(graphUrls(p).length, specifier).toBeGreaterThan(0);
         else expect(graphUrls(p), specifier).toEqual([]);
+      }
+    });
+
+    it('only octx-export/mdx loads the MDX parser (micromark-extension-mdxjs, acorn) and the converter', () => {
+      const { subpaths } = probes();
+      for (const [specifier, p] of Object.entries(subpaths)) {
+        if (specifier === 'octx-export/mdx') {
+          expect(
+            mdxUrls(p).some((u) => u.includes('/node_modules/acorn/')),
+            specifier,
+          ).toBe(true);
+          expect(
+            mdxUrls(p).some((u) => u.includes('/node_modules/micromark-extension-mdxjs/')),
+            specifier,
+          ).toBe(true);
+        } else expect(mdxUrls(p), specifier).toEqual([]);
       }
     });
 

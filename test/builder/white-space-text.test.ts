@@ -92,6 +92,37 @@ describe('white-space-only text', () => {
     expect(existsSync(out)).toBe(false);
   });
 
+  it.each([
+    ['entity', { name: ' ', type: 5 }, 'name', 'type', 'OCTX_RECORD_INVALID'],
+    ['entity', { type: '\ufeff', id: 'not-a-uuid' }, 'type', 'id', 'OCTX_ID_INVALID'],
+    ['event', { title: '\ufeff', summary: 5 }, 'title', 'summary', 'OCTX_RECORD_INVALID'],
+    ['chunk', { text: '\t', ordinal: 1.5 }, 'text', 'ordinal', 'OCTX_RECORD_INVALID'],
+    ['entity', { name: ' ', embedding: [1] }, 'name', 'embedding', 'OCTX_RECORD_FIELD_FORBIDDEN'],
+  ])('%s %j under sag-1.7: the refusal names the other field and still lists the blank %s as OCTX_RECORD_TEXT_BLANK', (kind, fields, blank, other, code) => {
+    const e = failure(() => build('sag-1.7', { [kind]: fields }));
+    expect(e.code).toBe(code);
+    const recordId = kind === 'entity' ? ENTITY : kind === 'event' ? EVENT : CHUNK;
+    expect(e.issues.map((i) => [i.code, i.severity, i.field])).toEqual([
+      [code, 'error', other],
+      ['OCTX_RECORD_TEXT_BLANK', 'warning', blank],
+    ]);
+    const value = (fields as Record<string, string>)[blank]!;
+    expect(e.issues[1]!.message).toBe(
+      `${kind} ${blank} ${JSON.stringify(value)} is only white space (JavaScript's trim); taken because the builder is made for sag-1.7, which imports it as written; every other consumer refuses it`,
+    );
+    const named = other === 'id' ? 'not-a-uuid' : recordId;
+    expect(e.issues.map((i) => i.recordId)).toEqual([named, named]);
+    expect(e.message).toContain(`\n  - OCTX_RECORD_TEXT_BLANK (record ${named}, field ${blank}): ${kind} ${blank}`);
+    // The same record for any other consumer: both are errors, the blank one first (the row's order).
+    const plain = failure(() => build(undefined, { [kind]: fields }));
+    expect(plain.issues.map((i) => [i.severity, i.field]).sort()).toEqual(
+      [
+        ['error', blank],
+        ['error', other],
+      ].sort(),
+    );
+  });
+
   it('an empty string stays refused under sag-1.7 (the format requires a non-empty string)', () => {
     expect(failure(() => build('sag-1.7', { entity: { name: '' } })).code).toBe('OCTX_RECORD_INVALID');
   });

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { detectDocsSite, loadWorkdir, openPackage, PackageBuilder, validatePackage, type WorkdirLoadReport } from '../../src/index.js';
-import { mdxToMarkdown } from '../../src/knowledge/mdx/mdx-to-markdown.js';
+import { mdxToMarkdown } from 'octx-export/mdx';
 import {
   DEFAULT_RENAME_THRESHOLD,
   decodeSignature,

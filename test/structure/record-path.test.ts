@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { failure } from '../helpers/errors.js';
 import { OCTX_CODES } from '../../src/model/codes.js';
 import { newId } from '../../src/model/ids.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKindSpec } from '../../src/model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind, type RecordKindSpec } from '../../src/model/record-kinds.js';
 import { IdRegistry } from '../../src/structure/id-registry.js';
 import { readRecord } from '../../src/structure/record-check.js';
 import { StructureStore } from '../../src/structure/structure-store.js';
@@ -75,11 +75,16 @@ describe('StructureStore.add(kind, …)', () => {
   it('counts, columns and refuses a duplicate pair with the row code, for each relation', () => {
     const s = store();
     const [chunk, event, entity, doc] = [newId(), newId(), newId(), newId()];
-    s.add('chunk', { id: chunk, document_id: doc, ordinal: 0, text: 'T.' });
-    s.add('event', { id: event, title: 'E', content: 'C.' });
-    s.add('entity', { id: entity, name: 'N', type: 'person' });
-    s.add('chunk-event', { chunk_id: chunk, event_id: event });
-    s.add('event-entity', { event_id: event, entity_id: entity, weight: 1 });
+    // One record of every kind: typed by kind, so a kind added to the table is a compile error
+    // here until it has one (the store itself takes its columns from the row).
+    const one: Readonly<Record<RecordKind, Record<string, unknown>>> = {
+      chunk: { id: chunk, document_id: doc, ordinal: 0, text: 'T.' },
+      event: { id: event, title: 'E', content: 'C.' },
+      entity: { id: entity, name: 'N', type: 'person' },
+      'chunk-event': { chunk_id: chunk, event_id: event },
+      'event-entity': { event_id: event, entity_id: entity, weight: 1 },
+    };
+    for (const kind of RECORD_KIND_ORDER) s.add(kind, one[kind]);
     const ce = failure(() => s.add('chunk-event', { chunk_id: chunk, event_id: event }));
     expect([ce.code, ce.issues[0]!.field, ce.issues[0]!.recordId]).toEqual(['OCTX_CHUNK_EVENT_DUPLICATE', 'event_id', chunk]);
     const ee = failure(() => s.add('event-entity', { event_id: event, entity_id: entity }));

@@ -1,9 +1,9 @@
-import { cp, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OctxError } from '../../model/errors.js';
 import { flag, type Command } from '../args.js';
 import { EXIT_OK, withHint } from '../errors.js';
+import { copyFoldersAllOrNothing } from '../folder-copy.js';
 
 /**
  * The example inputs every `--help` example runs on, under `fixtures/` of the package folder
@@ -25,18 +25,14 @@ export const EXAMPLE_INPUTS = [
 /** The package's `fixtures/` folder: three levels up from both src/cli/commands/ and dist/cli/commands/. */
 const SHIPPED = fileURLToPath(new URL('../../../fixtures/', import.meta.url));
 
-const exists = (path: string): Promise<boolean> =>
-  stat(path).then(
-    () => true,
-    () => false,
-  );
-
 export const examplesCommand: Command = {
   name: 'examples',
   summary: 'copy the example inputs the --help examples run on into ./fixtures (run it first)',
   description: [
     'Every `--help` example runs as printed from a folder holding fixtures/: this command copies the',
     `example inputs that ship with the package (${EXAMPLE_INPUTS.join(', ')}) into <dir>/fixtures.`,
+    'The copy is all or nothing (staged beside <dir>/fixtures, then renamed into place), and never goes through',
+    'a symbolic link under <dir>/fixtures.',
     'The examples write into out/; validate, inspect and derive read the package the first build example writes.',
   ].join('\n'),
   positionals: [{ name: 'dir', description: 'where to create fixtures/ (default: the current folder)', optional: true }],
@@ -44,18 +40,14 @@ export const examplesCommand: Command = {
   examples: ['octx-export examples'],
   async run(ctx) {
     const into = join(resolve(ctx.positionals[0] ?? '.'), 'fixtures');
-    const overwrite = flag(ctx.values, 'overwrite');
-    // Check every target first: nothing is half copied when one is already there.
-    for (const input of EXAMPLE_INPUTS) {
-      const target = join(into, input);
-      if (!overwrite && (await exists(target))) {
-        throw withHint(
-          OctxError.of({ code: 'OCTX_OUTPUT_EXISTS', path: target, field: 'overwrite', message: `${target} already exists` }),
-          'the example inputs are already there: run the examples, or pass --overwrite to copy them again',
-        );
+    try {
+      await copyFoldersAllOrNothing({ from: SHIPPED, names: EXAMPLE_INPUTS, into, overwrite: flag(ctx.values, 'overwrite'), overwriteOption: 'overwrite' });
+    } catch (e) {
+      if (e instanceof OctxError && e.code === 'OCTX_OUTPUT_EXISTS') {
+        throw withHint(e, 'the example inputs are already there: run the examples, or pass --overwrite to copy them again');
       }
+      throw e;
     }
-    for (const input of EXAMPLE_INPUTS) await cp(join(SHIPPED, input), join(into, input), { recursive: true, force: true });
     if (ctx.json) {
       ctx.io.stdout.write(`${JSON.stringify({ ok: true, command: 'examples', fixtures: into, inputs: EXAMPLE_INPUTS }, null, 2)}\n`);
     } else {

@@ -66,6 +66,7 @@ export const reportCommand: Command = {
     open: { type: 'boolean', description: 'open the page in the default browser when it is written' },
     ...READ_LIMIT_OPTIONS,
   },
+  stdoutWrites: { what: 'the HTML page', onTerminal: 'the HTML page, its scripts inlined,', file: 'page.html' },
   examplesNote: 'out/three-kingdoms.octx and out/three-kingdoms-notes.octx: written by the examples of `octx-export build --help` and `octx-export derive --help`',
   examples: [
     'octx-export report out/three-kingdoms.octx -o out/three-kingdoms.html',
