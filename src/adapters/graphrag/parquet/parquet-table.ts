@@ -18,10 +18,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadata, parquetRead, parquetSchema, snappyUncompress, type AsyncBuffer, type Compressors, type FileMetaData, type SchemaTree } from 'hyparquet';
 import { compressors as extraCompressors } from 'hyparquet-compressors';
+import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { getSchemaPath } from 'hyparquet/src/schema.js';
 import { OctxError } from '../../../model/errors.js';
 import { fsReason } from '../../../model/fs-errors.js';
 import { describeColumn, type ColumnInfo } from './column-kinds.js';
 import { guardColumnChunk, PARQUET_LIMITS, type ChunkSpan, type ParquetLimits } from './column-guard.js';
+import { decodeFloatLists, type FloatLists } from './float-lists.js';
 
 const MAGIC = 'PAR1';
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -157,6 +160,36 @@ export class ParquetTable {
       out[column] = values;
     }
     return out;
+  }
+
+  /**
+   * A list-of-floats column (an embedding per row) of row group `group`, as one `Float32Array`
+   * with row offsets (see {@link decodeFloatLists}) rather than an array per row.
+   * @throws OctxError `OCTX_PARQUET_INVALID` (also for a column of another shape), `OCTX_PARQUET_LIMIT`
+   */
+  async readFloatLists(group: number, column: string): Promise<FloatLists> {
+    const leaves = this.#spans.filter((s) => s.group === group && (s.column === column || s.column.startsWith(`${column}.`)));
+    const span = leaves[0];
+    const fail = (message: string): OctxError => invalid(this.path, `column ${column} of row group ${group}: ${message}`, column);
+    if (span === undefined || leaves.length !== 1) throw fail('the column is not a single list of FLOAT or DOUBLE values');
+    const bytes = new Uint8Array(await this.#slice(span.start, span.end));
+    const chunk = this.#metadata.row_groups[group]!.columns.find((c) => c.meta_data!.path_in_schema.join('.') === span.column)!.meta_data!;
+    const schemaPath = getSchemaPath(this.#metadata.schema, chunk.path_in_schema);
+    const element = schemaPath[schemaPath.length - 1]!.element;
+    try {
+      return decodeFloatLists(
+        bytes,
+        span.rows,
+        { pathInSchema: chunk.path_in_schema, type: chunk.type, element, schemaPath, codec: chunk.codec, compressors: this.#compressors, parsers: DEFAULT_PARSERS },
+        fail,
+      );
+    } catch (e) {
+      if (e instanceof OctxError) {
+        const first = e.issues[0]!;
+        throw first.field !== undefined ? e : OctxError.of({ ...first, field: column, message: `column ${column} of row group ${group}: ${first.message}` });
+      }
+      throw fail(`does not decode: ${(e as Error).message}`);
+    }
   }
 
   /** Closes the file. */
