@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageBuilder } from 'octx-export';
 import { fromGraphRag } from 'octx-export/adapters/graphrag';
-import { openParquetFile } from '../test/adapters/graphrag/parquet-writer.js';
+import { openParquetFile } from './parquet-writer.js';
 import { isMain, measure, parseArgs, RAISED_LIMITS, RESULT_MARKER, type ChildResult } from './common.js';
 
 const UNITS_PER_DOCUMENT = 10;

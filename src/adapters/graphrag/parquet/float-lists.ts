@@ -80,16 +80,17 @@ class FloatBuffer {
 
 /**
  * Decodes the bytes of one column chunk (already checked by the page guard) of `rows` rows.
+ * @param capacity the values to make room for at first (the chunk's declared value count)
  * @param fail builds the error for a malformed chunk (the caller names file, column and group)
  * @throws what `fail` returns: levels that disagree with the values or the row count, an
  *   unsupported page type; hyparquet's own errors (bad encodings) propagate for the caller to wrap
  */
-export function decodeFloatLists(bytes: Uint8Array, rows: number, decoder: ColumnDecoder, fail: (message: string) => OctxError): FloatLists {
+export function decodeFloatLists(bytes: Uint8Array, rows: number, capacity: number, decoder: ColumnDecoder, fail: (message: string) => OctxError): FloatLists {
   const levels = floatListLevels(decoder.schemaPath);
   if (levels === undefined) throw fail('the column is not a single list of FLOAT or DOUBLE values');
   const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: 0 };
   const offsets = new Uint32Array(rows + 1);
-  const out = new FloatBuffer(0);
+  const out = new FloatBuffer(capacity);
   let row = -1;
   let nullRows = 0;
   let nullElements = 0;

@@ -63,6 +63,7 @@ export class ParquetTable {
   readonly #limits: ParquetLimits;
   readonly #buffer: AsyncBuffer;
   readonly #compressors: Compressors;
+  #scratch = new Uint8Array(0);
 
   private constructor(path: string, handle: FileHandle, size: number, metadata: FileMetaData, spans: ChunkSpan[], limits: ParquetLimits) {
     this.path = path;
@@ -172,7 +173,9 @@ export class ParquetTable {
     const span = leaves[0];
     const fail = (message: string): OctxError => invalid(this.path, `column ${column} of row group ${group}: ${message}`, column);
     if (span === undefined || leaves.length !== 1) throw fail('the column is not a single list of FLOAT or DOUBLE values');
-    const bytes = new Uint8Array(await this.#slice(span.start, span.end));
+    // The chunk's bytes are only read while decoding (values are copied out), so one buffer serves every group.
+    if (this.#scratch.length < span.end - span.start) this.#scratch = new Uint8Array(span.end - span.start);
+    const bytes = await this.#guardedBytes(span.start, span.end, this.#scratch);
     const chunk = this.#metadata.row_groups[group]!.columns.find((c) => c.meta_data!.path_in_schema.join('.') === span.column)!.meta_data!;
     const schemaPath = getSchemaPath(this.#metadata.schema, chunk.path_in_schema);
     const element = schemaPath[schemaPath.length - 1]!.element;
@@ -180,6 +183,7 @@ export class ParquetTable {
       return decodeFloatLists(
         bytes,
         span.rows,
+        Math.min(num(chunk.num_values), this.#limits.maxChunkValues),
         { pathInSchema: chunk.path_in_schema, type: chunk.type, element, schemaPath, codec: chunk.codec, compressors: this.#compressors, parsers: DEFAULT_PARSERS },
         fail,
       );
@@ -198,14 +202,20 @@ export class ParquetTable {
   }
 
   async #slice(start: number, end: number): Promise<ArrayBuffer> {
-    const bytes = await readAt(this.#handle, start, end - start, this.path);
+    const bytes = await this.#guardedBytes(start, end);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  /** Bytes `start`–`end` (into `scratch` when it is large enough), every column chunk they overlap checked first. */
+  async #guardedBytes(start: number, end: number, scratch?: Uint8Array): Promise<Uint8Array> {
+    const bytes = await readAt(this.#handle, start, end - start, this.path, scratch);
     // Every column chunk hyparquet is about to decode passes the page checks first, on these very bytes.
     for (const span of this.#spans) {
       if (span.checked || span.end <= start || span.start >= end) continue;
       if (span.start >= start && span.end <= end) guardColumnChunk(this.path, span, bytes.subarray(span.start - start, span.end - start), this.#limits);
       else guardColumnChunk(this.path, span, await readAt(this.#handle, span.start, span.end - span.start, this.path), this.#limits);
     }
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    return bytes;
   }
 }
 
@@ -219,8 +229,8 @@ export async function withParquetTable<T>(path: string, use: (table: ParquetTabl
   }
 }
 
-async function readAt(handle: FileHandle, position: number, length: number, path: string): Promise<Uint8Array> {
-  const bytes = Buffer.allocUnsafe(length);
+async function readAt(handle: FileHandle, position: number, length: number, path: string, scratch?: Uint8Array): Promise<Uint8Array> {
+  const bytes = scratch !== undefined && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {
     let n: number;
