@@ -8,8 +8,12 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parquetMetadata } from 'hyparquet';
+import { getSchemaPath } from 'hyparquet/src/schema.js';
 import { parquetWriteBuffer } from 'hyparquet-writer';
+import { decodeFloatLists, floatListLevels } from '../../../src/adapters/graphrag/parquet/float-lists.js';
 import { ParquetTable } from '../../../src/adapters/graphrag/parquet/parquet-table.js';
+import { OctxError } from '../../../src/model/errors.js';
 import { parquetBytes, type FixtureColumn } from '../../../bench/parquet-writer.js';
 import { tempDir } from '../../helpers/temp.js';
 import { GRAPHRAG, readRows } from './tables.js';
@@ -149,12 +153,8 @@ describe('readFloatLists', () => {
     // The footer says 2 rows while the pages hold 3: rewrite num_rows in a file of one row group.
     const file = join(tempDir('octx-float-lists-'), 'rows-lie.parquet');
     const good = parquetBytes([{ name: 'embedding', kind: 'list<double>', data: [[1], [2], [3]] }]);
-    const { decodeFloatLists, floatListLevels } = await import('../../../src/adapters/graphrag/parquet/float-lists.js');
     expect(floatListLevels([])).toBeUndefined();
-    const { OctxError } = await import('../../../src/model/errors.js');
     const fail = (message: string) => OctxError.of({ code: 'OCTX_PARQUET_INVALID', path: file, message });
-    const { parquetMetadata } = await import('hyparquet');
-    const { getSchemaPath } = await import('hyparquet/src/schema.js');
     const metadata = parquetMetadata(good.buffer.slice(good.byteOffset, good.byteOffset + good.byteLength) as ArrayBuffer);
     const meta = metadata.row_groups[0]!.columns[0]!.meta_data!;
     const schemaPath = getSchemaPath(metadata.schema, meta.path_in_schema);

@@ -183,7 +183,8 @@ export class ParquetTable {
       return decodeFloatLists(
         bytes,
         span.rows,
-        Math.min(num(chunk.num_values), this.#limits.maxChunkValues),
+        // The footer's count is a hint from an untrusted file: never more room than one value per byte read.
+        Math.min(num(chunk.num_values), this.#limits.maxChunkValues, span.end - span.start),
         { pathInSchema: chunk.path_in_schema, type: chunk.type, element, schemaPath, codec: chunk.codec, compressors: this.#compressors, parsers: DEFAULT_PARSERS },
         fail,
       );
