@@ -3,10 +3,12 @@
  * `Float32Array` and row offsets, instead of hyparquet's one JavaScript array per row: at 384
  * numbers a row, those arrays (and the garbage they leave) cost more than the decoding itself.
  *
- * hyparquet does everything but the last step: page headers, decompression, definition and
- * repetition levels, PLAIN / dictionary / byte-stream-split values (its `src/*.js` sub-path
- * exports). Only the assembly of the levels into rows — for a single level of list of FLOAT or
- * DOUBLE, nothing deeper — is written here.
+ * hyparquet does the rest through its `src/*.js` sub-path exports: page headers, decompression,
+ * the dictionary page, PLAIN / dictionary / byte-stream-split values, and the run-length /
+ * bit-packed decoding of the levels — into byte arrays here, where its page readers would build
+ * JavaScript arrays of one slot per value. Only the page layout around them (as hyparquet's
+ * `readDataPage`/`readDataPageV2` walk it) and the assembly of the levels into rows — for a single
+ * level of list of FLOAT or DOUBLE, nothing deeper — are written here.
  */
 import { parquetHeader, readPage } from 'hyparquet/src/column.js';
 import { convert } from 'hyparquet/src/convert.js';
@@ -80,7 +82,7 @@ class FloatBuffer {
 
 /**
  * Decodes the bytes of one column chunk (already checked by the page guard) of `rows` rows.
- * @param capacity the values to make room for at first (the chunk's declared value count)
+ * @param capacity the values to make room for at first (a hint: the buffer grows when it is short)
  * @param fail builds the error for a malformed chunk (the caller names file, column and group)
  * @throws what `fail` returns: levels that disagree with the values or the row count, an
  *   unsupported page type; hyparquet's own errors (bad encodings) propagate for the caller to wrap
