@@ -7,7 +7,7 @@
  * The index: documents of 10 text units each (text units of ~330 bytes), one entity per 10 text
  * units plus a shared one, one relationship per text unit (so every text unit has an event), and
  * the text-unit embeddings as an `embeddings.text_unit_text.parquet` snapshot (`dim` doubles per
- * row), written in row groups of 10,000 with hyparquet-writer. The baseline adds the same
+ * row), written in row groups of 10,000 with hyparquet-writer (bench/parquet-writer.ts). The baseline adds the same
  * documents, chunks, entities, events, links and vectors to a PackageBuilder.
  *
  * Child modes (run by the series): `--mode generate|graphrag|builder --dir DIR --units N --dim D`.
@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageBuilder } from 'octx-export';
 import { fromGraphRag } from 'octx-export/adapters/graphrag';
-import { openParquetFile } from '../test/adapters/graphrag/parquet-writer.js';
+import { openParquetFile } from './parquet-writer.js';
 import { isMain, measure, parseArgs, RAISED_LIMITS, RESULT_MARKER, type ChildResult } from './common.js';
 
 const UNITS_PER_DOCUMENT = 10;

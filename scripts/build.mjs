@@ -56,6 +56,13 @@ const ESM_ONLY = [
   '@sveltejs/acorn-typescript',
   'hyparquet',
   'hyparquet-compressors',
+  // The page readers the GraphRAG adapter's float-list decoder uses (hyparquet's `./src/*.js` exports).
+  'hyparquet/src/column.js',
+  'hyparquet/src/convert.js',
+  'hyparquet/src/datapage.js',
+  'hyparquet/src/encoding.js',
+  'hyparquet/src/plain.js',
+  'hyparquet/src/schema.js',
 ];
 const cjsDir = fileURLToPath(new URL('cjs/', dist));
 const vendorDir = join(cjsDir, 'vendor');
@@ -67,14 +74,18 @@ for (const name of ESM_ONLY) {
     format: 'cjs',
     platform: 'node',
     target: 'node20',
-    outfile: join(vendorDir, `${name}.js`),
+    outfile: join(vendorDir, `${name.replace(/\.js$/, '')}.js`),
     legalComments: 'inline',
     logLevel: 'warning',
   });
   // The bundled copy ships with its licence.
-  const pkgDir = fileURLToPath(new URL(`node_modules/${name}/`, root));
+  const pkg = name
+    .split('/')
+    .slice(0, name.startsWith('@') ? 2 : 1)
+    .join('/');
+  const pkgDir = fileURLToPath(new URL(`node_modules/${pkg}/`, root));
   const licence = readdirSync(pkgDir).find((f) => /^licen[cs]e/i.test(f));
-  if (licence) writeFileSync(join(vendorDir, `${name}.LICENSE`), readFileSync(join(pkgDir, licence)));
+  if (licence) writeFileSync(join(vendorDir, `${name.replace(/\.js$/, '')}.LICENSE`), readFileSync(join(pkgDir, licence)));
 }
 
 /** Every .js file under `dir`. */
@@ -86,7 +97,7 @@ for (const file of jsFiles(cjsDir)) {
   const text = readFileSync(file, 'utf8');
   let out = text;
   for (const name of ESM_ONLY) {
-    let rel = relative(dirname(file), join(vendorDir, `${name}.js`))
+    let rel = relative(dirname(file), join(vendorDir, `${name.replace(/\.js$/, '')}.js`))
       .split('\\')
       .join('/');
     if (!rel.startsWith('.')) rel = `./${rel}`;

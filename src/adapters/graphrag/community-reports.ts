@@ -7,9 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../model/json.js';
-import { addAdapterDocument } from '../shared/add-document.js';
 import { claimDocumentPath, safeFileStem } from '../shared/document-paths.js';
-import { forEachRow, rowLabel, rowProblem, text, type MapContext } from './map-context.js';
+import { addGraphRagDocument, forEachRow, rowLabel, rowProblem, text, type MapContext } from './map-context.js';
 import { presentColumns, TABLE_COLUMNS } from './layout.js';
 import type { IdRegistry } from './id-registry.js';
 import type { ParquetTable } from './parquet/parquet-table.js';
@@ -38,21 +37,7 @@ export async function mapCommunityReports(ctx: MapContext, table: ParquetTable, 
       const v = text(row, key);
       if (v !== undefined && v.trim() !== '') meta[key] = v;
     }
-    const added = addAdapterDocument(
-      ctx.builder,
-      {
-        path,
-        markdown: body,
-        additions: {
-          type: documentType,
-          documentId: ctx.builder.ids.document(`graphrag:document:${path}`),
-          extras: { ...(title !== '' ? { title } : {}), 'x-graphrag': meta },
-        },
-        origin: `the GraphRAG community report (${rowLabel(table, row)})`,
-      },
-      ctx.warnings,
-    );
-    ctx.consumer?.check('document', { id: added.documentId, ...(title !== '' ? { title } : {}) }, table.path, row.index, rowLabel(table, row, title));
+    addGraphRagDocument(ctx, documentType, { path, body, title, xgraphrag: meta, origin: `the GraphRAG community report (${rowLabel(table, row)})`, table, row });
     count++;
   });
   return count;

@@ -87,15 +87,17 @@ export interface VectorInput {
   readonly loadLanceDb?: LanceDbLoader;
 }
 
-type Row = { readonly id: string; readonly vector: ArrayLike<number> };
+type Row = { readonly id: string; readonly vector: Float32Array };
 
 async function* snapshotRows(ctx: MapContext, file: string, limits: ParquetLimits, kind: string): AsyncIterable<Row> {
   const table = await ParquetTable.open(file, limits);
   try {
     checkColumns(table, SNAPSHOT_COLUMNS, 'embeddings snapshot');
     for (let g = 0; g < table.rowGroups.length; g++) {
-      const { id, embedding } = await table.readGroup(g, ['id', 'embedding']);
-      for (let i = 0; i < id!.length; i++) yield { id: String(id![i]), vector: (embedding![i] as number[] | null) ?? [] };
+      const { id } = await table.readGroup(g, ['id']);
+      // One Float32Array per row group, each row's vector a view of it (a null row is empty).
+      const { offsets, values } = await table.readFloatLists(g, 'embedding');
+      for (let i = 0; i < id!.length; i++) yield { id: String(id![i]), vector: values.subarray(offsets[i], offsets[i + 1]) };
       ctx.onProgress?.({ phase: 'load', kind, completed: table.rowGroups[g]!.start + table.rowGroups[g]!.rows, total: table.rows });
     }
   } finally {
@@ -215,7 +217,7 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
       for await (const { id, vector } of rowsOf(t.ref, `${t.embedding} vectors`)) {
         const record = recordOf(t.target, id);
         if (record === undefined) continue;
-        ctx.builder.addVector(t.target, record, vector as readonly number[]);
+        ctx.builder.addVector(t.target, record, vector);
         added++;
       }
       Object.assign(t, { added });

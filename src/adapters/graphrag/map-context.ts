@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, type OctxIssue } from '../../model/errors.js';
+import type { JsonValue } from '../../model/json.js';
 import type { ProgressListener } from '../../model/progress.js';
+import { addAdapterDocument } from '../shared/add-document.js';
 import { inputIssue } from '../shared/input-issues.js';
 import type { GraphRagSample } from './graphrag-types.js';
 import type { ParquetTable } from './parquet/parquet-table.js';
@@ -74,6 +76,53 @@ export function rowLabel(table: ParquetTable, row: Row, title?: string): string 
 export function rowProblem(table: ParquetTable, row: Row, field: string, message: string): OctxIssue {
   const id = text(row, 'id');
   return inputIssue({ path: table.path, line: row.index + 1, ...(id !== undefined ? { recordId: id } : {}), field, message: `${rowLabel(table, row)}: ${message}` });
+}
+
+/** One GraphRAG text that becomes a document (a GraphRAG document, or a community report). */
+export interface GraphRagDocument {
+  /** Path under `knowledge/`, already claimed. */
+  readonly path: string;
+  /** The Markdown body, byte for byte. */
+  readonly body: string;
+  /** GraphRAG's title ('' for none). */
+  readonly title: string;
+  readonly xgraphrag: Readonly<Record<string, JsonValue>>;
+  /** What the body is, for messages: `the GraphRAG document text (documents.parquet row 3)`. */
+  readonly origin: string;
+  /** Where it came from, for the consumer's findings. */
+  readonly table: ParquetTable;
+  readonly row: Row;
+}
+
+/**
+ * Adds a GraphRAG text as a document: its id from the ledger keyed by its path, GraphRAG's title
+ * as the frontmatter `title`, `x-graphrag` beside it; and checks it against the consumer.
+ * @returns the document's OCTX id
+ */
+export function addGraphRagDocument(ctx: MapContext, documentType: string, doc: GraphRagDocument): string {
+  const added = addAdapterDocument(
+    ctx.builder,
+    {
+      path: doc.path,
+      markdown: doc.body,
+      additions: {
+        type: documentType,
+        documentId: ctx.builder.ids.document(`graphrag:document:${doc.path}`),
+        // Through extras, not `title`: the GraphRAG title is the document's title even when its text opens with a heading.
+        extras: { ...(doc.title !== '' ? { title: doc.title } : {}), 'x-graphrag': doc.xgraphrag },
+      },
+      origin: doc.origin,
+    },
+    ctx.warnings,
+  );
+  ctx.consumer?.check(
+    'document',
+    { id: added.documentId, ...(doc.title !== '' ? { title: doc.title } : {}) },
+    doc.table.path,
+    doc.row.index,
+    rowLabel(doc.table, doc.row, doc.title),
+  );
+  return added.documentId;
 }
 
 /** Throws the problems collected so far, if any. */

@@ -8,10 +8,9 @@
 import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../model/json.js';
-import { addAdapterDocument } from '../shared/add-document.js';
 import { claimDocumentPath, safeFileStem, withoutFileExtension } from '../shared/document-paths.js';
 import { scrubSecrets } from '../shared/secrets.js';
-import { forEachRow, IntColumn, digestOf, KeyOccurrences, rowLabel, rowProblem, text, textList, type MapContext } from './map-context.js';
+import { addGraphRagDocument, forEachRow, IntColumn, digestOf, KeyOccurrences, rowProblem, text, textList, type MapContext } from './map-context.js';
 import { presentColumns, TABLE_COLUMNS, textUnitDocumentColumn } from './layout.js';
 import type { ParquetTable } from './parquet/parquet-table.js';
 import type { IdRegistry } from './id-registry.js';
@@ -91,25 +90,18 @@ export async function mapDocuments(ctx: MapContext, table: ParquetTable, ids: Id
     if (created !== undefined && created !== '') xgraphrag.creation_date = created;
     const metadata = plainData(row.values.metadata);
     if (metadata !== undefined) xgraphrag.metadata = scrubSecrets(metadata, 'metadata', scrubbed) as JsonValue;
-    const added = addAdapterDocument(
-      ctx.builder,
-      {
-        path,
-        markdown: body,
-        additions: {
-          type: documentType,
-          documentId: ctx.builder.ids.document(`graphrag:document:${path}`),
-          // Through extras, not `title`: the GraphRAG title is the document's title even when its text opens with a heading.
-          extras: { ...(title !== '' ? { title } : {}), 'x-graphrag': xgraphrag },
-        },
-        origin: `the GraphRAG document text (${basename(table.path)} row ${row.index})`,
-      },
-      ctx.warnings,
-    );
-    const entry: DocumentEntry = { documentId: added.documentId, path, title, chunks: 0 };
+    const documentId = addGraphRagDocument(ctx, documentType, {
+      path,
+      body,
+      title,
+      xgraphrag,
+      origin: `the GraphRAG document text (${basename(table.path)} row ${row.index})`,
+      table,
+      row,
+    });
+    const entry: DocumentEntry = { documentId, path, title, chunks: 0 };
     documents.set(id, entry);
     order.push(entry);
-    ctx.consumer?.check('document', { id: added.documentId, ...(title !== '' ? { title } : {}) }, table.path, row.index, rowLabel(table, row, title));
   });
   if (scrubbed.length > 0) ctx.warnings.push(`secret-looking metadata keys were left out of the documents' frontmatter: ${[...new Set(scrubbed)].join(', ')}`);
   return { documents, order };

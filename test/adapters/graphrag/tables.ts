@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parquetMetadata, parquetReadObjects, parquetSchema, type SchemaTree } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { ROOT, tempDir } from '../../helpers/temp.js';
-import { parquetBytes, type FixtureColumn, type FixtureKind, type WriteOptions } from './parquet-writer.js';
+import { parquetBytes, type FixtureColumn, type FixtureKind, type WriteOptions } from '../../../bench/parquet-writer.js';
 
 /** The GraphRAG fixture sets of the repository. */
 export const GRAPHRAG = {

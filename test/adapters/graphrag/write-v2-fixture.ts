@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parquetBytes, type FixtureColumn } from './parquet-writer.js';
+import { parquetBytes, type FixtureColumn } from '../../../bench/parquet-writer.js';
 
 const root = fileURLToPath(new URL('../../../fixtures/graphrag/', import.meta.url));
 const out = `${root}v2-small/output/`;

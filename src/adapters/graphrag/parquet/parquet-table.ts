@@ -18,10 +18,13 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { parquetMetadata, parquetRead, parquetSchema, snappyUncompress, type AsyncBuffer, type Compressors, type FileMetaData, type SchemaTree } from 'hyparquet';
 import { compressors as extraCompressors } from 'hyparquet-compressors';
+import { DEFAULT_PARSERS } from 'hyparquet/src/convert.js';
+import { getSchemaPath } from 'hyparquet/src/schema.js';
 import { OctxError } from '../../../model/errors.js';
 import { fsReason } from '../../../model/fs-errors.js';
 import { describeColumn, type ColumnInfo } from './column-kinds.js';
 import { guardColumnChunk, PARQUET_LIMITS, type ChunkSpan, type ParquetLimits } from './column-guard.js';
+import { decodeFloatLists, type FloatLists } from './float-lists.js';
 
 const MAGIC = 'PAR1';
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -60,6 +63,7 @@ export class ParquetTable {
   readonly #limits: ParquetLimits;
   readonly #buffer: AsyncBuffer;
   readonly #compressors: Compressors;
+  #scratch = new Uint8Array(0);
 
   private constructor(path: string, handle: FileHandle, size: number, metadata: FileMetaData, spans: ChunkSpan[], limits: ParquetLimits) {
     this.path = path;
@@ -159,20 +163,60 @@ export class ParquetTable {
     return out;
   }
 
+  /**
+   * A list-of-floats column (an embedding per row) of row group `group`, as one `Float32Array`
+   * with row offsets (see {@link decodeFloatLists}) rather than an array per row.
+   * @throws OctxError `OCTX_PARQUET_INVALID` (also for a column of another shape), `OCTX_PARQUET_LIMIT`
+   */
+  async readFloatLists(group: number, column: string): Promise<FloatLists> {
+    const leaves = this.#spans.filter((s) => s.group === group && (s.column === column || s.column.startsWith(`${column}.`)));
+    const span = leaves[0];
+    const fail = (message: string): OctxError => invalid(this.path, `column ${column} of row group ${group}: ${message}`, column);
+    if (span === undefined || leaves.length !== 1) throw fail('the column is not a single list of FLOAT or DOUBLE values');
+    // The chunk's bytes are only read while decoding (values are copied out), so one buffer serves every group.
+    if (this.#scratch.length < span.end - span.start) this.#scratch = new Uint8Array(span.end - span.start);
+    const bytes = await this.#guardedBytes(span.start, span.end, this.#scratch);
+    const chunk = this.#metadata.row_groups[group]!.columns.find((c) => c.meta_data!.path_in_schema.join('.') === span.column)!.meta_data!;
+    const schemaPath = getSchemaPath(this.#metadata.schema, chunk.path_in_schema);
+    const element = schemaPath[schemaPath.length - 1]!.element;
+    try {
+      return decodeFloatLists(
+        bytes,
+        span.rows,
+        // The footer's count is a hint from an untrusted file: never more room than one value per byte read.
+        Math.min(num(chunk.num_values), this.#limits.maxChunkValues, span.end - span.start),
+        { pathInSchema: chunk.path_in_schema, type: chunk.type, element, schemaPath, codec: chunk.codec, compressors: this.#compressors, parsers: DEFAULT_PARSERS },
+        fail,
+      );
+    } catch (e) {
+      if (e instanceof OctxError) {
+        const first = e.issues[0]!;
+        throw first.field !== undefined ? e : OctxError.of({ ...first, field: column, message: `column ${column} of row group ${group}: ${first.message}` });
+      }
+      throw fail(`does not decode: ${(e as Error).message}`);
+    }
+  }
+
   /** Closes the file. */
   async close(): Promise<void> {
     await this.#handle.close();
   }
 
   async #slice(start: number, end: number): Promise<ArrayBuffer> {
-    const bytes = await readAt(this.#handle, start, end - start, this.path);
+    const bytes = await this.#guardedBytes(start, end);
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  /** Bytes `start`–`end` (into `scratch` when it is large enough), every column chunk they overlap checked first. */
+  async #guardedBytes(start: number, end: number, scratch?: Uint8Array): Promise<Uint8Array> {
+    const bytes = await readAt(this.#handle, start, end - start, this.path, scratch);
     // Every column chunk hyparquet is about to decode passes the page checks first, on these very bytes.
     for (const span of this.#spans) {
       if (span.checked || span.end <= start || span.start >= end) continue;
       if (span.start >= start && span.end <= end) guardColumnChunk(this.path, span, bytes.subarray(span.start - start, span.end - start), this.#limits);
       else guardColumnChunk(this.path, span, await readAt(this.#handle, span.start, span.end - span.start, this.path), this.#limits);
     }
-    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    return bytes;
   }
 }
 
@@ -186,8 +230,8 @@ export async function withParquetTable<T>(path: string, use: (table: ParquetTabl
   }
 }
 
-async function readAt(handle: FileHandle, position: number, length: number, path: string): Promise<Uint8Array> {
-  const bytes = Buffer.allocUnsafe(length);
+async function readAt(handle: FileHandle, position: number, length: number, path: string, scratch?: Uint8Array): Promise<Uint8Array> {
+  const bytes = scratch !== undefined && scratch.length >= length ? scratch.subarray(0, length) : Buffer.allocUnsafe(length);
   let done = 0;
   while (done < length) {
     let n: number;

@@ -1,5 +1,6 @@
 /**
- * Writes GraphRAG-shaped Parquet files for fixtures, tests and the benchmark with hyparquet-writer:
+ * Writes GraphRAG-shaped Parquet files with hyparquet-writer, for the benchmark's synthetic index and
+ * for the tests' fixtures and hostile files (both import it from here: bench/ imports nothing from test/):
  * columns typed as pandas/pyarrow writes them (optional STRING, INT64, DOUBLE, and three-level
  * LIST<…> columns), in row groups, compressed with SNAPPY, GZIP (node:zlib) or ZSTD.
  *
