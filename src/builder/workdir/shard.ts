@@ -56,9 +56,9 @@ export function shardOfPath(packagePath: string, count: number): number {
 /** The records of the folder one shard keeps, decided before any record is added. */
 export interface ShardRecords {
   /** Keeps a record line of `kind` (its value as read). */
-  keep(kind: RecordKind, value: Record<string, unknown>): boolean;
+  readonly keep: (kind: RecordKind, value: Record<string, unknown>) => boolean;
   /** Keeps the vector of a record id. */
-  keepVector(recordId: string): boolean;
+  readonly keepVector: (recordId: string) => boolean;
 }
 
 /** A string field of a record line, if it is one. */
@@ -143,7 +143,7 @@ export async function shardRecords(dir: string, fileSet: ReadonlySet<string>, sh
   }
   const keptRecord = (id: string): boolean => chunks.has(id) || events.has(id) || entities.has(id);
   return {
-    keep(kind, value) {
+    keep: (kind, value) => {
       const id = idField(value, 'id');
       switch (kind) {
         case 'chunk':
