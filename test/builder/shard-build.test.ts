@@ -1,3 +1,4 @@
+// @module-tag heavy (shard builds and merges of the demo corpus in-process: seconds)
 /**
  * Shard builds of a folder (`loadWorkdir({ shard })`): the demo corpus cut into n shards by the
  * SHA-256 of each document's package path, each shard a valid package, and the merge of the

@@ -1,3 +1,4 @@
+// @module-tag heavy (the CLI in-process: builds, shard builds and merges of the demo corpus, seconds)
 /**
  * `octx-export build --shard i/n` and `--ledger`: the demo corpus built as two shards and merged
  * with `octx-export merge` is the package `build` writes for the whole folder, byte for byte; bad
