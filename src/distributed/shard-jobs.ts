@@ -81,19 +81,24 @@ function workFolder(output: string): string {
 
 /**
  * Runs `write(tempDir, stagedOutput)` inside the job's fresh work folder, then moves the staged
- * output to `output` and removes the folder, also when `write` fails.
+ * output to `output` (when `write` says it wrote one) and removes the folder, also when `write` fails.
  */
-async function staged<T>(output: string, write: (tempDir: string, staged: string) => Promise<T>): Promise<T> {
+async function staged<T>(output: string, write: (tempDir: string, staged: string) => Promise<{ readonly value: T; readonly written: boolean }>): Promise<T> {
   const work = workFolder(output);
   // What a killed attempt left: only this job writes here.
   await rm(work, { recursive: true, force: true });
   await mkdir(join(work, 'tmp'), { recursive: true });
   try {
     const out = join(work, basename(output));
-    const result = await write(join(work, 'tmp'), out);
-    await mkdir(dirname(resolve(output)), { recursive: true });
-    await rename(out, resolve(output));
-    return result;
+    const { value, written } = await write(join(work, 'tmp'), out);
+    if (written) {
+      await mkdir(dirname(resolve(output)), { recursive: true });
+      await rename(out, resolve(output));
+    } else {
+      // Nothing to publish: an earlier attempt's file must not remain.
+      await rm(resolve(output), { force: true });
+    }
+    return value;
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -111,24 +116,20 @@ export async function buildShard(data: ShardJobData, options: JobOptions = {}): 
   }
   const ledger = data.ledger === undefined ? undefined : RedisIdLedgerStore.connect(data.ledger.url, { namespace: data.ledger.namespace ?? `octx:ledger:${data.asset.id}` });
   try {
-    return await staged(data.output, async (tempDir, out) => {
+    return await staged<ShardJobResult>(data.output, async (tempDir, out) => {
       const builder = new PackageBuilder({ asset: data.asset, release: data.release, tempDir, ...(ledger !== undefined ? { ledger } : {}) });
       try {
         const loaded = await loadWorkdir(builder, data.input, { shard: data.shard, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
         if (loaded.documents - loaded.reserved.length === 0) {
           await builder.dispose();
-          return { shard: data.shard, output: null, packageDigest: null, documents: 0 };
+          return { value: { shard: data.shard, output: null, packageDigest: null, documents: 0 }, written: false };
         }
         const result = await builder.export({ output: out, structure: data.structure ?? 'auto', ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-        return { shard: data.shard, output: resolve(data.output), packageDigest: result.packageDigest, documents: loaded.documents };
+        return { value: { shard: data.shard, output: resolve(data.output), packageDigest: result.packageDigest, documents: loaded.documents }, written: true };
       } catch (e) {
         await builder.dispose();
         throw e;
       }
-    }).then(async (r) => {
-      // A shard with no document publishes nothing: an earlier attempt's file must not remain.
-      if (r.output === null) await rm(resolve(data.output), { force: true });
-      return r;
     });
   } finally {
     await ledger?.close();
@@ -142,7 +143,7 @@ export async function buildShard(data: ShardJobData, options: JobOptions = {}): 
 export async function mergeShards(shards: readonly string[], output: string, options: JobOptions = {}): Promise<MergeJobResult> {
   return staged(output, async (tempDir, out) => {
     const result = await mergePackages(shards, { output: out, tempDir, ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
-    return { output: resolve(output), packageDigest: result.packageDigest, shards: [...shards] };
+    return { value: { output: resolve(output), packageDigest: result.packageDigest, shards: [...shards] }, written: true };
   });
 }
 
