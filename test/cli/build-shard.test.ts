@@ -10,22 +10,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/cli.js';
+import { cliInProcess as cli } from './cli-in-process.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
 
 const FIXTURE = join(ROOT, 'fixtures/kb-three-kingdoms');
 const SAME = ['--name', 'KB', '--asset-id', '019c0000-0000-7000-8000-0000000000aa', '--created-at', '2026-07-12T10:00:00Z', '--version', '1.4.0'];
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = {
-    stdout: { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
-    stderr: { write: (c: string | Uint8Array) => (err.push(String(c)), true) },
-  } as never;
-  const code = await main(args, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
 
 const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/cli.js';
+import { cliInProcess as cli } from '../cli/cli-in-process.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { startRedis } from '../helpers/redis-server.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
@@ -18,17 +18,6 @@ const redis = await startRedis();
 const DOCS = join(ROOT, 'fixtures/docs-trees/vitepress');
 const ASSET = '019c0000-0000-7000-8000-0000000000bb';
 const SAME = ['--name', 'Docs', '--asset-id', ASSET, '--created-at', '2026-07-12T10:00:00Z', '--version', '1.0.0'];
-
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = {
-    stdout: { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
-    stderr: { write: (c: string | Uint8Array) => (err.push(String(c)), true) },
-  } as never;
-  const code = await main(args, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
 
 const sha = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 /** `octx.document_id` of every document of a package, by path. */
