@@ -31,6 +31,8 @@ export { PROGRESS_PHASES, type ProgressEvent, type ProgressStep, type ProgressWa
 export { terminalProgress, ProgressLine, type TerminalProgress, type TerminalProgressOptions, type ProgressLineOptions, type ProgressStream } from './terminal/progress.js';
 export {
   loadWorkdir,
+  shardOfPath,
+  type ShardSpec,
   renamedReservedPath,
   detectDocsSite,
   INDEX_FILES_MODES,

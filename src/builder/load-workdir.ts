@@ -14,13 +14,15 @@ import { hasLayout, scanWorkdir } from './workdir/scan.js';
 import { detectDocsSite } from './docs-site/detect.js';
 import { MDX_MODES } from './workdir/page-text.js';
 import { renameThresholdOption } from '../knowledge/rename-similarity.js';
-import { findDanglingLinks, loadDocuments, loadExtensions } from './workdir/documents.js';
+import { findDanglingLinks, loadDocuments, loadExtensions, type LoadedDocuments } from './workdir/documents.js';
+import { checkShard, shardOfPath, shardRecords } from './workdir/shard.js';
 import { loadRecords } from './workdir/records.js';
 import { loadVectors } from './workdir/vectors.js';
 import { INDEX_FILES_MODES, type IndexFilesMode, type LoadWorkdirOptions, type WorkdirLoadReport } from './workdir/types.js';
 
 export { MDX_MODES, type MdxMode } from './workdir/page-text.js';
 export { detectDocsSite, type DocsGenerator, type DocsSite } from './docs-site/detect.js';
+export { shardOfPath, type ShardSpec } from './workdir/shard.js';
 export {
   INDEX_FILES_MODES,
   renamedReservedPath,
@@ -65,7 +67,7 @@ const RECORD_PATHS: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
 export async function loadWorkdir(builder: PackageBuilder, dir: string, options: LoadWorkdirOptions = {}): Promise<WorkdirLoadReport> {
   assertKnownKeys(
     options,
-    keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, knowledge: true, limits: true, mdx: true, docsSite: true, findRenames: true }),
+    keysOf<LoadWorkdirOptions>({ onProgress: true, indexFiles: true, knowledge: true, limits: true, mdx: true, docsSite: true, findRenames: true, shard: true }),
     'loadWorkdir options',
   );
   const { onProgress } = options;
@@ -81,6 +83,9 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'mdx', message: `mdx must be one of ${MDX_MODES.join(', ')} (got ${JSON.stringify(options.mdx)})` });
   }
   const renameThreshold = renameThresholdOption(options.findRenames, true);
+  const shard = options.shard === undefined ? undefined : checkShard(options.shard);
+  // One shard of one is the whole folder: no cut, so the same package as without the option.
+  const inShard = shard !== undefined && shard.count > 1 ? (path: string) => shardOfPath(path, shard.count) === shard.index : undefined;
   // A docs generator's conventions apply to a plain docs folder, never to a working folder.
   const site = options.docsSite !== false && !(await hasLayout(dir)) ? await detectDocsSite(dir) : undefined;
   const scan = await scanWorkdir(dir, options.knowledge, limits, onProgress, site?.contentDir);
@@ -90,7 +95,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const indexFiles: IndexFilesMode = options.indexFiles ?? (layout ? 'okf' : 'as-documents');
   const fileSet = new Set(files);
   const page = { dir, treeDir: join(dir, knowledgeDir), site, mdx: options.mdx ?? 'markdown', maxFrontmatterBytes: limits.maxFrontmatterBytes } as const;
-  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress, page, renameThreshold });
+  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress, page, renameThreshold, inShard });
   const extensions = await loadExtensions(builder, dir, layout ? files.filter((rel) => rel.startsWith('extensions/')) : [], onProgress);
   const ignored: string[] = [];
   const treeLeftOut: string[] = [];
@@ -110,8 +115,9 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       return undefined; // a reserved file: it has no id
     }
   };
-  const counts = await loadRecords(builder, dir, fileSet, documentIdAt, new Set(loaded.skipped), onProgress);
-  const vectors = await loadVectors(builder, dir, files, fileSet, ignored, limits, onProgress);
+  const cut = shard !== undefined && inShard !== undefined ? await shardRecords(dir, fileSet, shard, chunkInShard(builder, loaded)) : undefined;
+  const counts = await loadRecords(builder, dir, fileSet, documentIdAt, new Set(loaded.skipped), onProgress, cut?.keep);
+  const vectors = await loadVectors(builder, dir, files, fileSet, ignored, limits, onProgress, cut?.keepVector);
   return {
     mode,
     knowledgeDir,
@@ -136,5 +142,29 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
     carried: loaded.carried,
     ...(loaded.navigation !== undefined ? { navigation: loaded.navigation } : {}),
     warnings: loaded.warnings,
+    ...(shard !== undefined ? { shard } : {}),
+  };
+}
+
+/**
+ * Whether a chunk line belongs to this shard: its document (by `document_id`, or by path with
+ * `document`) was added by this shard. A path no page of the folder has stays in, so the loader
+ * reports it; an id no page of this shard has is another shard's.
+ */
+function chunkInShard(builder: PackageBuilder, loaded: LoadedDocuments): (value: Record<string, unknown>) => boolean {
+  const ids = new Set<string>();
+  for (const path of loaded.addedAt.values()) {
+    try {
+      ids.add(builder.documentId(path));
+    } catch {
+      // a reserved file: it has no id
+    }
+  }
+  return (value) => {
+    if (typeof value.document === 'string') {
+      const target = (value.document.startsWith('knowledge/') ? value.document.slice('knowledge/'.length) : value.document).normalize('NFC');
+      return !loaded.elsewhere.has(target);
+    }
+    return typeof value.document_id !== 'string' || ids.has(value.document_id);
   };
 }

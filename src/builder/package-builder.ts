@@ -222,7 +222,8 @@ export class PackageBuilder {
       });
     }
     const doc = prepareDocument(input, {
-      mintId: (p) => this.#state?.documentIdFor(p) ?? newId(),
+      // With a shared store its id wins, as for every kind (the state's is only its proposal).
+      mintId: (p) => (this.#ledger.store !== undefined ? this.#ledger.document(p) : (this.#state?.documentIdFor(p) ?? newId())),
       ...(this.#options.defaultDocumentType ? { defaultType: this.#options.defaultDocumentType } : {}),
       maxFrontmatterBytes: this.#options.maxFrontmatterBytes,
       maxFrontmatterNodes: this.#options.maxFrontmatterNodes,

@@ -96,6 +96,10 @@ export const HINTS: Readonly<Partial<Record<OctxCode, string>>> = {
     'give from-sag the zleap-sag engine database: <SAG_DATA_DIR>/sag.db, by default ./.data/engine/sag.db where SAG runs (./.data/sag.db is the application database)',
   OCTX_ADAPTER_WARNING: 'the adapter left part of its input out or changed it, as the warning says; --strict makes every such warning an error',
   OCTX_REPORT_SCRIPT_MISSING: 'the report needs its built page script: run `npm run build` in a source checkout (an installed package ships it)',
+  OCTX_SHARD_EMPTY: 'merge the other shards without this one (it would add nothing), or build fewer shards than there are documents',
+  OCTX_SHARD_CUT_INVALID:
+    'link the parent event to a chunk of each document its child events are in (relations/chunk-events.jsonl), or build the folder in fewer shards, or unsharded',
+  OCTX_LEDGER_FAILED: 'check that Redis answers at the --ledger URL (redis-cli -u <url> ping) and that every shard of the asset uses the same --ledger and --ledger-namespace',
   OCTX_DEPENDENCY_MISSING: 'from-sag needs SQLite: run `npm install better-sqlite3@12` in your project, or use Node.js ≥ 22.5 (built-in node:sqlite)',
 };
 

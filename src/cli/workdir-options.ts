@@ -3,7 +3,7 @@
  * progress and warnings.
  */
 import type { PackageBuilder } from '../builder/package-builder.js';
-import type { IndexFilesMode, WorkdirLoadReport } from '../builder/load-workdir.js';
+import type { IndexFilesMode, ShardSpec, WorkdirLoadReport } from '../builder/load-workdir.js';
 import { describeLeftOut } from '../builder/non-document-files.js';
 import { str, usageError, type CommandContext, type OptionSpec, type OptionValues } from './args.js';
 import { workdirOptions, type CliProgress } from './export-run.js';
@@ -52,7 +52,7 @@ export function indexFilesOption(values: OptionValues): IndexFilesMode | undefin
  * of `--max-entries`/`--limits`, checked on the folder's listing before any file is read);
  * disposes the builder on failure.
  */
-export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, ctx: CommandContext, progress: CliProgress): Promise<WorkdirLoadReport> {
+export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, ctx: CommandContext, progress: CliProgress, shard?: ShardSpec): Promise<WorkdirLoadReport> {
   const { loadWorkdir } = await import('../builder/load-workdir.js');
   try {
     const indexFiles = indexFilesOption(ctx.values);
@@ -68,6 +68,7 @@ export async function loadWorkdirFor(builder: PackageBuilder, workdir: string, c
       ...(indexFiles !== undefined ? { indexFiles } : {}),
       ...(knowledge !== undefined ? { knowledge } : {}),
       ...(limits ? { limits } : {}),
+      ...(shard !== undefined ? { shard } : {}),
     });
   } catch (e) {
     progress.done();
@@ -107,6 +108,7 @@ export function folderLine(loaded: WorkdirLoadReport): string {
 /** Summary lines about what loading changed or left out. */
 export function loadedLines(loaded: WorkdirLoadReport): string[] {
   const lines: string[] = [folderLine(loaded)];
+  if (loaded.shard !== undefined) lines.push(`  shard         ${loaded.shard.index}/${loaded.shard.count}: the documents whose package path hashes to it, with their records`);
   if (loaded.site) {
     const name = loaded.site.name !== undefined ? `, site name ${JSON.stringify(loaded.site.name)}` : '';
     lines.push(

@@ -7,3 +7,17 @@
  */
 export { RedisIdLedgerStore, type RedisIdLedgerStoreOptions } from './redis-ledger-store.js';
 export type { IdLedgerStore, LedgerReservation } from '../release/ledger-store.js';
+export {
+  buildShard,
+  mergeShards,
+  shardJob,
+  mergeJob,
+  type ShardJobData,
+  type ShardJobResult,
+  type MergeJobData,
+  type MergeJobResult,
+  type JobLike,
+  type ParentJobLike,
+  type JobOptions,
+} from './shard-jobs.js';
+export type { ShardSpec } from '../builder/workdir/shard.js';

@@ -112,6 +112,8 @@ export const OCTX_CODES = {
   OCTX_STATE_LOCK_TAKEN_OVER: 'producer (warning): a stale state lock (its process is gone: same host, dead PID; or it records no owner and is older than 5 s) was taken over',
   OCTX_LEDGER_KEY_UNRESERVED: 'producer: an id was asked of a ledger with a shared store (e.g. Redis) for a key not fetched first with ids.reserve()',
   OCTX_LEDGER_FAILED: 'producer: the shared id ledger (e.g. Redis) failed, or answered something that is not a canonical UUIDv7',
+  OCTX_SHARD_EMPTY: 'producer: a shard build (build --shard) holds no concept document (every page hashes to another shard); nothing was written',
+  OCTX_SHARD_CUT_INVALID: "producer: a shard build (build --shard) cannot be a complete package: one of its events has a parent linked to no chunk of the shard's documents",
   OCTX_MERGE_SHARD_INVALID: 'producer: a shard given to merge is not a valid package (invalid, truncated or unreadable); nothing was written',
   OCTX_MERGE_MISMATCH: 'producer: shards given to merge differ in asset id or name, release version or created_at, capabilities or vector config (fingerprint)',
   OCTX_MERGE_DOCUMENT_OVERLAP: 'producer: a document path or id is in two shards given to merge (each document belongs to one shard)',

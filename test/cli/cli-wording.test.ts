@@ -68,6 +68,10 @@ function failures(): { args: string[]; code: OctxCode }[] {
     },
     { args: ['from-sag', join(d, 'garbage.octx'), '--source', 's', ...out('s.octx'), '--name', 'S', ...ASSET], code: 'OCTX_OPEN_ERROR' },
     { args: ['build', FIXTURE, ...out('v.octx'), '--name', 'X', '--bogus', ...ASSET], code: 'OCTX_USAGE_ERROR' },
+    { args: ['build', FIXTURE, ...out('v.octx'), '--name', 'X', '--shard', '3/3', ...ASSET], code: 'OCTX_USAGE_ERROR' },
+    { args: ['build', FIXTURE, ...out('v.octx'), '--name', 'X', '--shard', '1/4', ...ASSET], code: 'OCTX_SHARD_EMPTY' },
+    { args: ['build', FIXTURE, ...out('v.octx'), '--name', 'X', '--shard', '0/3', ...ASSET], code: 'OCTX_SHARD_CUT_INVALID' },
+    { args: ['build', FIXTURE, ...out('v.octx'), '--name', 'X', '--ledger', 'redis://user:s3cret@127.0.0.1:1/0', ...ASSET], code: 'OCTX_LEDGER_FAILED' },
   ];
 }
 

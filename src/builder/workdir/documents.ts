@@ -53,6 +53,8 @@ export interface LoadedDocuments {
   /** The root `index.md` written from the site's navigation, when one was. */
   readonly navigation?: string;
   readonly warnings: readonly OctxIssue[];
+  /** Pages of the tree left to other shards (their original paths under the tree, NFC). */
+  readonly elsewhere: ReadonlySet<string>;
 }
 
 /** How {@link loadDocuments} reads the tree. */
@@ -65,6 +67,11 @@ export interface DocumentsOptions {
   readonly page: PageContext;
   /** The least similarity of a renamed page whose id is carried (git's units), or `undefined` to carry none. */
   readonly renameThreshold: number | undefined;
+  /**
+   * A shard build: the pages whose package path (`knowledge/…`, after renames) this shard holds;
+   * the others are not read. A shard writes no navigation page (it would list only its pages).
+   */
+  readonly inShard?: ((packagePath: string) => boolean) | undefined;
 }
 
 /** The fate of an `index.md`/`log.md` page, decided before any page is added (links to it depend on it). */
@@ -182,20 +189,35 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (split.ok && split.parts.frontmatter?.includes('document_id') === true) return undefined;
     return split.ok ? split.parts.body : text;
   });
+  const { inShard } = options;
+  const elsewhere = new Set<string>();
+  const mine = (rel: string): boolean => {
+    const path = finalPath.get(rel.slice(tree.length));
+    // A page refused above stays in every shard, so every shard reports it.
+    if (path === undefined || inShard === undefined || inShard(`knowledge/${path}`)) return true;
+    elsewhere.add(rel.slice(tree.length).normalize('NFC'));
+    return false;
+  };
+  const pageFiles = inShard === undefined ? markdown : markdown.filter(mine);
+  // A shared ledger mints the ids of pages that name none: fetch them before the pages are added.
+  if (builder.ids.store !== undefined) {
+    const keys = pageFiles.map((rel) => finalPath.get(rel.slice(tree.length))).filter((p): p is string => p !== undefined && !RESERVED_DOCUMENT_NAMES.has(posix.basename(p)));
+    await builder.ids.reserve({ document: keys.map((p) => `knowledge/${p}`) });
+  }
   let documents = 0;
   let done = 0;
   let bytes = 0;
-  onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: markdown.length, bytes });
+  onProgress?.({ phase: 'load', kind: 'documents', completed: 0, total: pageFiles.length, bytes });
   // Read a few pages ahead (bounded by the listing's sizes): one readFile at a time was four
   // libuv round trips per page while the main thread waited (2,000 pages: ~0.4 s of a 3 s build).
-  const pages = inOrder(markdown, DOCUMENTS_READ_AHEAD, (file) => (prepared.has(file.slice(tree.length)) ? Promise.resolve(new Uint8Array(0)) : read(file)), {
+  const pages = inOrder(pageFiles, DOCUMENTS_READ_AHEAD, (file) => (prepared.has(file.slice(tree.length)) ? Promise.resolve(new Uint8Array(0)) : read(file)), {
     bytes: new ByteBudget(DOCUMENTS_READ_AHEAD_BYTES),
     cost: (file) => sizes.get(file) ?? DOCUMENTS_READ_AHEAD_BYTES,
   });
   for await (const [rel, bytesOfFile] of pages) {
     done++;
     bytes += bytesOfFile.length;
-    const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: done, total: markdown.length, bytes });
+    const progressed = (): void => onProgress?.({ phase: 'load', kind: 'documents', completed: done, total: pageFiles.length, bytes });
     const original = rel.slice(tree.length);
     const pkg = `knowledge/${original}`;
     const path = finalPath.get(original);
@@ -307,7 +329,7 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     progressed();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
-  const navigation = await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions);
+  const navigation = inShard === undefined ? await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions) : undefined;
   if (navigation !== undefined) {
     reserved.push(navigation);
     documents++;
@@ -330,6 +352,7 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     carried,
     ...(navigation !== undefined ? { navigation } : {}),
     warnings,
+    elsewhere,
   };
 }
 

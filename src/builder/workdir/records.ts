@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { OctxError, issue, type OctxIssue } from '../../model/errors.js';
 import type { ProgressListener } from '../../model/progress.js';
-import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordCountKey } from '../../model/record-kinds.js';
+import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordCountKey, type RecordKind } from '../../model/record-kinds.js';
 import { parseJsonlLine, readJsonlLines } from '../../read/jsonl.js';
 import type { PackageBuilder } from '../package-builder.js';
 
@@ -64,6 +64,7 @@ export async function* jsonlRecords(file: string, path: string): AsyncGenerator<
  * Reads every record file present into the builder, in the table's order; a chunk's `document`
  * (a path) is resolved to its `document_id` with `documentIdAt`. Returns the count per report key.
  * @param skipped documents left out (`indexFiles: skip`), named by a chunk's `document` error
+ * @param keep the record lines to add (a shard's; default all), asked before a line is resolved
  */
 export async function loadRecords(
   builder: PackageBuilder,
@@ -72,6 +73,7 @@ export async function loadRecords(
   documentIdAt: (path: string) => string | undefined,
   skipped: ReadonlySet<string>,
   onProgress?: ProgressListener,
+  keep: (kind: RecordKind, value: Record<string, unknown>) => boolean = () => true,
 ): Promise<Record<RecordCountKey, number>> {
   const counts = {} as Record<RecordCountKey, number>;
   for (const kind of RECORD_KIND_ORDER) {
@@ -84,6 +86,8 @@ export async function loadRecords(
     let read = 0;
     onProgress?.({ phase: 'load', kind: step, completed: 0, total: 0, bytes: 0, totalBytes });
     for await (const { line, value, size } of jsonlRecords(join(dir, path), path)) {
+      read += size;
+      if (!keep(kind, value)) continue;
       try {
         builder.recordSource({ path, line });
         builder.addRecord(kind, kind === 'chunk' ? resolveDocumentPath(value, documentIdAt, skipped, path, line) : value);
@@ -93,7 +97,6 @@ export async function loadRecords(
         builder.recordSource(undefined);
       }
       counts[key] += 1;
-      read += size;
       if (counts[key] % 1000 === 0) onProgress?.({ phase: 'load', kind: step, completed: counts[key], total: counts[key], bytes: read, totalBytes });
     }
     onProgress?.({ phase: 'load', kind: step, completed: counts[key], total: counts[key], bytes: totalBytes, totalBytes });

@@ -11,6 +11,7 @@ import type { VectorTarget } from '../../vectors/targets.js';
 import type { LeftOutGroup } from '../non-document-files.js';
 import type { DocsGenerator } from '../docs-site/detect.js';
 import type { MdxMode } from './page-text.js';
+import type { ShardSpec } from './shard.js';
 
 /**
  * What to do with an `index.md` or `log.md` that is not a valid OKF reserved file (a docs-site
@@ -67,6 +68,15 @@ export interface LoadWorkdirOptions {
    * `true` (default) is git's 50%; a number from 0 to 1 is the least similarity; `false` turns it off.
    */
   readonly findRenames?: boolean | number;
+  /**
+   * Build one shard of the folder (`{ index, count }`, `0 ≤ index < count`): its documents (cut by
+   * `shardOfPath`, a SHA-256 of the package path), their chunks, the events linked to those
+   * chunks (with their parents), the entities those events name, the relations between them and
+   * their vectors; events and entities no chunk reaches go to shard 0, extension files to every
+   * shard. Merged (`mergePackages`), the shards built with the same asset id, release and ids give
+   * the package of the whole folder. A shard of one is the whole folder. docs/distributed.md.
+   */
+  readonly shard?: ShardSpec;
 }
 
 /**
@@ -207,4 +217,6 @@ export interface WorkdirLoadReport extends Readonly<Record<RecordCountKey, numbe
    * (`report.warnings`), so `strict` refuses them until `indexFiles` is given explicitly.
    */
   readonly warnings: readonly OctxIssue[];
+  /** The shard built (the `shard` option), when one was given; the counts above are the shard's. */
+  readonly shard?: ShardSpec;
 }

@@ -15,7 +15,8 @@ import { atLine, jsonlRecords } from './records.js';
 
 /**
  * Reads the vector config and every target's vectors present into the builder; returns the rows
- * read per target. Files under `vectors/` that are neither are added to `ignored`.
+ * added per target. Files under `vectors/` that are neither are added to `ignored`.
+ * @param keep the records whose vectors are added (a shard's; default all)
  */
 export async function loadVectors(
   builder: PackageBuilder,
@@ -25,6 +26,7 @@ export async function loadVectors(
   ignored: string[],
   limits: ArchiveLimits,
   onProgress?: ProgressListener,
+  keep: (recordId: string) => boolean = () => true,
 ): Promise<Record<VectorTarget, number>> {
   const vectors = { chunks: 0, events: 0, entities: 0 } as Record<VectorTarget, number>;
   if (fileSet.has('vectors/config.json')) {
@@ -38,7 +40,7 @@ export async function loadVectors(
       if (!fileSet.has(file)) continue;
       const totalBytes = (await stat(join(dir, file))).size;
       onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: 0, total: 0, bytes: 0, totalBytes });
-      vectors[target] = arrow ? await loadArrowVectors(builder, target, join(dir, file), limits) : await loadJsonlVectors(builder, target, join(dir, file));
+      vectors[target] = arrow ? await loadArrowVectors(builder, target, join(dir, file), limits, keep) : await loadJsonlVectors(builder, target, join(dir, file), keep);
       onProgress?.({ phase: 'load', kind: `vectors ${target}`, completed: vectors[target], total: vectors[target], bytes: totalBytes, totalBytes });
     }
   }
@@ -48,13 +50,14 @@ export async function loadVectors(
   return vectors;
 }
 
-async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, file: string): Promise<number> {
+async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, file: string, keep: (recordId: string) => boolean): Promise<number> {
   const path = `vectors/${target}.jsonl`;
   let n = 0;
   for await (const { line, value } of jsonlRecords(file, path)) {
     if (typeof value.record_id !== 'string' || !Array.isArray(value.vector)) {
       throw OctxError.of({ code: 'OCTX_VECTOR_VALUE_INVALID', path, line, message: 'vector lines are {"record_id": "<uuid>", "vector": [numbers]}' });
     }
+    if (!keep(value.record_id)) continue;
     try {
       // An optional input digest travels with its vector (checked, and all-or-none, by addVector).
       builder.addVector(target, value.record_id, value.vector as number[], value.input_sha256 !== undefined ? { inputSha256: value.input_sha256 as string } : undefined);
@@ -72,7 +75,7 @@ async function loadJsonlVectors(builder: PackageBuilder, target: VectorTarget, f
  * the width of the folder's vector config, and no null or non-finite value, each refused with the
  * code the validator reports.
  */
-async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, file: string, limits: ArchiveLimits): Promise<number> {
+async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, file: string, limits: ArchiveLimits, keep: (recordId: string) => boolean): Promise<number> {
   const path = `vectors/${target}.arrow`;
   let n = 0;
   try {
@@ -80,6 +83,7 @@ async function loadArrowVectors(builder: PackageBuilder, target: VectorTarget, f
     const { readVectorFileRows } = await import('../../read/arrow-rows.js');
     const dimensions = builder.vectorConfig?.dimensions;
     for await (const row of readVectorFileRows(file, { path, limits, ...(dimensions === undefined ? {} : { expectedDimension: dimensions }) })) {
+      if (!keep(row.recordId)) continue;
       builder.addVector(target, row.recordId, row.vector, row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
       n++;
     }

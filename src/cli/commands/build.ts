@@ -7,6 +7,7 @@ import { cliLimits } from '../limits-options.js';
 import { PREVIOUS_OPTION, previousPackage, printChanges } from '../previous-package.js';
 import { indexFilesOption, loadedLines, loadWorkdirFor, WORKDIR_OPTIONS } from '../workdir-options.js';
 import { noDocumentsError } from '../empty-folder-error.js';
+import { emptyShardError, ledgerOption, SHARD_OPTIONS, shardOption } from '../shard-options.js';
 
 export const buildCommand: Command = {
   name: 'build',
@@ -41,12 +42,14 @@ export const buildCommand: Command = {
     },
     ...WORKDIR_OPTIONS,
     ...PREVIOUS_OPTION,
+    ...SHARD_OPTIONS,
   },
   examples: [
     'octx-export build fixtures/kb-three-kingdoms -o out/three-kingdoms.octx --mkdir --name "Three Kingdoms"',
     'octx-export build fixtures/kb-three-kingdoms -o out/kb.octx --name "KB" --state out/kb-state.json --require-structure',
     'octx-export build fixtures/docs-site -o out/docs.octx --mkdir --name "Acme docs" --index-files as-documents --require-structure',
     'octx-export build fixtures/docs-trees/vitepress -o out/vitepress-docs.octx --mkdir --name Docs',
+    'octx-export build fixtures/kb-three-kingdoms --shard 0/2 -o out/kb-0.octx --mkdir --name KB --asset-id 019c0000-0000-7000-8000-000000000001 --created-at 2026-07-12T10:00:00Z',
   ],
   async run(given) {
     const workdir = given.positionals[0]!;
@@ -54,23 +57,30 @@ export const buildCommand: Command = {
     const ctx = { ...given, values: { ...given.values, ...(await defaults(workdir, given.values)) } };
     checkExportFlags(ctx.values);
     indexFilesOption(ctx.values);
+    const shard = shardOption(ctx.values);
+    const options = builderOptions(ctx.values, await cliLimits(ctx.values));
     // Read before this build records its own release in the state file.
     const previous = await previousPackage(ctx.values);
-    const { PackageBuilder } = await import('../../builder/package-builder.js');
-    const builder = new PackageBuilder(builderOptions(ctx.values, await cliLimits(ctx.values)));
-    const progress = cliProgress(ctx);
-    const loaded = await loadWorkdirFor(builder, workdir, ctx, progress);
-    const none = noDocumentsError(workdir, loaded);
-    if (none) {
-      progress.done();
-      await builder.dispose();
-      throw none;
+    const ledger = await ledgerOption(ctx.values);
+    try {
+      const { PackageBuilder } = await import('../../builder/package-builder.js');
+      const builder = new PackageBuilder({ ...options, ...(ledger !== undefined ? { ledger } : {}) });
+      const progress = cliProgress(ctx);
+      const loaded = await loadWorkdirFor(builder, workdir, ctx, progress, shard);
+      const none = shard !== undefined && loaded.documents - loaded.reserved.length === 0 ? emptyShardError(workdir, shard) : noDocumentsError(workdir, loaded);
+      if (none) {
+        progress.done();
+        await builder.dispose();
+        throw none;
+      }
+      const result = await runExport(builder, ctx, { progress, ...(previous !== undefined ? { previous } : {}) });
+      printChanges(ctx, result);
+      const lines = [...exportSummary(result), ...loadedLines(loaded)];
+      printOutcome(ctx, exportJson('build', result, { loaded }), lines);
+      return EXIT_OK;
+    } finally {
+      await ledger?.close();
     }
-    const result = await runExport(builder, ctx, { progress, ...(previous !== undefined ? { previous } : {}) });
-    printChanges(ctx, result);
-    const lines = [...exportSummary(result), ...loadedLines(loaded)];
-    printOutcome(ctx, exportJson('build', result, { loaded }), lines);
-    return EXIT_OK;
   },
 };
 
