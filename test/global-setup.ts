@@ -11,8 +11,8 @@ import { startResourceBroker } from './helpers/shared-resources.js';
  *   tests spawn), removed at the end. Builders that a test abandons without `dispose()` remove
  *   their spill folder on process exit, but vitest ends its workers without an 'exit' event, so
  *   without this each run left dozens of folders in /tmp;
- * - the broker of the shared resources (test/helpers/shared-resources.ts: compiled sources
- *   today, a browser or Redis tomorrow), started lazily when a test file first asks for one and
+ * - the broker of the shared resources (test/helpers/shared-resources.ts: compiled sources,
+ *   a headless Chromium), started lazily when a test file first asks for one and
  *   stopped here; its address is handed to the test files with `provide` (read with `inject`).
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {

@@ -1,3 +1,4 @@
+// @module-tag heavy (1,000 shards written and merged, resident memory sampled: 20 s of CPU, and its memory bound wants a worker of its own, not the quick lane's shared one)
 /**
  * 1,000 tiny shards merged at once: the merge reads them one at a time, so the open file handles
  * stay at a handful whatever the number of shards (counted in /proc/self/fd while it runs), and the

@@ -13,15 +13,25 @@ import { commandHelp } from '../../src/cli/args.js';
 import { COMMANDS, main } from '../../src/cli/cli.js';
 import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { cliArgv, type CliResult } from './run-cli.js';
+import { sharedResource } from '../helpers/shared-resources.js';
 import { helpExamples, shellWords } from '../helpers/help-examples.js';
 
-async function run(cwd: string, args: readonly string[]): Promise<CliResult> {
-  const argv = await cliArgv(args);
-  return new Promise((resolve) => {
-    execFile(process.execPath, argv, { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 55_000, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-    ).stdin?.end();
+/**
+ * Runs the command lines in `cwd`, one after another in one CLI process (test/helpers/cli-batch.mjs:
+ * Node's start and the CLI's module loading once, not once per example; the examples run again
+ * each in a process of its own from the installed tarball, in packed-tarball.slow.test.ts).
+ */
+async function runAll(cwd: string, lines: readonly (readonly string[])[]): Promise<{ code: number; stderr: string }[]> {
+  const { root } = await sharedResource('compiled-sources');
+  const batch = join(ROOT, 'test/helpers/cli-batch.mjs');
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      ['--enable-source-maps', batch, join(root, 'src/cli/cli.js')],
+      { cwd, env: { ...process.env, NO_COLOR: '1' }, timeout: 280_000, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout) as { code: number; stderr: string }[])),
+    );
+    child.stdin!.end(JSON.stringify(lines));
   });
 }
 
@@ -55,19 +65,27 @@ describe('--help examples', () => {
   it('every example of every command runs as printed, from an empty folder (examples first)', { timeout: 300_000 }, async () => {
     const cwd = tempDir('octx-examples-');
     expect(COMMANDS[0]!.name).toBe('examples');
-    let ran = 0;
+    const examples: string[] = [];
     for (const command of COMMANDS) {
-      const examples = helpExamples(commandHelp(command));
-      expect(examples.length, `${command.name} has examples`).toBeGreaterThan(0);
-      for (const example of examples) {
+      const printed = helpExamples(commandHelp(command));
+      expect(printed.length, `${command.name} has examples`).toBeGreaterThan(0);
+      for (const example of printed) {
         const [program, ...args] = shellWords(example);
         expect(program).toBe('octx-export');
         expect(args[0]).toBe(command.name);
-        const r = await run(cwd, args);
-        ran++;
-        expect({ example, code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ example, code: 0, stderr: '' });
+        examples.push(example);
       }
     }
+    const results = await runAll(
+      cwd,
+      examples.map((e) => shellWords(e).slice(1)),
+    );
+    // One result per example until the first that fails (the batch stops there).
+    examples.forEach((example, i) => {
+      const r = results[i] ?? { code: 'not run', stderr: '' };
+      expect({ example, code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ example, code: 0, stderr: '' });
+    });
+    const ran = results.length;
     expect(ran).toBeGreaterThanOrEqual(COMMANDS.length);
   });
 });

@@ -130,12 +130,21 @@ describe('the profile tables', () => {
   const profile: Profile = {
     wallMs: 61_500,
     files: [
-      { file: 'test/a.test.ts', lane: 'quick', durationMs: 4_250, importMs: 300, tests: [{ name: 'a > one', state: 'passed', durationMs: 4_000 }] },
+      {
+        file: 'test/a.test.ts',
+        lane: 'quick',
+        durationMs: 4_250,
+        importMs: 300,
+        cpu: { ownMs: 4_100, childMs: 0 },
+        tests: [{ name: 'a > one', state: 'passed', durationMs: 4_000 }],
+      },
       {
         file: 'test/b.test.ts',
         lane: 'default',
         durationMs: 12_000,
         importMs: 1_500,
+        // Mostly waiting on the processes it started: less CPU than the quick file in all.
+        cpu: { ownMs: 900, childMs: 2_600 },
         tests: [
           { name: 'b > two', state: 'failed', durationMs: 11_000 },
           { name: 'b > three', state: 'skipped', durationMs: 0 },
@@ -157,6 +166,11 @@ describe('the profile tables', () => {
         '     12.0      1.5      2  default  test/b.test.ts',
         '      4.3      0.3      1  quick    test/a.test.ts',
         '',
+        'Most CPU (of 2; 7.6 s: 5.0 s in the workers, 2.6 s in processes they started):',
+        '     cpu s  worker s  child s  lane     file',
+        '      4.1       4.1      0.0  quick    test/a.test.ts',
+        '      3.5       0.9      2.6  default  test/b.test.ts',
+        '',
         'Slowest tests (of 3):',
         '     11.0 s  test/b.test.ts > b > two',
         '      4.0 s  test/a.test.ts > a > one',
@@ -169,9 +183,15 @@ describe('the profile tables', () => {
     );
   });
 
+  it('leaves the CPU table out when no file measured its CPU', () => {
+    const unmeasured: Profile = { ...profile, files: profile.files.map(({ cpu: _, ...f }) => f) };
+    expect(formatProfile(unmeasured, 5)).not.toContain('Most CPU');
+  });
+
   it('shows only the top rows asked for', () => {
     const text = formatProfile(profile, 1);
-    expect(text).toContain('     12.0      1.5      2  default  test/b.test.ts\n\nSlowest tests');
+    expect(text).toContain('     12.0      1.5      2  default  test/b.test.ts\n\nMost CPU');
+    expect(text).toContain('      4.1       4.1      0.0  quick    test/a.test.ts\n\nSlowest tests');
     expect(text).toContain('     11.0 s  test/b.test.ts > b > two\n\nQuick-lane');
   });
 });

@@ -8,10 +8,15 @@
  *                   JSON (to compare two runs, or count the tests of each lane)
  *
  * The times are vitest's own per-file and per-test durations: on a shared machine they are
- * inflated by the load, but comparable between files of one run.
+ * inflated by the load, but comparable between files of one run. The CPU time of each file
+ * (test/per-file-setup.ts: its worker's, and that of the processes it started and waited for,
+ * test/helpers/cpu-time.ts) is what the file costs whatever the load: its table ranks the files
+ * by it. A resource the broker starts (test/helpers/shared-resources.ts) runs in vitest's main
+ * process and is counted in no file.
  */
 import { writeFileSync } from 'node:fs';
 import type { Reporter, TestModule, Vitest } from 'vitest/node';
+import type { CpuTime } from './cpu-time.js';
 import { classifyTests, HEAVY_TAG, type LaneOfFile } from './lanes.js';
 
 /** A quick-lane file slower than this (ms of tests and hooks) is listed as too heavy for the inner loop. */
@@ -34,6 +39,8 @@ export interface ProfiledFile {
   readonly durationMs: number;
   /** Importing the module and collecting its tests. */
   readonly importMs: number;
+  /** CPU time (worker and the processes it started), when the file's setup measured it. */
+  readonly cpu?: CpuTime;
   readonly tests: readonly ProfiledTest[];
 }
 
@@ -52,7 +59,8 @@ export function profileOf(modules: ReadonlyArray<TestModule>, root: string, wall
     const d = m.diagnostic();
     const file = m.relativeModuleId;
     const tests = [...m.children.allTests()].map((t): ProfiledTest => ({ name: t.fullName, state: t.result().state, durationMs: t.diagnostic()?.duration ?? 0 }));
-    return { file, lane: lanes.get(file) ?? 'unknown', durationMs: d.duration, importMs: d.collectDuration, tests };
+    const cpu = m.meta().cpu;
+    return { file, lane: lanes.get(file) ?? 'unknown', durationMs: d.duration, importMs: d.collectDuration, ...(cpu && { cpu }), tests };
   });
   return { wallMs, files };
 }
@@ -74,6 +82,20 @@ export function formatProfile(profile: Profile, top: number): string {
   ];
   for (const f of [...files].sort((a, b) => b.durationMs - a.durationMs).slice(0, top)) {
     out.push(`  ${seconds(f.durationMs)}  ${seconds(f.importMs)}  ${String(f.tests.length).padStart(5)}  ${f.lane.padEnd(7)}  ${f.file}`);
+  }
+  const measured = files.filter((f) => f.cpu !== undefined);
+  if (measured.length > 0) {
+    const cpuOf = (f: ProfiledFile): number => f.cpu!.ownMs + f.cpu!.childMs;
+    const own = measured.reduce((a, f) => a + f.cpu!.ownMs, 0);
+    const children = measured.reduce((a, f) => a + f.cpu!.childMs, 0);
+    out.push(
+      '',
+      `Most CPU (of ${measured.length}; ${((own + children) / 1000).toFixed(1)} s: ${(own / 1000).toFixed(1)} s in the workers, ${(children / 1000).toFixed(1)} s in processes they started):`,
+    );
+    out.push('     cpu s  worker s  child s  lane     file');
+    for (const f of [...measured].sort((a, b) => cpuOf(b) - cpuOf(a)).slice(0, top)) {
+      out.push(`  ${seconds(cpuOf(f))}   ${seconds(f.cpu!.ownMs)}  ${seconds(f.cpu!.childMs)}  ${f.lane.padEnd(7)}  ${f.file}`);
+    }
   }
   out.push('', `Slowest tests (of ${tests.length}):`);
   for (const t of [...tests].sort((a, b) => b.durationMs - a.durationMs).slice(0, top)) out.push(`  ${seconds(t.durationMs)} s  ${t.file} > ${t.name}`);

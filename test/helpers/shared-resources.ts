@@ -1,6 +1,6 @@
 /**
  * Expensive things a test run starts once and every test file shares: a compiled copy of the
- * sources for the processes tests spawn today; a browser or a Redis server tomorrow.
+ * sources for the processes tests spawn, a headless Chromium.
  *
  * How it works. test/global-setup.ts runs {@link startResourceBroker} in vitest's main process:
  * a loopback HTTP server that starts a resource the first time a test file asks for it, hands
@@ -26,12 +26,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import type { ChromiumServer } from './chromium-server.js';
 import type { CompiledSources } from './compiled-sources.js';
 
 /** The shared resources by name, and what each hands to tests. */
 export interface SharedResources {
   /** The sources compiled to JavaScript once per run, for the processes tests start. */
   'compiled-sources': CompiledSources;
+  /** One headless Chromium for the run; files connect and open contexts of their own. */
+  chromium: ChromiumServer;
 }
 
 /** A resource's name. */
@@ -51,6 +54,7 @@ export interface SharedResource<Info> {
 /** Each resource's module, loaded by the broker only when a test asks for it. */
 const LOADERS: { readonly [N in ResourceName]: () => Promise<SharedResource<SharedResources[N]>> } = {
   'compiled-sources': async () => (await import('./compiled-sources.js')).compiledSources,
+  chromium: async () => (await import('./chromium-server.js')).chromiumServer,
 };
 
 /** What global setup provides to the test files: where the broker listens. */

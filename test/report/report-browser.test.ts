@@ -1,6 +1,6 @@
 /**
  * The report in a real browser: Debian's headless Chromium (test/helpers/browser.ts), one per
- * file, a fresh context per page. For each fixture — the demo, a documents-only package, a
+ * run (the broker's), a fresh context per page. For each fixture — the demo, a documents-only package, a
  * derived package with its diff, a `from-sag` package, a synthetic package with vectors drawn
  * under a node budget — the page loads from file:// with no console error and no request but its
  * own; the numbers on the page are the package's (counted with the reader); the graph's WebGL
