@@ -12,6 +12,7 @@ import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdSpace } from './id-space.js';
 import { inOrder } from './read-ahead.js';
+import { OctxError } from '../model/errors.js';
 import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from './validation-context.js';
 
 /**
@@ -22,6 +23,16 @@ import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from '.
 export const DOCUMENT_READ_BUDGET = 64 * 1024 * 1024;
 /** What one streamed document holds besides its kept head: the verify and inflate buffers. */
 const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
+/**
+ * Documents up to this size are read in runs (`PackageSource.readMany`, ZIP only) rather than one
+ * stream each: a stream and an inflater per page of a few hundred bytes cost many times its bytes
+ * (figures in BENCHMARKS.md).
+ */
+const SMALL_DOCUMENT_BYTES = 256 * 1024;
+/** A run read at once holds at most this many documents… */
+const BATCH_DOCUMENTS = 4096;
+/** …and about this many bytes (the last one may pass it by up to {@link SMALL_DOCUMENT_BYTES}). */
+const BATCH_BYTES = 8 * 1024 * 1024;
 const VECTOR_PATHS: ReadonlySet<string> = new Set([VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
 const STRUCTURE_SET: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
 
@@ -58,30 +69,72 @@ export async function readDocuments(ctx: ValidationContext, m: Record<string, un
     return STREAM_BUFFER_BYTES + (isConceptPath(p) ? Math.min(size, max + 16) : 2 * size);
   };
   const step = ctx.stepper('documents', paths);
-  for await (const [path, { sha, scan: doc }] of inOrder(paths, 8, read, { bytes: new ByteBudget(DOCUMENT_READ_BUDGET), cost })) {
-    step(path);
-    // A document whose bytes are not the listed ones is untrusted: its findings are dropped
-    // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
-    if (!ctx.settle(path, sha)) continue;
-    for (const i of doc.issues) ctx.add(FORMAT, i);
-    if (doc.documentId === undefined) continue;
-    const index = ctx.ids.register(doc.documentId, IdKind.document);
-    if (index < 0) {
-      const holder = IdSpace.kindOf(-1 - index);
-      ctx.add(
-        FORMAT,
-        issue({
-          code: 'OCTX_ID_DUPLICATE',
-          path,
-          field: 'octx.document_id',
-          recordId: doc.documentId,
-          message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`,
-        }),
-      );
-      continue;
+  const budget = new ByteBudget(DOCUMENT_READ_BUDGET);
+  const readMany = ctx.source.readMany?.bind(ctx.source);
+  const small = (p: string): boolean => readMany !== undefined && ctx.source.size(p) <= SMALL_DOCUMENT_BYTES;
+  // Runs of small documents are read together (one read per run of adjacent entries, inflated in
+  // place), the others streamed a few at a time; either way they are settled in manifest order.
+  for (let i = 0; i < paths.length;) {
+    let j = i;
+    if (small(paths[i]!)) {
+      for (let bytes = 0; j < paths.length && j - i < BATCH_DOCUMENTS && bytes < BATCH_BYTES && small(paths[j]!); j++) bytes += ctx.source.size(paths[j]!);
+      const group = paths.slice(i, j);
+      const results = new Map<string, { sha: string; scan: ConceptScan } | OctxError>();
+      try {
+        await readMany!(group, (p, bytes) => results.set(p, bytes instanceof OctxError ? bytes : scanWhole(ctx, p, bytes)));
+      } catch (e) {
+        throw new ContainerFailure(toOctxError(e));
+      }
+      for (const p of group) {
+        const r = results.get(p)!;
+        if (r instanceof OctxError) throw new ContainerFailure(r);
+        settleDocument(ctx, p, r.sha, r.scan, step);
+      }
+    } else {
+      while (j < paths.length && !small(paths[j]!)) j++;
+      for await (const [path, { sha, scan }] of inOrder(paths.slice(i, j), 8, read, { bytes: budget, cost })) settleDocument(ctx, path, sha, scan, step);
     }
-    ctx.concepts.push({ path, documentId: doc.documentId });
+    i = j;
   }
+}
+
+/**
+ * The digest and the findings of a whole document read in memory (the bytes are valid only
+ * during the call: nothing of them is kept).
+ */
+function scanWhole(ctx: ValidationContext, path: string, bytes: Buffer): { sha: string; scan: ConceptScan } {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const { maxFrontmatterBytes, maxFrontmatterNodes } = ctx.limits;
+  if (!isConceptPath(path)) return { sha, scan: { issues: readKnowledgeDocument(path, bytes, { maxFrontmatterBytes, maxFrontmatterNodes }).issues } };
+  const scanner = new ConceptDocumentScanner(path, maxFrontmatterBytes, maxFrontmatterNodes);
+  scanner.push(bytes);
+  return { sha, scan: scanner.finish() };
+}
+
+/** Settles one document read: its digest, then (when it is the listed one) its findings and its id. */
+function settleDocument(ctx: ValidationContext, path: string, sha: string, doc: ConceptScan, step: (p?: string) => void): void {
+  step(path);
+  // A document whose bytes are not the listed ones is untrusted: its findings are dropped
+  // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
+  if (!ctx.settle(path, sha)) return;
+  for (const i of doc.issues) ctx.add(FORMAT, i);
+  if (doc.documentId === undefined) return;
+  const index = ctx.ids.register(doc.documentId, IdKind.document);
+  if (index < 0) {
+    const holder = IdSpace.kindOf(-1 - index);
+    ctx.add(
+      FORMAT,
+      issue({
+        code: 'OCTX_ID_DUPLICATE',
+        path,
+        field: 'octx.document_id',
+        recordId: doc.documentId,
+        message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`,
+      }),
+    );
+    return;
+  }
+  ctx.concepts.push({ path, documentId: doc.documentId });
 }
 
 /** Hashes the listed files no layer parses (extension files). */

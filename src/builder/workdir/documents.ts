@@ -306,6 +306,10 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (targets.length > 0) links.push({ from: original, targets });
     documents++;
     progressed();
+    // Small pages are read synchronously, so this loop may never leave the microtask queue: let
+    // the background compression deliver, or its bound fills and every later page is left for
+    // the export to compress, one pool job each.
+    await builder.drain();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
   const navigation = await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions);
