@@ -11,6 +11,7 @@ import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdSpace } from './id-space.js';
+import { documentRuns } from './document-runs.js';
 import { inOrder } from './read-ahead.js';
 import { OctxError } from '../model/errors.js';
 import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from './validation-context.js';
@@ -23,16 +24,6 @@ import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from '.
 export const DOCUMENT_READ_BUDGET = 64 * 1024 * 1024;
 /** What one streamed document holds besides its kept head: the verify and inflate buffers. */
 const STREAM_BUFFER_BYTES = 2 * 1024 * 1024;
-/**
- * Documents up to this size are read in runs (`PackageSource.readMany`, ZIP only) rather than one
- * stream each: a stream and an inflater per page of a few hundred bytes cost many times its bytes
- * (figures in BENCHMARKS.md).
- */
-const SMALL_DOCUMENT_BYTES = 256 * 1024;
-/** A run read at once holds at most this many documents… */
-const BATCH_DOCUMENTS = 4096;
-/** …and about this many bytes (the last one may pass it by up to {@link SMALL_DOCUMENT_BYTES}). */
-const BATCH_BYTES = 8 * 1024 * 1024;
 const VECTOR_PATHS: ReadonlySet<string> = new Set([VECTOR_CONFIG_PATH, ...Object.values(VECTOR_TARGET_PATHS)]);
 const STRUCTURE_SET: ReadonlySet<string> = new Set(STRUCTURE_PATHS);
 
@@ -70,31 +61,25 @@ export async function readDocuments(ctx: ValidationContext, m: Record<string, un
   };
   const step = ctx.stepper('documents', paths);
   const budget = new ByteBudget(DOCUMENT_READ_BUDGET);
-  const readMany = ctx.source.readMany?.bind(ctx.source);
-  const small = (p: string): boolean => readMany !== undefined && ctx.source.size(p) <= SMALL_DOCUMENT_BYTES;
-  // Runs of small documents are read together (one read per run of adjacent entries, inflated in
-  // place), the others streamed a few at a time; either way they are settled in manifest order.
-  for (let i = 0; i < paths.length;) {
-    let j = i;
-    if (small(paths[i]!)) {
-      for (let bytes = 0; j < paths.length && j - i < BATCH_DOCUMENTS && bytes < BATCH_BYTES && small(paths[j]!); j++) bytes += ctx.source.size(paths[j]!);
-      const group = paths.slice(i, j);
-      const results = new Map<string, { sha: string; scan: ConceptScan } | OctxError>();
-      try {
-        await readMany!(group, (p, bytes) => results.set(p, bytes instanceof OctxError ? bytes : scanWhole(ctx, p, bytes)));
-      } catch (e) {
-        throw new ContainerFailure(toOctxError(e));
-      }
-      for (const p of group) {
-        const r = results.get(p)!;
-        if (r instanceof OctxError) throw new ContainerFailure(r);
-        settleDocument(ctx, p, r.sha, r.scan, step);
-      }
-    } else {
-      while (j < paths.length && !small(paths[j]!)) j++;
-      for await (const [path, { sha, scan }] of inOrder(paths.slice(i, j), 8, read, { bytes: budget, cost })) settleDocument(ctx, path, sha, scan, step);
+  // Runs of small documents are read together, the others streamed a few at a time; either way
+  // they are settled in manifest order.
+  for (const run of documentRuns(ctx.source, paths, ctx.limits.maxFileSize)) {
+    const group = paths.slice(run.start, run.end);
+    if (!run.small) {
+      for await (const [path, { sha, scan }] of inOrder(group, 8, read, { bytes: budget, cost })) settleDocument(ctx, path, sha, scan, step);
+      continue;
     }
-    i = j;
+    const results = new Map<string, { sha: string; scan: ConceptScan } | OctxError>();
+    try {
+      await ctx.source.readMany!(group, (p, bytes) => results.set(p, bytes instanceof OctxError ? bytes : scanWhole(ctx, p, bytes)));
+    } catch (e) {
+      throw new ContainerFailure(toOctxError(e));
+    }
+    for (const p of group) {
+      const r = results.get(p)!;
+      if (r instanceof OctxError) throw new ContainerFailure(r);
+      settleDocument(ctx, p, r.sha, r.scan, step);
+    }
   }
 }
 
