@@ -39,8 +39,8 @@ export const MARGIN_MIB = 64;
 type Step = 'startup' | 'build' | 'validate';
 const STEPS: readonly Step[] = ['startup', 'build', 'validate'];
 
-interface StepResult {
-  readonly step: Step;
+export interface StepResult<S extends string = Step> {
+  readonly step: S;
   readonly run: number;
   readonly exitCode: number | null;
   /** Spawn to exit, as seen by this process (includes Node's start). */
@@ -60,7 +60,7 @@ function folderBytes(dir: string): number {
 }
 
 /** Runs one CLI command in a fresh process with the RSS hook; resolves with what it measured. */
-function measureCli(cli: 'dist' | 'src', cliArgs: readonly string[], step: Step, run: number, scratch: string): Promise<StepResult & { output: string }> {
+export function measureCli<S extends string>(cli: 'dist' | 'src', cliArgs: readonly string[], step: S, run: number, scratch: string): Promise<StepResult<S> & { output: string }> {
   const rssFile = join(scratch, `rss-${step}-${run}.json`);
   rmSync(rssFile, { force: true });
   const hook = pathToFileURL(join(REPO_ROOT, 'bench', 'maxrss-hook.mjs')).href;
@@ -84,7 +84,7 @@ function measureCli(cli: 'dist' | 'src', cliArgs: readonly string[], step: Step,
   });
 }
 
-const median = (xs: readonly number[]): number => {
+export const median = (xs: readonly number[]): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
