@@ -23,7 +23,7 @@ export function readListedFile(path: string, listedSize: number | undefined): Pr
   try {
     bytes = readRegularFileSync(path);
   } catch (e) {
-    return Promise.reject(e as Error);
+    return Promise.reject(e);
   }
   return bytes === undefined ? readFile(path) : Promise.resolve(bytes);
 }
