@@ -17,15 +17,10 @@ export const SYNC_READ_BYTES = 64 * 1024;
  * The bytes of the file at `path`, whose size was `listedSize` when the folder was listed (the
  * file may have changed since: what is read is what it holds now).
  */
-export function readListedFile(path: string, listedSize: number | undefined): Promise<Uint8Array> {
+export async function readListedFile(path: string, listedSize: number | undefined): Promise<Uint8Array> {
   if (listedSize === undefined || listedSize > SYNC_READ_BYTES) return readFile(path);
-  let bytes: Uint8Array | undefined;
-  try {
-    bytes = readRegularFileSync(path);
-  } catch (e) {
-    return Promise.reject(e);
-  }
-  return bytes === undefined ? readFile(path) : Promise.resolve(bytes);
+  // (An error of the synchronous read rejects the promise, as readFile's would.)
+  return readRegularFileSync(path) ?? readFile(path);
 }
 
 /**
