@@ -67,10 +67,7 @@ function valueOf(plain: string | undefined, quoted: string | undefined): string 
  * large, hold control characters or lone surrogates.
  */
 export function readSimpleFrontmatter(source: string): SimpleFrontmatter | undefined {
-  // An empty block (`---` then `---`, as the folder loader gives a page without one) is an empty
-  // mapping of no nodes in every reading.
-  if (source.length === 0) return { data: {}, nodes: 0 };
-  if (source.charCodeAt(source.length - 1) !== 10 || source.includes('\r')) return undefined;
+  if (source.length === 0 || source.charCodeAt(source.length - 1) !== 10 || source.includes('\r')) return undefined;
   const lines = source.split('\n');
   lines.pop(); // the empty string after the last "\n"
   const data: Record<string, string | Record<string, string>> = {};

@@ -45,17 +45,31 @@ describe('readSimpleFrontmatter', () => {
       expect(readSimpleFrontmatter(source), JSON.stringify(source)).toBeDefined();
       expectSameAsFull(source);
     }
-    // The empty block (a page without frontmatter, as the folder loader completes it).
-    expect(readSimpleFrontmatter('')).toStrictEqual({ data: {}, nodes: 0 });
-    expectSameAsFull('');
     expect(readSimpleFrontmatter(FOLDER_BLOCK)).toStrictEqual({
       data: { type: 'Document', title: 'Topic 12', octx: { document_id: '019b76da-a800-7000-8000-000000000001' } },
       nodes: 11,
     });
   });
 
+  it('parseFrontmatter reads the empty block as the yaml library does, without it (the simple reader declines it: PyYAML reads None)', () => {
+    const fast = parseFrontmatter('');
+    const reference = full('');
+    if (!fast.ok || !reference.ok) throw new Error('the empty block must parse');
+    expect(fast.value.data).toStrictEqual({});
+    expect(fast.value.data).toStrictEqual(reference.value.data);
+    expect(fast.value.nodes).toBe(0);
+    expect(fast.value.nodes).toBe(reference.value.nodes);
+    expect(fast.value.retyped).toEqual([]);
+    expect(String(fast.value.document)).toBe(String(reference.value.document));
+    // Each reading has its own object: a caller that fills one does not fill the next.
+    fast.value.data.x = 1;
+    const again = parseFrontmatter('');
+    expect(again.ok && again.value.data).toStrictEqual({});
+  });
+
   it('leaves every other shape to the full parse', () => {
     for (const source of [
+      '', // empty block
       'title: x', // no final line end
       'title: x\r\n', // CRLF
       'title: yes\n', // a 1.1 boolean
