@@ -18,11 +18,11 @@
  * 20 s and validate and diff within 10 s (wall, at 100,000 pages). Wall time on a loaded machine
  * says little: the load average is printed with the table, and CPU time beside the wall time.
  */
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_TMP, ensureDir, isMain, newest, parseArgs, REPO_ROOT } from './common.js';
-import { measureCli, median, type StepResult } from './workdir-memory.js';
+import { BENCH_TMP, ensureDir, isMain, parseArgs } from './common.js';
+import { cliOption, measureCli, median, type StepResult } from './workdir-memory.js';
 
 /** Bytes of each page. */
 export const PAGE_BYTES = 40;
@@ -51,15 +51,9 @@ export async function runPagesMemory(args: ReadonlyMap<string, string>): Promise
   const pages = given === undefined || given === 'true' ? 100_000 : Number(given);
   if (!Number.isInteger(pages) || pages < 1) throw new Error(`--pages takes a page count (got ${given})`);
   const runs = Math.max(1, Number(args.get('runs') ?? 1));
-  const cli = (args.get('cli') ?? 'dist') as 'dist' | 'src';
-  if (cli !== 'dist' && cli !== 'src') throw new Error('--cli must be dist or src');
   const keep = args.has('keep');
   const log = (s: string): void => void process.stdout.write(`${s}\n`);
-  if (cli === 'dist') {
-    const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-    if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run `npm run build` first, or pass --cli src');
-    if (newest(join(REPO_ROOT, 'src')) > statSync(main).mtimeMs) log('WARNING: src/ has files newer than dist/cli/main.js: run `npm run build` first to measure the current code.');
-  }
+  const cli = cliOption(args, log);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const root = ensureDir(join(BENCH_TMP, `pages-${pages}-${stamp}`));
   const dir = join(root, 'pages');

@@ -91,22 +91,27 @@ export const median = (xs: readonly number[]): number => {
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
 
+/** The `--cli` option (`dist` by default), checked: a missing dist/ fails, a stale one is a warning. */
+export function cliOption(args: ReadonlyMap<string, string>, log: (s: string) => void): 'dist' | 'src' {
+  const cli = (args.get('cli') ?? 'dist') as 'dist' | 'src';
+  if (cli !== 'dist' && cli !== 'src') throw new Error('--cli must be dist or src');
+  if (cli === 'dist') {
+    const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+    if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run `npm run build` first, or pass --cli src');
+    if (newest(join(REPO_ROOT, 'src')) > statSync(main).mtimeMs) log('WARNING: src/ has files newer than dist/cli/main.js: run `npm run build` first to measure the current code.');
+  }
+  return cli;
+}
+
 /** The memory comparison; prints its report and returns the process exit code. */
 export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promise<number> {
   const given = args.get('workdir');
   const docs = given === undefined || given === 'true' ? 2000 : Number(given);
   if (!Number.isInteger(docs) || docs < 1) throw new Error(`--workdir takes a document count (got ${given})`);
   const runs = Math.max(1, Number(args.get('runs') ?? 3));
-  const cli = (args.get('cli') ?? 'dist') as 'dist' | 'src';
-  if (cli !== 'dist' && cli !== 'src') throw new Error('--cli must be dist or src');
   const keep = args.has('keep');
   const log = (s: string): void => void process.stdout.write(`${s}\n`);
-
-  if (cli === 'dist') {
-    const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-    if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run `npm run build` first, or pass --cli src');
-    if (newest(join(REPO_ROOT, 'src')) > statSync(main).mtimeMs) log('WARNING: src/ has files newer than dist/cli/main.js: run `npm run build` first to measure the current code.');
-  }
+  const cli = cliOption(args, log);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const root = ensureDir(join(BENCH_TMP, `workdir-${docs}-${stamp}`));
   const dir = join(root, 'workdir');
