@@ -39,8 +39,8 @@ export const MARGIN_MIB = 64;
 type Step = 'startup' | 'build' | 'validate';
 const STEPS: readonly Step[] = ['startup', 'build', 'validate'];
 
-interface StepResult {
-  readonly step: Step;
+export interface StepResult<S extends string = Step> {
+  readonly step: S;
   readonly run: number;
   readonly exitCode: number | null;
   /** Spawn to exit, as seen by this process (includes Node's start). */
@@ -60,7 +60,7 @@ function folderBytes(dir: string): number {
 }
 
 /** Runs one CLI command in a fresh process with the RSS hook; resolves with what it measured. */
-function measureCli(cli: 'dist' | 'src', cliArgs: readonly string[], step: Step, run: number, scratch: string): Promise<StepResult & { output: string }> {
+export function measureCli<S extends string>(cli: 'dist' | 'src', cliArgs: readonly string[], step: S, run: number, scratch: string): Promise<StepResult<S> & { output: string }> {
   const rssFile = join(scratch, `rss-${step}-${run}.json`);
   rmSync(rssFile, { force: true });
   const hook = pathToFileURL(join(REPO_ROOT, 'bench', 'maxrss-hook.mjs')).href;
@@ -84,12 +84,24 @@ function measureCli(cli: 'dist' | 'src', cliArgs: readonly string[], step: Step,
   });
 }
 
-const median = (xs: readonly number[]): number => {
+export const median = (xs: readonly number[]): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 };
+
+/** The `--cli` option (`dist` by default), checked: a missing dist/ fails, a stale one is a warning. */
+export function cliOption(args: ReadonlyMap<string, string>, log: (s: string) => void): 'dist' | 'src' {
+  const cli = (args.get('cli') ?? 'dist') as 'dist' | 'src';
+  if (cli !== 'dist' && cli !== 'src') throw new Error('--cli must be dist or src');
+  if (cli === 'dist') {
+    const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
+    if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run `npm run build` first, or pass --cli src');
+    if (newest(join(REPO_ROOT, 'src')) > statSync(main).mtimeMs) log('WARNING: src/ has files newer than dist/cli/main.js: run `npm run build` first to measure the current code.');
+  }
+  return cli;
+}
 
 /** The memory comparison; prints its report and returns the process exit code. */
 export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promise<number> {
@@ -97,16 +109,9 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
   const docs = given === undefined || given === 'true' ? 2000 : Number(given);
   if (!Number.isInteger(docs) || docs < 1) throw new Error(`--workdir takes a document count (got ${given})`);
   const runs = Math.max(1, Number(args.get('runs') ?? 3));
-  const cli = (args.get('cli') ?? 'dist') as 'dist' | 'src';
-  if (cli !== 'dist' && cli !== 'src') throw new Error('--cli must be dist or src');
   const keep = args.has('keep');
   const log = (s: string): void => void process.stdout.write(`${s}\n`);
-
-  if (cli === 'dist') {
-    const main = join(REPO_ROOT, 'dist', 'cli', 'main.js');
-    if (!existsSync(main)) throw new Error('dist/cli/main.js is missing: run `npm run build` first, or pass --cli src');
-    if (newest(join(REPO_ROOT, 'src')) > statSync(main).mtimeMs) log('WARNING: src/ has files newer than dist/cli/main.js: run `npm run build` first to measure the current code.');
-  }
+  const cli = cliOption(args, log);
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const root = ensureDir(join(BENCH_TMP, `workdir-${docs}-${stamp}`));
   const dir = join(root, 'workdir');

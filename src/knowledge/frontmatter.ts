@@ -354,8 +354,11 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
   if (!source.isWellFormed()) return { ok: false, reason: 'frontmatter contains a lone UTF-16 surrogate' };
   const lineBreaks = pyyamlLineBreakProblem(source);
   if (lineBreaks !== undefined) return { ok: false, reason: lineBreaks };
-  // The plainest blocks (most of them) are read without the yaml library: same result.
-  const simple = readSimpleFrontmatter(source);
+  // The plainest blocks (most of them) are read without the yaml library: same result. The empty
+  // block (`---` then `---`, which the folder loader gives a page without one) is the yaml
+  // library's empty mapping of no nodes (PyYAML reads None there: the simple reader, which
+  // promises PyYAML's reading too, declines it).
+  const simple = source.length === 0 ? EMPTY_BLOCK : readSimpleFrontmatter(source);
   if (simple !== undefined && simple.nodes <= maxNodes) return { ok: true, value: simpleValue(source, simple) };
   return parseWithYaml(source, maxNodes);
 }
@@ -366,6 +369,14 @@ export function parseFrontmatter(source: string, bounds: number | FrontmatterBou
  * `document_id`) is parsed the first time it is asked for.
  */
 const NONE: readonly RetypedScalar[] = [];
+
+/** What the yaml library reads in an empty block (see {@link parseFrontmatter}); its data is fresh per call. */
+const EMPTY_BLOCK = {
+  get data(): Record<string, never> {
+    return {};
+  },
+  nodes: 0,
+} as const;
 
 function simpleValue(source: string, simple: SimpleFrontmatter): ParsedFrontmatter {
   let document: Document.Parsed | undefined;

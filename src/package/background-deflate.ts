@@ -13,6 +13,8 @@ export interface BackgroundDeflateOptions {
   readonly maxInFlightBytes?: number;
   /** Bytes spilled (text compressed here, and vectors: {@link BackgroundDeflate.countSpilled}) before the compressing thread takes over (default {@link THREAD_AFTER_BYTES}; 0: the thread from the start). */
   readonly threadAfterBytes?: number;
+  /** Jobs submitted before the compressing thread takes over, whatever their size (default {@link THREAD_AFTER_JOBS}). */
+  readonly threadAfterJobs?: number;
 }
 
 /**
@@ -26,6 +28,15 @@ export interface BackgroundDeflateOptions {
  * BENCHMARKS.md).
  */
 export const THREAD_AFTER_BYTES = 32 << 20;
+
+/**
+ * Jobs submitted on the libuv pool before compression moves to the thread, however small they
+ * are. A pool job pays a zlib stream of its own (its set-up on the caller's thread, a ~256 KiB
+ * state on the pool's), which a block of a few hundred bytes does not win back: a tree of many
+ * small pages spills little text but makes one job per page. The thread takes them in batches
+ * (one message for many pages; figures in BENCHMARKS.md).
+ */
+export const THREAD_AFTER_JOBS = 1024;
 
 /** Default bound of memory held by background compression. */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 16 << 20;
@@ -48,7 +59,7 @@ export const JOB_OVERHEAD_BYTES = 288 * 1024;
 
 /**
  * Compresses blocks while the caller keeps adding records, with a bound on the bytes in flight:
- * the first {@link THREAD_AFTER_BYTES} on the libuv pool, the rest on the process's compressing
+ * the first {@link THREAD_AFTER_BYTES} (or {@link THREAD_AFTER_JOBS} jobs) on the libuv pool, the rest on the process's compressing
  * thread (`deflate-thread.ts`). Completions are delivered when the event loop turns: an async caller
  * gets compression overlapped with its own work for free; a synchronous caller fills the bound
  * and leaves the rest for export time (where blocks are compressed in parallel).
@@ -61,12 +72,16 @@ export class BackgroundDeflate {
   /** Raw bytes submitted so far, and vector bytes counted ({@link countSpilled}): pool or thread, see {@link THREAD_AFTER_BYTES}. */
   #spilledBytes = 0;
   readonly #threadAfterBytes: number;
+  /** Jobs submitted so far ({@link THREAD_AFTER_JOBS}). */
+  #submitted = 0;
+  readonly #threadAfterJobs: number;
   readonly #jobs = new Set<Promise<void>>();
 
   constructor(options: BackgroundDeflateOptions) {
     this.level = options.level;
     this.#maxInFlight = options.maxInFlightBytes ?? DEFAULT_MAX_IN_FLIGHT_BYTES;
     this.#threadAfterBytes = options.threadAfterBytes ?? THREAD_AFTER_BYTES;
+    this.#threadAfterJobs = options.threadAfterJobs ?? THREAD_AFTER_JOBS;
   }
 
   /**
@@ -77,9 +92,9 @@ export class BackgroundDeflate {
     this.#spilledBytes += bytes;
   }
 
-  /** Whether jobs submitted now go to the compressing thread (else to the libuv pool). */
+  /** Whether jobs submitted now go to the compressing thread (else to the libuv pool): after {@link THREAD_AFTER_BYTES} spilled or {@link THREAD_AFTER_JOBS} jobs. */
   get onThread(): boolean {
-    return this.#spilledBytes >= this.#threadAfterBytes;
+    return this.#spilledBytes >= this.#threadAfterBytes || this.#submitted >= this.#threadAfterJobs;
   }
 
   /** Memory currently held by running jobs (inputs, dictionaries and zlib state). */
@@ -106,6 +121,7 @@ export class BackgroundDeflate {
     this.#inFlightBytes += cost;
     const onThread = this.onThread;
     this.#spilledBytes += raw.length;
+    this.#submitted += 1;
     const job: Promise<void> = (onThread ? deflateOnThread : deflateBlock)(raw, dictionary, this.level).then(
       (out) => done(undefined, out),
       (e: unknown) => done(e instanceof Error ? e : new Error(String(e))),

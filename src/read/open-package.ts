@@ -17,6 +17,7 @@ import type { VectorRow } from '../model/vector-format.js';
 import type { VectorTarget } from '../vectors/targets.js';
 import { tailOf } from './arrow-byte-reader.js';
 import { openDirectorySource } from './dir-source.js';
+import { documentRuns } from './document-runs.js';
 import { readKnowledgeDocument, type DocumentReading } from './documents.js';
 import { JsonlSplitter, parseJsonlRange, type JsonlLineCallback } from './jsonl.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
@@ -348,13 +349,32 @@ class Package implements OctxPackage {
 
   async *documents(): AsyncIterableIterator<DocumentReading> {
     const seen = new Set<string>();
+    const paths: string[] = [];
     for (const f of this.info.files) {
       if (seen.has(f.path) || logicalPathProblem(f.path) !== undefined || payloadKind(f.path) !== 'knowledge') continue;
       seen.add(f.path);
-      yield readKnowledgeDocument(f.path, await this.readFile(f.path), {
-        maxFrontmatterBytes: this.limits.maxFrontmatterBytes,
-        maxFrontmatterNodes: this.limits.maxFrontmatterNodes,
+      paths.push(f.path);
+    }
+    const options = { maxFrontmatterBytes: this.limits.maxFrontmatterBytes, maxFrontmatterNodes: this.limits.maxFrontmatterNodes };
+    for (const run of documentRuns(this.source, paths, this.limits.maxFileSize)) {
+      const group = paths.slice(run.start, run.end);
+      if (!run.small) {
+        for (const p of group) yield readKnowledgeDocument(p, await this.readFile(p), options);
+        continue;
+      }
+      // Each checked as readFile checks it, handed out in manifest order; an error is thrown when
+      // its document's turn comes, as readFile would throw it.
+      const read = new Map<string, Buffer | OctxError>();
+      await this.source.readMany!(group, (p, bytes) => {
+        // The bytes are the reader's only during the call, and a reading keeps them: a copy.
+        read.set(p, bytes instanceof OctxError ? bytes : (this.digestProblem(p, bytes) ?? Buffer.from(bytes)));
       });
+      for (const p of group) {
+        const bytes = read.get(p)!;
+        read.delete(p);
+        if (bytes instanceof OctxError) throw bytes;
+        yield readKnowledgeDocument(p, bytes, options);
+      }
     }
   }
 

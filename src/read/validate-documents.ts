@@ -11,7 +11,9 @@ import { STRUCTURE_PATHS, VECTOR_CONFIG_PATH, VECTOR_TARGET_PATHS, isConceptPath
 import { ByteBudget } from './byte-budget.js';
 import { ConceptDocumentScanner, readKnowledgeDocument, type ConceptScan } from './documents.js';
 import { IdSpace } from './id-space.js';
+import { documentRuns } from './document-runs.js';
 import { inOrder } from './read-ahead.js';
+import { OctxError } from '../model/errors.js';
 import { ContainerFailure, FORMAT, toOctxError, type ValidationContext } from './validation-context.js';
 
 /**
@@ -58,30 +60,66 @@ export async function readDocuments(ctx: ValidationContext, m: Record<string, un
     return STREAM_BUFFER_BYTES + (isConceptPath(p) ? Math.min(size, max + 16) : 2 * size);
   };
   const step = ctx.stepper('documents', paths);
-  for await (const [path, { sha, scan: doc }] of inOrder(paths, 8, read, { bytes: new ByteBudget(DOCUMENT_READ_BUDGET), cost })) {
-    step(path);
-    // A document whose bytes are not the listed ones is untrusted: its findings are dropped
-    // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
-    if (!ctx.settle(path, sha)) continue;
-    for (const i of doc.issues) ctx.add(FORMAT, i);
-    if (doc.documentId === undefined) continue;
-    const index = ctx.ids.register(doc.documentId, IdKind.document);
-    if (index < 0) {
-      const holder = IdSpace.kindOf(-1 - index);
-      ctx.add(
-        FORMAT,
-        issue({
-          code: 'OCTX_ID_DUPLICATE',
-          path,
-          field: 'octx.document_id',
-          recordId: doc.documentId,
-          message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`,
-        }),
-      );
+  const budget = new ByteBudget(DOCUMENT_READ_BUDGET);
+  // Runs of small documents are read together, the others streamed a few at a time; either way
+  // they are settled in manifest order.
+  for (const run of documentRuns(ctx.source, paths, ctx.limits.maxFileSize)) {
+    const group = paths.slice(run.start, run.end);
+    if (!run.small) {
+      for await (const [path, { sha, scan }] of inOrder(group, 8, read, { bytes: budget, cost })) settleDocument(ctx, path, sha, scan, step);
       continue;
     }
-    ctx.concepts.push({ path, documentId: doc.documentId });
+    const results = new Map<string, { sha: string; scan: ConceptScan } | OctxError>();
+    try {
+      await ctx.source.readMany!(group, (p, bytes) => results.set(p, bytes instanceof OctxError ? bytes : scanWhole(ctx, p, bytes)));
+    } catch (e) {
+      throw new ContainerFailure(toOctxError(e));
+    }
+    for (const p of group) {
+      const r = results.get(p)!;
+      if (r instanceof OctxError) throw new ContainerFailure(r);
+      settleDocument(ctx, p, r.sha, r.scan, step);
+    }
   }
+}
+
+/**
+ * The digest and the findings of a whole document read in memory (the bytes are valid only
+ * during the call: nothing of them is kept).
+ */
+function scanWhole(ctx: ValidationContext, path: string, bytes: Buffer): { sha: string; scan: ConceptScan } {
+  const sha = createHash('sha256').update(bytes).digest('hex');
+  const { maxFrontmatterBytes, maxFrontmatterNodes } = ctx.limits;
+  if (!isConceptPath(path)) return { sha, scan: { issues: readKnowledgeDocument(path, bytes, { maxFrontmatterBytes, maxFrontmatterNodes }).issues } };
+  const scanner = new ConceptDocumentScanner(path, maxFrontmatterBytes, maxFrontmatterNodes);
+  scanner.push(bytes);
+  return { sha, scan: scanner.finish() };
+}
+
+/** Settles one document read: its digest, then (when it is the listed one) its findings and its id. */
+function settleDocument(ctx: ValidationContext, path: string, sha: string, doc: ConceptScan, step: (p?: string) => void): void {
+  step(path);
+  // A document whose bytes are not the listed ones is untrusted: its findings are dropped
+  // (it was read in the same pass as its digest; the frontmatter limit bounds that work).
+  if (!ctx.settle(path, sha)) return;
+  for (const i of doc.issues) ctx.add(FORMAT, i);
+  if (doc.documentId === undefined) return;
+  const index = ctx.ids.register(doc.documentId, IdKind.document);
+  if (index < 0) {
+    const holder = IdSpace.kindOf(-1 - index);
+    ctx.add(
+      FORMAT,
+      issue({
+        code: 'OCTX_ID_DUPLICATE',
+        path,
+        field: 'octx.document_id',
+        recordId: doc.documentId,
+        message: `document_id ${doc.documentId} is already used by ${describeIdKind(holder)}; ids are unique across the asset, documents and records`,
+      }),
+    );
+    return;
+  }
+  ctx.concepts.push({ path, documentId: doc.documentId });
 }
 
 /** Hashes the listed files no layer parses (extension files). */

@@ -53,7 +53,7 @@ const INFLATE_FAILED = Symbol('inflate failed');
  */
 function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError | typeof INFLATE_FAILED {
   let bytes = raw;
-  if (f.entry.compressionMethod !== 0) {
+  if (f.method !== 0) {
     try {
       // One output buffer of the entry's size: zlib's default 16 KiB chunk per small document
       // was garbage that waited for a GC, several MiB at a build's peak (see BENCHMARKS.md).
@@ -65,10 +65,16 @@ function checkedEntry(f: ZipFileEntry, raw: Buffer): Buffer | OctxError | typeof
   return checkedWhole({ path: f.name, size: f.size, crc32: f.crc32, sizeCode: 'OCTX_ARCHIVE_CORRUPT' }, bytes.length, crc32Of(bytes)) ?? bytes;
 }
 
-/** One regular file of the archive. */
+/**
+ * One regular file of the archive: only what reading it needs. Not yauzl's `Entry`, which keeps
+ * some twenty fields and views of the central directory per entry, for the source's whole life
+ * (a package of 100,000 small pages held tens of MiB of them).
+ */
 interface ZipFileEntry {
-  readonly entry: yauzl.Entry;
   readonly name: string;
+  /** ZIP compression method: 0 (stored) or 8 (deflated), as checked at open. */
+  readonly method: number;
+  readonly compressedSize: number;
   readonly size: number;
   readonly crc32: number;
   /** Offset of the entry's data, from its local header (checked when the archive was opened). */
@@ -198,7 +204,8 @@ export async function openZipSource(path: string, limits: ArchiveLimits): Promis
     const order: string[] = [];
     for (const a of all) {
       if (a.isDirectory) continue;
-      files.set(a.name, { entry: a.entry, name: a.name, size: a.entry.uncompressedSize, crc32: a.entry.crc32, dataStart: dataStarts.get(a.entry)! });
+      const e = a.entry;
+      files.set(a.name, { name: a.name, method: e.compressionMethod, compressedSize: e.compressedSize, size: e.uncompressedSize, crc32: e.crc32, dataStart: dataStarts.get(e)! });
       order.push(a.name);
     }
     return new ZipSource(path, z, reader, files, order, limits);
@@ -237,14 +244,13 @@ class ZipSource extends ListedSource<ZipFileEntry> implements PackageSource {
           // The low-level call skips yauzl's second read of the local header (one more pool
           // round trip per entry): the header was read and checked when the archive was opened.
           // Raw bytes, inflated here with larger output chunks than yauzl's inflater.
-          const e = f.entry;
-          this.zip.openReadStreamLowLevel(f.dataStart, e.compressedSize, 0, e.compressedSize, false, null, (err, raw) => {
+          this.zip.openReadStreamLowLevel(f.dataStart, f.compressedSize, 0, f.compressedSize, false, null, (err, raw) => {
             if (err) reject(err);
-            else if (e.compressionMethod === 0) resolve(raw);
+            else if (f.method === 0) resolve(raw);
             else {
               // A small entry gets a small output buffer: allocating 256 KiB per small document
               // made verifying many small documents several times slower (see BENCHMARKS.md).
-              const inflate = createInflateRaw({ chunkSize: Math.max(64, Math.min(INFLATE_CHUNK, e.uncompressedSize + 1)) });
+              const inflate = createInflateRaw({ chunkSize: Math.max(64, Math.min(INFLATE_CHUNK, f.size + 1)) });
               connect(raw, inflate);
               resolve(inflate);
             }
@@ -265,7 +271,7 @@ class ZipSource extends ListedSource<ZipFileEntry> implements PackageSource {
       for (const { first, end, start, stop } of runsOf(
         entries.length,
         (k) => entries[k]!.dataStart,
-        (k) => entries[k]!.dataStart + entries[k]!.entry.compressedSize,
+        (k) => entries[k]!.dataStart + entries[k]!.compressedSize,
       )) {
         if (this.closed) throw OctxError.of({ code: 'OCTX_OPEN_ERROR', path: entries[first]!.name, message: 'the package is closed' });
         const span = stop - start;
@@ -280,7 +286,7 @@ class ZipSource extends ListedSource<ZipFileEntry> implements PackageSource {
         }
         for (let k = first; k < end; k++) {
           const f = entries[k]!;
-          const raw = buf.subarray(f.dataStart - start, f.dataStart - start + f.entry.compressedSize);
+          const raw = buf.subarray(f.dataStart - start, f.dataStart - start + f.compressedSize);
           const result = failure ? withPath(failure, f.name) : checkedEntry(f, raw);
           // Data that does not inflate: the stream decides what to report (a stream that saw
           // more than the declared bytes before the damage says so; one whole-entry call cannot).

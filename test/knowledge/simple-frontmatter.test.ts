@@ -51,6 +51,22 @@ describe('readSimpleFrontmatter', () => {
     });
   });
 
+  it('parseFrontmatter reads the empty block as the yaml library does, without it (the simple reader declines it: PyYAML reads None)', () => {
+    const fast = parseFrontmatter('');
+    const reference = full('');
+    if (!fast.ok || !reference.ok) throw new Error('the empty block must parse');
+    expect(fast.value.data).toStrictEqual({});
+    expect(fast.value.data).toStrictEqual(reference.value.data);
+    expect(fast.value.nodes).toBe(0);
+    expect(fast.value.nodes).toBe(reference.value.nodes);
+    expect(fast.value.retyped).toEqual([]);
+    expect(String(fast.value.document)).toBe(String(reference.value.document));
+    // Each reading has its own object: a caller that fills one does not fill the next.
+    fast.value.data.x = 1;
+    const again = parseFrontmatter('');
+    expect(again.ok && again.value.data).toStrictEqual({});
+  });
+
   it('leaves every other shape to the full parse', () => {
     for (const source of [
       '', // empty block

@@ -1,10 +1,12 @@
 /**
  * When a builder's background compression moves from the libuv pool to the compressing thread
- * (issue 23): after THREAD_AFTER_BYTES spilled, text and vectors alike.
+ * (issue 23): after THREAD_AFTER_BYTES spilled, text and vectors alike, or after THREAD_AFTER_JOBS jobs.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PackageBuilder } from '../../src/index.js';
+import { inflateRawSync } from 'node:zlib';
 import { BackgroundDeflate } from '../../src/package/background-deflate.js';
+import { DEFLATE_END } from '../../src/package/deflate-block.js';
 
 const id = (n: number): string => `019c0000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`;
 
@@ -24,6 +26,21 @@ describe('BackgroundDeflate: pool, then thread', () => {
     expect(background.onThread).toBe(true);
     await background.settle();
     expect(done).toHaveLength(1);
+  });
+
+  it('moves to the thread after threadAfterJobs jobs, however small (a tree of many small pages)', async () => {
+    const background = new BackgroundDeflate({ level: 6, threadAfterJobs: 3 });
+    const done: (Buffer | undefined)[] = [];
+    const page = (n: number): Buffer => Buffer.from(`---\ntitle: Page ${n}\n---\n# Page ${n}\n`);
+    for (let n = 0; n < 3; n++) {
+      expect(background.onThread).toBe(false);
+      expect(background.trySubmit(page(n), undefined, (_, out) => done.push(out))).toBe(true);
+    }
+    expect(background.onThread).toBe(true);
+    expect(background.trySubmit(page(3), undefined, (_, out) => done.push(out))).toBe(true);
+    await background.settle();
+    // Pool or thread, each block is the same raw DEFLATE of its page.
+    expect(done.map((out) => inflateRawSync(Buffer.concat([out!, DEFLATE_END])).toString())).toEqual([0, 1, 2, 3].map((n) => page(n).toString()));
   });
 
   it('is on the thread from the start with threadAfterBytes 0', () => {

@@ -27,6 +27,7 @@ import type { NavPage } from '../docs-site/navigation.js';
 import { finishPage, mdxFailureMessage, readPage, type PageContext, type PagePaths, type ReadPage } from './page-text.js';
 import type { WorkdirScan } from './scan.js';
 import { caseCollisions } from '../workdir-names.js';
+import { readListedFile } from './read-listed-file.js';
 import { renamedReservedPath, type ConvertedFrontmatter, type DanglingLink, type IndexFilesMode, type CarriedId, type MdxPage, type RewrittenLinkEntry } from './types.js';
 
 /** Pages of a working folder read ahead of the one being added (the libuv pool has four threads). */
@@ -125,7 +126,7 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
   }
   for (const rel of markdown) if (!rel.endsWith('.mdx')) mdTaken.add(rel.slice(tree.length));
   const markdownSet = new Set(markdown);
-  const read = async (rel: string): Promise<Uint8Array> => readFile(join(dir, rel));
+  const read = (rel: string): Promise<Uint8Array> => readListedFile(join(dir, rel), sizes.get(rel));
   const prepared = new Map<string, ReadPage>();
   const prepare = async (original: string, bytes?: Uint8Array): Promise<ReadPage> => {
     const cached = prepared.get(original);
@@ -327,6 +328,10 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (targets.length > 0) links.push({ from: original, targets });
     documents++;
     progressed();
+    // Small pages are read synchronously, so this loop may never leave the microtask queue: let
+    // the background compression deliver, or its bound fills and every later page is left for
+    // the export to compress, one pool job each.
+    await builder.drain();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
   const navigation = inShard === undefined ? await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions) : undefined;
