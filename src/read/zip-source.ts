@@ -308,10 +308,9 @@ class ZipSource extends ListedSource<ZipFileEntry> implements PackageSource {
   }
 
   storedData(name: string): StoredData {
-    const f = this.files.get(name);
-    if (!f) throw missing(name);
+    const f = this.entry(name);
     // Only STORE and DEFLATE pass the checks made when the archive was opened.
-    return { method: f.entry.compressionMethod === 0 ? 'store' : 'deflate', offset: f.dataStart, compressedSize: f.entry.compressedSize, size: f.size, crc32: f.crc32 };
+    return { method: f.method === 0 ? 'store' : 'deflate', offset: f.dataStart, compressedSize: f.compressedSize, size: f.size, crc32: f.crc32 };
   }
 
   async readAll(name: string, maxBytes: number = this.limits.maxFileSize): Promise<Buffer> {
