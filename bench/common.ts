@@ -5,6 +5,7 @@
  * Every measured run happens in a fresh child process (see bench/run.ts) so that peak RSS
  * (`process.resourceUsage().maxRSS`) belongs to exactly one measurement.
  */
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -256,4 +257,25 @@ export function digestOfDigests(pairs: readonly (readonly [string, string])[]): 
   const h = createHash('sha256');
   for (const [p, d] of sorted) h.update(`${p} ${d}\n`);
   return h.digest('hex');
+}
+
+/**
+ * Runs a bench script's child mode (`node --expose-gc --import tsx <script> <args>`) and returns the
+ * result it printed after {@link RESULT_MARKER} (undefined for a mode that prints none, such as
+ * generating inputs). A child that exits non-zero rejects, naming the script and its arguments.
+ * @param scriptUrl the script's `import.meta.url`
+ */
+export function runBenchChild(scriptUrl: string, args: readonly string[]): Promise<ChildResult | undefined> {
+  const script = fileURLToPath(scriptUrl);
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`${script} ${args.join(' ')} exited ${code}`));
+      const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
+      resolve(line ? (JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult) : undefined);
+    });
+  });
 }

@@ -12,14 +12,13 @@
  *
  * Child modes (run by the series): `--mode generate|graphrag|builder --dir DIR --units N --dim D`.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PackageBuilder } from 'octx-export';
 import { fromGraphRag } from 'octx-export/adapters/graphrag';
 import { openParquetFile } from './parquet-writer.js';
-import { isMain, measure, parseArgs, RAISED_LIMITS, RESULT_MARKER, type ChildResult } from './common.js';
+import { isMain, measure, parseArgs, RAISED_LIMITS, runBenchChild, type ChildResult } from './common.js';
 
 const UNITS_PER_DOCUMENT = 10;
 const GROUP = 10_000;
@@ -175,20 +174,6 @@ async function child(args: Map<string, string>): Promise<void> {
   });
 }
 
-function run(args: readonly string[]): Promise<ChildResult | undefined> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`bench/graphrag.ts ${args.join(' ')} exited ${code}`));
-      const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
-      resolve(line ? (JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult) : undefined);
-    });
-  });
-}
-
 /** The series: generate once, then builder and graphrag alternately, `runs` times each. */
 export async function graphRagSeries(argv: readonly string[]): Promise<void> {
   const args = parseArgs(argv);
@@ -199,10 +184,10 @@ export async function graphRagSeries(argv: readonly string[]): Promise<void> {
   try {
     const common = ['--dir', dir, '--units', String(units), '--dim', String(dim)];
     const t0 = performance.now();
-    await run(['--mode', 'generate', ...common]);
+    await runBenchChild(import.meta.url, ['--mode', 'generate', ...common]);
     console.log(`generated ${units.toLocaleString('en-US')} text units (${dim}-d snapshot) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const rows: ChildResult[] = [];
-    for (let i = 0; i < runs; i++) for (const mode of ['builder', 'graphrag']) rows.push((await run(['--mode', mode, ...common]))!);
+    for (let i = 0; i < runs; i++) for (const mode of ['builder', 'graphrag']) rows.push((await runBenchChild(import.meta.url, ['--mode', mode, ...common]))!);
     const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const of = (mode: string) => rows.filter((r) => r.mode === mode);
     console.log('| mode | wall s | CPU s | text units/s | peak RSS MiB |\n| --- | --- | --- | --- | --- |');

@@ -18,13 +18,12 @@
  *
  * Child modes (run by the series): `--mode generate|export|merge|validate --dir DIR --docs N --shards S --dim D`.
  */
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mergePackages, PackageBuilder, validatePackage } from 'octx-export';
-import { isMain, measure, parseArgs, RESULT_MARKER, type ChildResult } from './common.js';
+import { isMain, measure, parseArgs, runBenchChild, type ChildResult } from './common.js';
 
 const CHUNKS_PER_DOCUMENT = 5;
 const DOCUMENTS_PER_ENTITY = 10;
@@ -152,20 +151,6 @@ async function child(args: Map<string, string>): Promise<void> {
   });
 }
 
-function run(args: readonly string[]): Promise<ChildResult | undefined> {
-  return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
-    p.on('error', reject);
-    p.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`bench/merge.ts ${args.join(' ')} exited ${code}`));
-      const line = out.split('\n').find((l) => l.startsWith(RESULT_MARKER));
-      resolve(line ? (JSON.parse(line.slice(RESULT_MARKER.length)) as ChildResult) : undefined);
-    });
-  });
-}
-
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 /** The series: generate the shards once, then export and merge alternately, `runs` times each. */
@@ -180,7 +165,7 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     mkdirSync(dir, { recursive: true });
     const common = ['--dir', dir, '--docs', String(docs), '--shards', String(shards), '--dim', String(dim)];
     const t0 = performance.now();
-    await run(['--mode', 'generate', ...common]);
+    await runBenchChild(import.meta.url, ['--mode', 'generate', ...common]);
     const shardBytes = Array.from({ length: shards }, (_, s) => statSync(shardFile(dir, s)).size).reduce((a, b) => a + b, 0);
     console.log(
       `generated ${shards} shards of ${docs.toLocaleString('en-US')} documents in all (${docs * CHUNKS_PER_DOCUMENT} chunks, ${dim}-d vectors; ${(shardBytes / 2 ** 20).toFixed(1)} MiB) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
@@ -189,7 +174,7 @@ export async function mergeSeries(argv: readonly string[]): Promise<void> {
     const rows: ChildResult[] = [];
     for (let i = 0; i < runs; i++) {
       for (const mode of ['export', 'merge', 'validate']) {
-        rows.push((await run(['--mode', mode, ...common]))!);
+        rows.push((await runBenchChild(import.meta.url, ['--mode', mode, ...common]))!);
         load.push(loadavg()[0]!);
       }
     }

@@ -4,14 +4,23 @@
  */
 import { main } from '../../src/cli/cli.js';
 
-/** Runs `octx-export <args>` in-process. */
-export async function cliInProcess(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Runs `octx-export <args>` in-process.
+ * @param cwd the working folder for the run (restored after): for commands whose paths are relative
+ */
+export async function cliInProcess(args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const out: string[] = [];
   const err: string[] = [];
   const io = {
     stdout: { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
     stderr: { write: (c: string | Uint8Array) => (err.push(String(c)), true) },
   } as never;
-  const code = await main(args, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
+  const before = process.cwd();
+  if (cwd !== undefined) process.chdir(cwd);
+  try {
+    const code = await main(args, io);
+    return { code, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    if (cwd !== undefined) process.chdir(before);
+  }
 }

@@ -8,12 +8,12 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/cli.js';
 import { withoutCode } from '../../src/cli/cli-terms.js';
 import { hintFor } from '../../src/cli/errors.js';
 import { inCliTerms } from '../../src/cli/cli-terms.js';
 import { OCTX_CODES, type OctxCode } from '../../src/model/codes.js';
 import { GOLDEN, ROOT, tempDir } from '../helpers/temp.js';
+import { cliInProcess } from './cli-in-process.js';
 
 const FIXTURE = join(ROOT, 'fixtures/kb-three-kingdoms');
 const ASSET = ['--asset-id', '019c0000-0000-7000-8000-000000000001'];
@@ -21,16 +21,7 @@ const ASSET = ['--asset-id', '019c0000-0000-7000-8000-000000000001'];
 /** SDK wording a CLI user cannot act on: a call (`name()`, `name({`), an option literal (`overwrite: true`). */
 const SDK_TERMS = /\b[a-z][A-Za-z]*\((?:\)|\{)|\b(?:overwrite|[a-z]+[A-Z][A-Za-z]*): (?:true|false)\b/;
 
-async function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = {
-    stdout: { write: (c: string | Uint8Array) => (out.push(String(c)), true) },
-    stderr: { write: (c: string | Uint8Array) => (err.push(String(c)), true) },
-  } as never;
-  const code = await main(args, io);
-  return { code, stdout: out.join(''), stderr: err.join('') };
-}
+const cli = cliInProcess;
 
 /** The failing invocations, with the code each must report, in a fresh folder. */
 function failures(): { args: string[]; code: OctxCode }[] {

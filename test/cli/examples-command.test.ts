@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/cli.js';
 import { EXAMPLE_INPUTS } from '../../src/cli/commands/examples.js';
 import { copyFoldersAllOrNothing } from '../../src/cli/folder-copy.js';
-import { OctxError } from '../../src/model/errors.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
+import { octxRejection } from '../helpers/octx-rejection.js';
 
 function io(): { io: never; out: string[]; err: string[] } {
   const out: string[] = [];
@@ -23,15 +23,7 @@ function tree(dir: string): string[] {
   return (readdirSync(dir, { recursive: true }) as string[]).map((p) => p.split('\\').join('/')).sort();
 }
 
-async function failure(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(OctxError);
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
-}
+const failure = octxRejection;
 
 describe('octx-export examples', () => {
   it('refuses a symbolic link as <dir>/fixtures and writes nothing where it points', async () => {

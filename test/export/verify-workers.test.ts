@@ -24,7 +24,8 @@ import { PackageBuilder, isOctxError } from '../../src/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { tempDir } from '../helpers/temp.js';
 import { xorshiftBytes } from '../helpers/bytes.js';
-import { octxRejection as rejection, VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
+import { octxRejection as rejection } from '../helpers/octx-rejection.js';
+import { VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
 import { GUIDE_MD, entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
 
 afterEach(() => {

@@ -5,7 +5,8 @@ import { verifyArchive } from '../../src/export/verify-archive.js';
 import { openPackage } from '../../src/read/index.js';
 import { inspectZip } from '../helpers/zip-inspect.js';
 import { entriesOf, manifestFor, writeZip, type FileMap } from '../read/helpers.js';
-import { octxRejection as rejection, VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
+import { octxRejection as rejection } from '../helpers/octx-rejection.js';
+import { VERIFY_FILES as FILES, VERIFY_LISTED as LISTED } from '../helpers/verify-fixture.js';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -1,5 +1,3 @@
-import { expect } from 'vitest';
-import { OctxError } from '../../src/model/errors.js';
 import { GUIDE_MD, type FileMap } from '../read/helpers.js';
 import { xorshiftBytes } from './bytes.js';
 
@@ -17,14 +15,3 @@ export const VERIFY_FILES: FileMap = Object.fromEntries([
 
 /** Its listed paths, in manifest order. */
 export const VERIFY_LISTED = Object.keys(VERIFY_FILES).sort();
-
-/** The `OctxError` `p` rejects with (fails the test when it resolves or rejects otherwise). */
-export async function octxRejection(p: Promise<unknown>): Promise<OctxError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(OctxError);
-    return e as OctxError;
-  }
-  throw new Error('expected a rejection');
-}
