@@ -22,7 +22,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TMP, ensureDir, isMain, parseArgs } from './common.js';
-import { cliOption, measureCli, median, type StepResult } from './workdir-memory.js';
+import { cliOption, measureSteps, median, type StepResult } from './workdir-memory.js';
 
 /** Bytes of each page. */
 export const PAGE_BYTES = 40;
@@ -64,11 +64,10 @@ export async function runPagesMemory(args: ReadonlyMap<string, string>): Promise
   );
 
   const limit = String(pages + 1000);
-  const results: StepResult<Step>[] = [];
-  const failures: string[] = [];
-  for (let run = 1; run <= runs; run++) {
-    const pkg = join(root, `run-${run}.octx`);
-    const commands: Record<Step, string[]> = {
+  const { results, failures } = await measureSteps(
+    cli,
+    STEPS,
+    (pkg): Record<Step, string[]> => ({
       startup: ['--version'],
       build: [
         'build',
@@ -87,21 +86,9 @@ export async function runPagesMemory(args: ReadonlyMap<string, string>): Promise
       ],
       validate: ['validate', pkg, '--max-entries', limit],
       diff: ['diff', pkg, pkg, '--max-entries', limit],
-    };
-    for (const step of STEPS) {
-      const r = await measureCli(cli, commands[step], step, run, root);
-      const { output, ...rest } = r;
-      log(
-        `  run ${run} ${step.padEnd(8)} ${(r.wallMs / 1000).toFixed(2).padStart(7)} s wall ${(r.cpuMs / 1000).toFixed(2).padStart(7)} s cpu ${r.maxRssMiB.toFixed(0).padStart(5)} MiB peak RSS (load ${loadavg()[0]!.toFixed(2)})`,
-      );
-      if (r.exitCode !== 0) {
-        failures.push(`run ${run} ${step}: exit ${r.exitCode}: ${output.trim().split('\n').slice(-8).join(' | ').slice(0, 1200)}`);
-        break;
-      }
-      results.push(rest);
-    }
-    if (!keep) rmSync(pkg, { force: true });
-  }
+    }),
+    { runs, root, keep, log },
+  );
 
   const of = (step: Step): StepResult<Step>[] => results.filter((r) => r.step === step);
   const fmt = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '—');

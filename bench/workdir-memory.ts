@@ -103,6 +103,39 @@ export function cliOption(args: ReadonlyMap<string, string>, log: (s: string) =>
   return cli;
 }
 
+/**
+ * Runs each step's CLI command `runs` times (a fresh package path per run), logging each
+ * measurement; a run stops at its first failing step, which is returned with its output's tail.
+ * @param commands the CLI arguments of every step, given the run's package path
+ */
+export async function measureSteps<S extends string>(
+  cli: 'dist' | 'src',
+  steps: readonly S[],
+  commands: (pkg: string) => Record<S, string[]>,
+  opts: { runs: number; root: string; keep: boolean; log: (s: string) => void },
+): Promise<{ results: StepResult<S>[]; failures: string[] }> {
+  const results: StepResult<S>[] = [];
+  const failures: string[] = [];
+  for (let run = 1; run <= opts.runs; run++) {
+    const pkg = join(opts.root, `run-${run}.octx`);
+    const args = commands(pkg);
+    for (const step of steps) {
+      const r = await measureCli(cli, args[step], step, run, opts.root);
+      const { output, ...rest } = r;
+      opts.log(
+        `  run ${run} ${step.padEnd(8)} ${(r.wallMs / 1000).toFixed(2).padStart(7)} s wall ${(r.cpuMs / 1000).toFixed(2).padStart(7)} s cpu ${r.maxRssMiB.toFixed(0).padStart(5)} MiB peak RSS (load ${loadavg()[0]!.toFixed(2)})`,
+      );
+      if (r.exitCode !== 0) {
+        failures.push(`run ${run} ${step}: exit ${r.exitCode}: ${output.trim().split('\n').slice(-8).join(' | ').slice(0, 1200)}`);
+        break;
+      }
+      results.push(rest);
+    }
+    if (!opts.keep) rmSync(pkg, { force: true });
+  }
+  return { results, failures };
+}
+
 /** The memory comparison; prints its report and returns the process exit code. */
 export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promise<number> {
   const given = args.get('workdir');
@@ -133,11 +166,10 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
     `working folder written in ${((performance.now() - g0) / 1000).toFixed(1)} s: ${shape.documents} documents, ${shape.chunks} chunks, ${shape.events} events, ${shape.entities} entities, ${shape.links} links, ${(shape.bytes / 2 ** 20).toFixed(1)} MiB`,
   );
 
-  const results: StepResult[] = [];
-  const failures: string[] = [];
-  for (let run = 1; run <= runs; run++) {
-    const pkg = join(root, `run-${run}.octx`);
-    const commands: Record<Step, string[]> = {
+  const { results, failures } = await measureSteps(
+    cli,
+    STEPS,
+    (pkg): Record<Step, string[]> => ({
       startup: ['--version'],
       build: [
         'build',
@@ -154,21 +186,9 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
         '--overwrite',
       ],
       validate: ['validate', pkg],
-    };
-    for (const step of STEPS) {
-      const r = await measureCli(cli, commands[step], step, run, root);
-      const { output, ...rest } = r;
-      log(
-        `  run ${run} ${step.padEnd(8)} ${(r.wallMs / 1000).toFixed(2).padStart(7)} s wall ${(r.cpuMs / 1000).toFixed(2).padStart(7)} s cpu ${r.maxRssMiB.toFixed(0).padStart(5)} MiB peak RSS`,
-      );
-      if (r.exitCode !== 0) {
-        failures.push(`run ${run} ${step}: exit ${r.exitCode}: ${output.trim().split('\n').slice(-8).join(' | ').slice(0, 1200)}`);
-        break;
-      }
-      results.push(rest);
-    }
-    if (!keep) rmSync(pkg, { force: true });
-  }
+    }),
+    { runs, root, keep, log },
+  );
 
   const of = (step: Step): StepResult[] => results.filter((r) => r.step === step);
   const fmt = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
