@@ -138,8 +138,9 @@ function readSource(builder: PackageBuilder, db: ReadOnlyDatabase, dbPath: strin
   }
 
   const problems: OctxIssue[] = [];
-  const chunks = readChunks(db, dbPath, schema, options.sourceId, documentOf, generations, exchange, problems, warnings);
-  const events = readEvents(db, dbPath, schema, options.sourceId, documentOf, generations, exchange, problems);
+  const scope = { db, dbPath, schema, sourceId: options.sourceId, documentOf, generations, exchange, problems };
+  const chunks = readChunks(scope, warnings);
+  const events = readEvents(scope);
   overridesWithoutRows(dbPath, generations, chunks, events, problems);
   const entities = readEntities(db, dbPath, schema, options.sourceId, events.eventOf, exchange, problems);
   throwInputProblems(`the SAG database ${dbPath} cannot be exported as it is:`, problems);

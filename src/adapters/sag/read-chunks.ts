@@ -1,10 +1,7 @@
 /** `source_chunk` → chunks (`rank` → `ordinal`), of exported articles at their generation. */
-import { issue, type OctxIssue } from '../../model/errors.js';
-import type { ActiveGenerations } from './generations.js';
-import type { IdExchange } from './id-exchange.js';
+import { issue } from '../../model/errors.js';
 import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, text, type RowTally } from './sag-rows.js';
-import type { SagSchema } from './sag-schema.js';
-import type { ReadOnlyDatabase } from './sqlite.js';
+import type { SagSourceScope } from './source-scope.js';
 
 /** What {@link readChunks} made of the source's chunks. */
 export interface SagChunks extends RowTally {
@@ -21,17 +18,8 @@ export interface SagChunks extends RowTally {
  * in newer schemas — to chunk records (`rank` → `ordinal`). Bad ranks and empty texts are added
  * to `problems`; duplicate ranks go first, as one issue that names them.
  */
-export function readChunks(
-  db: ReadOnlyDatabase,
-  dbPath: string,
-  schema: SagSchema,
-  sourceId: string,
-  documentOf: ReadonlyMap<string, string>,
-  generations: ActiveGenerations,
-  exchange: IdExchange,
-  problems: OctxIssue[],
-  warnings: string[],
-): SagChunks {
+export function readChunks(scope: SagSourceScope, warnings: string[]): SagChunks {
+  const { db, dbPath, schema, sourceId, documentOf, generations, exchange, problems } = scope;
   const chunkRows = selectSourceRows(
     db,
     schema,

@@ -2,12 +2,9 @@
  * `source_event` → events: the non-deleted events of exported articles at their generation, with
  * `level` recomputed from the kept parent chain, and SAG's datetime columns as ISO 8601.
  */
-import { issue, type OctxIssue } from '../../model/errors.js';
-import type { ActiveGenerations } from './generations.js';
-import type { IdExchange } from './id-exchange.js';
+import { issue } from '../../model/errors.js';
 import { ArticleRowSieve, LIST, parseExtra, selectSourceRows, str, text, type Row, type RowTally } from './sag-rows.js';
-import type { SagSchema } from './sag-schema.js';
-import type { ReadOnlyDatabase } from './sqlite.js';
+import type { SagSourceScope } from './source-scope.js';
 
 /**
  * A datetime column as SAG's exporter writes it: naive ISO 8601 to the second
@@ -50,16 +47,8 @@ export interface SagEvents extends RowTally {
  * event). Loops, empty titles and empty contents are added to `problems`; no title is copied
  * into content.
  */
-export function readEvents(
-  db: ReadOnlyDatabase,
-  dbPath: string,
-  schema: SagSchema,
-  sourceId: string,
-  documentOf: ReadonlyMap<string, string>,
-  generations: ActiveGenerations,
-  exchange: IdExchange,
-  problems: OctxIssue[],
-): SagEvents {
+export function readEvents(scope: SagSourceScope): SagEvents {
+  const { db, dbPath, schema, sourceId, documentOf, generations, exchange, problems } = scope;
   const eventRows = selectSourceRows(
     db,
     schema,
