@@ -85,7 +85,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const renameThreshold = renameThresholdOption(options.findRenames, true);
   const shard = options.shard === undefined ? undefined : checkShard(options.shard);
   // One shard of one is the whole folder: no cut, so the same package as without the option.
-  const inShard = shard !== undefined && shard.count > 1 ? (path: string) => shardOfPath(path, shard.count) === shard.index : undefined;
+  const cutShard = shard !== undefined && shard.count > 1 ? { index: shard.index, of: (path: string) => shardOfPath(path, shard.count) } : undefined;
   // A docs generator's conventions apply to a plain docs folder, never to a working folder.
   const site = options.docsSite !== false && !(await hasLayout(dir)) ? await detectDocsSite(dir) : undefined;
   const scan = await scanWorkdir(dir, options.knowledge, limits, onProgress, site?.contentDir);
@@ -95,7 +95,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
   const indexFiles: IndexFilesMode = options.indexFiles ?? (layout ? 'okf' : 'as-documents');
   const fileSet = new Set(files);
   const page = { dir, treeDir: join(dir, knowledgeDir), site, mdx: options.mdx ?? 'markdown', maxFrontmatterBytes: limits.maxFrontmatterBytes } as const;
-  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress, page, renameThreshold, inShard });
+  const loaded = await loadDocuments(builder, dir, scan, { indexFiles, defaulted: options.indexFiles === undefined, limits, onProgress, page, renameThreshold, shard: cutShard });
   const extensions = await loadExtensions(builder, dir, layout ? files.filter((rel) => rel.startsWith('extensions/')) : [], onProgress);
   const ignored: string[] = [];
   const treeLeftOut: string[] = [];
@@ -115,7 +115,7 @@ export async function loadWorkdir(builder: PackageBuilder, dir: string, options:
       return undefined; // a reserved file: it has no id
     }
   };
-  const cut = shard !== undefined && inShard !== undefined ? await shardRecords(dir, fileSet, shard, chunkInShard(builder, loaded)) : undefined;
+  const cut = shard !== undefined && cutShard !== undefined ? await shardRecords(dir, fileSet, shard, chunkInShard(builder, loaded)) : undefined;
   const counts = await loadRecords(builder, dir, fileSet, documentIdAt, new Set(loaded.skipped), onProgress, cut?.keep);
   const vectors = await loadVectors(builder, dir, files, fileSet, ignored, limits, onProgress, cut?.keepVector);
   return {

@@ -122,12 +122,15 @@ describe('build a folder as shards, merge them', () => {
         .map((e) => e.name)
         .filter((f) => f.startsWith('knowledge/')),
     );
+    // index.md and log.md are reserved pages, no concept documents: they go to the lowest shard
+    // holding one (here shard 0), whatever their own path's hash (log.md's is 1).
+    expect(shardOfPath('knowledge/log.md', 3)).toBe(1);
     expect(held).toEqual([
-      ['knowledge/chapters/san-gu-maolu.md', 'knowledge/guides/timeline.md', 'knowledge/index.md'],
-      ['knowledge/chapters/chibi-zhi-zhan.md', 'knowledge/log.md'],
+      ['knowledge/chapters/san-gu-maolu.md', 'knowledge/guides/timeline.md', 'knowledge/index.md', 'knowledge/log.md'],
+      ['knowledge/chapters/chibi-zhi-zhan.md'],
       ['knowledge/chapters/guan-yu-wu-guan.md', 'knowledge/chapters/taoyuan-jieyi.md', 'knowledge/guides/places-glossary.md', 'knowledge/people/main-characters.md'],
     ]);
-    for (const [i, docs] of held.entries()) for (const d of docs) expect(shardOfPath(d, 3)).toBe(i);
+    for (const [i, docs] of held.entries()) for (const d of docs) if (!/\/(index|log)\.md$/.test(d)) expect(shardOfPath(d, 3)).toBe(i);
   });
 
   it('makes every shard a valid package with the structure layer, sharing the records two shards need byte for byte', async () => {
@@ -180,6 +183,26 @@ describe('build a folder as shards, merge them', () => {
     const mergedOne = join(dir, 'merged-one.octx');
     await mergePackages([one], { output: mergedOne });
     expect(sha(readFileSync(mergedOne))).toBe(sha(want));
+  });
+
+  it('keeps index.md and log.md when their own shard would hold no concept document (n = 7): the merge is still the whole build', async () => {
+    // With n = 7 both reserved pages hash to shard 0, which holds no concept document: cut by their
+    // own paths they would make shard 0 a package without one (refused as empty) and be lost.
+    expect([shardOfPath('knowledge/index.md', 7), shardOfPath('knowledge/log.md', 7)]).toEqual([0, 0]);
+    const built: string[] = [];
+    const reservedIn: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const out = await buildShard(join(dir, `s7-${i}.octx`), { index: i, count: 7 });
+      if (out === undefined) continue;
+      built.push(out);
+      if (inspectZip(out).some((e) => e.name === 'knowledge/index.md')) reservedIn.push(i);
+    }
+    // Shard 0 is empty and unwritten; the reserved pages went to shard 1, the lowest with a concept document.
+    expect(reservedIn).toEqual([1]);
+    expect(built.some((p) => p.endsWith('s7-0.octx'))).toBe(false);
+    const out = join(dir, 'merged-7.octx');
+    await mergePackages(built, { output: out });
+    expect(entries(out)).toEqual(entries(whole));
   });
 
   it('leaves a shard with no documents unwritten (the loader says 0 documents), and the others still merge into the whole', async () => {

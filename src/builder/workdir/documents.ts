@@ -69,10 +69,11 @@ export interface DocumentsOptions {
   /** The least similarity of a renamed page whose id is carried (git's units), or `undefined` to carry none. */
   readonly renameThreshold: number | undefined;
   /**
-   * A shard build: the pages whose package path (`knowledge/…`, after renames) this shard holds;
-   * the others are not read. A shard writes no navigation page (it would list only its pages).
+   * A shard build: this shard's number and the shard of a page's package path (`knowledge/…`,
+   * after renames); pages of other shards are not read. A shard writes no navigation page (it
+   * would list only its pages).
    */
-  readonly inShard?: ((packagePath: string) => boolean) | undefined;
+  readonly shard?: { readonly index: number; readonly of: (packagePath: string) => number } | undefined;
 }
 
 /** The fate of an `index.md`/`log.md` page, decided before any page is added (links to it depend on it). */
@@ -190,16 +191,30 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     if (split.ok && split.parts.frontmatter?.includes('document_id') === true) return undefined;
     return split.ok ? split.parts.body : text;
   });
-  const { inShard } = options;
+  const { shard } = options;
   const elsewhere = new Set<string>();
+  // A reserved page (index.md, log.md) is no concept document: cut by its own path, it could be
+  // alone in a shard, which is then refused as empty and the page lost from the merge. Reserved
+  // pages go to the lowest shard that holds a concept document instead — the same in every shard,
+  // since it is computed from the listing.
+  let home: number | undefined;
+  const homeShard = (): number => {
+    if (home !== undefined) return home;
+    let lowest = Infinity;
+    for (const path of finalPath.values()) if (!RESERVED_DOCUMENT_NAMES.has(posix.basename(path))) lowest = Math.min(lowest, shard!.of(`knowledge/${path}`));
+    home = Number.isFinite(lowest) ? lowest : 0;
+    return home;
+  };
   const mine = (rel: string): boolean => {
     const path = finalPath.get(rel.slice(tree.length));
     // A page refused above stays in every shard, so every shard reports it.
-    if (path === undefined || inShard === undefined || inShard(`knowledge/${path}`)) return true;
+    if (path === undefined || shard === undefined) return true;
+    const at = RESERVED_DOCUMENT_NAMES.has(posix.basename(path)) ? homeShard() : shard.of(`knowledge/${path}`);
+    if (at === shard.index) return true;
     elsewhere.add(rel.slice(tree.length).normalize('NFC'));
     return false;
   };
-  const pageFiles = inShard === undefined ? markdown : markdown.filter(mine);
+  const pageFiles = shard === undefined ? markdown : markdown.filter(mine);
   // A shared ledger mints the ids of pages that name none: fetch them before the pages are added.
   if (builder.ids.store !== undefined) {
     const keys = pageFiles.map((rel) => finalPath.get(rel.slice(tree.length))).filter((p): p is string => p !== undefined && !RESERVED_DOCUMENT_NAMES.has(posix.basename(p)));
@@ -334,7 +349,7 @@ export async function loadDocuments(builder: PackageBuilder, dir: string, scan: 
     await builder.drain();
   }
   if (refusals.length > 0) throw documentRefusal(refusals);
-  const navigation = inShard === undefined ? await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions) : undefined;
+  const navigation = shard === undefined ? await siteNavigation(builder, dir, scan, ctx, addedAt, navPages, conventions) : undefined;
   if (navigation !== undefined) {
     reserved.push(navigation);
     documents++;

@@ -2,7 +2,8 @@
  * One shard of a folder build (`loadWorkdir({ shard })`, `build --shard i/n`): which documents,
  * records and vectors of the folder belong to shard `i` of `n`.
  *
- * Documents are cut by a stable hash of their package path; everything else follows the
+ * Documents are cut by a stable hash of their package path (the reserved `index.md`/`log.md`
+ * pages go to the lowest shard holding a concept document: the folder loader decides that); everything else follows the
  * documents, so each shard is a complete package (coverage holds in it when it holds in the
  * whole) and a record two shards need is in both, byte for byte as the folder holds it:
  * - a chunk is in the shard of its document;
