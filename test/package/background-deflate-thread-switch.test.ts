@@ -32,12 +32,13 @@ describe('BackgroundDeflate: pool, then thread', () => {
     const background = new BackgroundDeflate({ level: 6, threadAfterJobs: 3 });
     const done: (Buffer | undefined)[] = [];
     const page = (n: number): Buffer => Buffer.from(`---\ntitle: Page ${n}\n---\n# Page ${n}\n`);
+    // Each result by its page: pool jobs run on several libuv threads and finish in any order.
     for (let n = 0; n < 3; n++) {
       expect(background.onThread).toBe(false);
-      expect(background.trySubmit(page(n), undefined, (_, out) => done.push(out))).toBe(true);
+      expect(background.trySubmit(page(n), undefined, (_, out) => (done[n] = out))).toBe(true);
     }
     expect(background.onThread).toBe(true);
-    expect(background.trySubmit(page(3), undefined, (_, out) => done.push(out))).toBe(true);
+    expect(background.trySubmit(page(3), undefined, (_, out) => (done[3] = out))).toBe(true);
     await background.settle();
     // Pool or thread, each block is the same raw DEFLATE of its page.
     expect(done.map((out) => inflateRawSync(Buffer.concat([out!, DEFLATE_END])).toString())).toEqual([0, 1, 2, 3].map((n) => page(n).toString()));
