@@ -79,6 +79,18 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   const unreadable: string[] = [];
   let unresolved = 0;
   const rows = docs.paths.length;
+  // A link's two ends as indexes in `ids`; a link naming an id the package does not hold is unresolved.
+  const eachLink = async (kind: 'chunk-event' | 'event-entity', from: 'chunk' | 'event', to: 'event' | 'entity', each: (a: number, b: number) => void): Promise<void> => {
+    const fromField = refField(kind, from);
+    const toField = refField(kind, to);
+    await eachRecord(pkg, kind, unreadable, (r) => {
+      counts[kind]++;
+      const a = ids.indexOf(text(r, fromField) ?? '', IdKind[from]);
+      const b = ids.indexOf(text(r, toField) ?? '', IdKind[to]);
+      if (a < 0 || b < 0) return void unresolved++;
+      each(a, b);
+    });
+  };
 
   // Chunks: id, document row, ordinal.
   const chunkRow = new Growable(Int32Array);
@@ -132,14 +144,8 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   const eventsPerChunk = new Uint32Array(chunkCount);
   const chunksPerEvent = new Uint32Array(eventCount);
   const pairs = new Growable(Float64Array);
-  const ceChunk = refField('chunk-event', 'chunk');
-  const ceEvent = refField('chunk-event', 'event');
   const chunkRows = chunkRow.ensure(Math.max(0, chunkCount - 1));
-  await eachRecord(pkg, 'chunk-event', unreadable, (r) => {
-    counts['chunk-event']++;
-    const c = ids.indexOf(text(r, ceChunk) ?? '', IdKind.chunk);
-    const e = ids.indexOf(text(r, ceEvent) ?? '', IdKind.event);
-    if (c < 0 || e < 0) return void unresolved++;
+  await eachLink('chunk-event', 'chunk', 'event', (c, e) => {
     eventsPerChunk[c]!++;
     chunksPerEvent[e]!++;
     const row = chunkRows[c]!;
@@ -160,13 +166,7 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   // Event → entity links: the degrees of the graph.
   const entitiesPerEvent = new Uint32Array(eventCount);
   const eventsPerEntity = new Uint32Array(entityCount);
-  const eeEvent = refField('event-entity', 'event');
-  const eeEntity = refField('event-entity', 'entity');
-  await eachRecord(pkg, 'event-entity', unreadable, (r) => {
-    counts['event-entity']++;
-    const e = ids.indexOf(text(r, eeEvent) ?? '', IdKind.event);
-    const n = ids.indexOf(text(r, eeEntity) ?? '', IdKind.entity);
-    if (e < 0 || n < 0) return void unresolved++;
+  await eachLink('event-entity', 'event', 'entity', (e, n) => {
     entitiesPerEvent[e]!++;
     eventsPerEntity[n]!++;
   });
