@@ -15,7 +15,7 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import type { OctxPackage } from '../read/open-package.js';
 import type { IdSpace } from '../read/id-space.js';
 import type { DocumentTable } from './collect-documents.js';
-import { Growable } from './growable.js';
+import { Float64Column, Int32Column } from '../model/record-columns.js';
 
 /** Distinct entity types counted one by one; the rest are summed (a hostile package could name a type per entity). */
 export const MAX_ENTITY_TYPES = 1000;
@@ -93,8 +93,8 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   };
 
   // Chunks: id, document row, ordinal.
-  const chunkRow = new Growable(Int32Array);
-  const chunkOrdinal = new Growable(Float64Array);
+  const chunkRow = new Int32Column();
+  const chunkOrdinal = new Float64Column();
   const chunkDocField = refField('chunk', 'document');
   await eachRecord(pkg, 'chunk', unreadable, (r) => {
     counts.chunk++;
@@ -113,7 +113,7 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
     if (id === undefined || ids.register(id, IdKind.event) < 0) unresolved++;
   });
   // Entities: id and type (types in a bounded table).
-  const entityTypes = new Growable(Int32Array);
+  const entityTypes = new Int32Column();
   const typeIndex = new Map<string, number>();
   const types: string[] = [];
   const typeCounts: number[] = [];
@@ -143,7 +143,7 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   // give each document its distinct events (sorted numbers, not a set of objects).
   const eventsPerChunk = new Uint32Array(chunkCount);
   const chunksPerEvent = new Uint32Array(eventCount);
-  const pairs = new Growable(Float64Array);
+  const pairs = new Float64Column();
   const chunkRows = chunkRow.ensure(Math.max(0, chunkCount - 1));
   await eachLink('chunk-event', 'chunk', 'event', (c, e) => {
     eventsPerChunk[c]!++;
