@@ -1,7 +1,7 @@
 /**
  * Growable typed-array columns: the compact per-record storage that keeps a million records in a
  * few megabytes instead of a million JavaScript objects. Used by the builder's structure store
- * and id registry, and by the validator's id graph.
+ * and id registry, the validator's id graph and the report's per-record tables.
  */
 type TypedColumnArray = Int32Array | Uint32Array | Uint8Array | Float64Array;
 
@@ -60,6 +60,15 @@ class GrowableColumn<T extends TypedColumnArray> {
     if (at + n > this.#data.length) this.#grow(at + n);
     this.#length = at + n;
     return at;
+  }
+
+  /**
+   * Makes position `i` exist (positions added hold 0) and returns the backing array: for values
+   * stored by an index that arrives out of order or twice (an id's dense index).
+   */
+  ensure(i: number): T {
+    if (i >= this.#length) this.extend(i + 1 - this.#length);
+    return this.#data;
   }
 
   #grow(min: number): void {

@@ -286,28 +286,13 @@ function needsZip64Sizes(entry: ZipEntryData, force: boolean): boolean {
 
 function localHeader(name: Buffer, entry: ZipEntryData, flags: number, force: boolean): Buffer {
   const zip64 = needsZip64Sizes(entry, force);
-  const extraLength = zip64 ? 20 : 0;
-  const h = Buffer.alloc(30 + name.length + extraLength);
+  // A local ZIP64 field carries both sizes whenever it is present (APPNOTE 4.5.3).
+  const extra = zip64 ? [entry.size, entry.compressedSize] : [];
+  const h = Buffer.alloc(30 + name.length + zip64ExtraLength(extra));
   h.writeUInt32LE(LOCAL_SIG, 0);
-  h.writeUInt16LE(zip64 ? VERSION_ZIP64 : VERSION_DEFAULT, 4);
-  h.writeUInt16LE(flags, 6);
-  h.writeUInt16LE(METHOD[entry.method], 8);
-  h.writeUInt16LE(DOS_TIME, 10);
-  h.writeUInt16LE(DOS_DATE, 12);
-  h.writeUInt32LE(entry.crc32 >>> 0, 14);
-  h.writeUInt32LE(zip64 ? MAX_32 : entry.compressedSize, 18);
-  h.writeUInt32LE(zip64 ? MAX_32 : entry.size, 22);
-  h.writeUInt16LE(name.length, 26);
-  h.writeUInt16LE(extraLength, 28);
+  writeSharedFields(h, 4, entry, { flags, zip64, zip64Sizes: zip64, name, extra });
   name.copy(h, 30);
-  if (zip64) {
-    // A local ZIP64 field carries both sizes (APPNOTE 4.5.3).
-    const x = 30 + name.length;
-    h.writeUInt16LE(ZIP64_EXTRA_ID, x);
-    h.writeUInt16LE(16, x + 2);
-    h.writeBigUInt64LE(BigInt(entry.size), x + 4);
-    h.writeBigUInt64LE(BigInt(entry.compressedSize), x + 12);
-  }
+  writeZip64Extra(h, 30 + name.length, extra);
   return h;
 }
 
@@ -315,38 +300,61 @@ function centralHeader({ name, entry, flags, offset }: CentralRecord, force: boo
   const zip64Sizes = needsZip64Sizes(entry, force);
   const zip64Offset = force || offset >= MAX_32;
   // The central ZIP64 field holds only the values whose legacy field is saturated, in this order.
-  const fields: number[] = [];
-  if (zip64Sizes) fields.push(entry.size, entry.compressedSize);
-  if (zip64Offset) fields.push(offset);
-  const extraLength = fields.length > 0 ? 4 + 8 * fields.length : 0;
-  const h = Buffer.alloc(46 + name.length + extraLength);
+  const extra: number[] = [];
+  if (zip64Sizes) extra.push(entry.size, entry.compressedSize);
+  if (zip64Offset) extra.push(offset);
+  const h = Buffer.alloc(46 + name.length + zip64ExtraLength(extra));
   h.writeUInt32LE(CENTRAL_SIG, 0);
   h.writeUInt16LE(VERSION_MADE_BY, 4);
-  h.writeUInt16LE(zip64Sizes || zip64Offset ? VERSION_ZIP64 : VERSION_DEFAULT, 6);
-  h.writeUInt16LE(flags, 8);
-  h.writeUInt16LE(METHOD[entry.method], 10);
-  h.writeUInt16LE(DOS_TIME, 12);
-  h.writeUInt16LE(DOS_DATE, 14);
-  h.writeUInt32LE(entry.crc32 >>> 0, 16);
-  h.writeUInt32LE(zip64Sizes ? MAX_32 : entry.compressedSize, 20);
-  h.writeUInt32LE(zip64Sizes ? MAX_32 : entry.size, 24);
-  h.writeUInt16LE(name.length, 28);
-  h.writeUInt16LE(extraLength, 30);
+  writeSharedFields(h, 6, entry, { flags, zip64: zip64Sizes || zip64Offset, zip64Sizes, name, extra });
   // comment length, disk number start, internal attributes: 0
   h.writeUInt32LE(EXTERNAL_ATTRIBUTES, 38);
   h.writeUInt32LE(zip64Offset ? MAX_32 : offset, 42);
   name.copy(h, 46);
-  if (fields.length > 0) {
-    let x = 46 + name.length;
-    h.writeUInt16LE(ZIP64_EXTRA_ID, x);
-    h.writeUInt16LE(8 * fields.length, x + 2);
-    x += 4;
-    for (const v of fields) {
-      h.writeBigUInt64LE(BigInt(v), x);
-      x += 8;
-    }
-  }
+  writeZip64Extra(h, 46 + name.length, extra);
   return h;
+}
+
+/** How a header's shared fields are set: ZIP64 version and saturated sizes, the name, the ZIP64 values. */
+interface SharedFields {
+  readonly flags: number;
+  /** The entry needs ZIP64 to extract (sizes or, in the central record, the offset). */
+  readonly zip64: boolean;
+  /** The 32-bit size fields are saturated: the sizes are in the ZIP64 field. */
+  readonly zip64Sizes: boolean;
+  readonly name: Buffer;
+  readonly extra: readonly number[];
+}
+
+/**
+ * The ten fields a local header and its central record share, in the same order, from "version
+ * needed to extract" to "extra field length" (APPNOTE 4.3.7 and 4.3.12): one writer keeps the two
+ * records of an entry from disagreeing.
+ */
+function writeSharedFields(h: Buffer, at: number, entry: ZipEntryData, f: SharedFields): void {
+  h.writeUInt16LE(f.zip64 ? VERSION_ZIP64 : VERSION_DEFAULT, at);
+  h.writeUInt16LE(f.flags, at + 2);
+  h.writeUInt16LE(METHOD[entry.method], at + 4);
+  h.writeUInt16LE(DOS_TIME, at + 6);
+  h.writeUInt16LE(DOS_DATE, at + 8);
+  h.writeUInt32LE(entry.crc32 >>> 0, at + 10);
+  h.writeUInt32LE(f.zip64Sizes ? MAX_32 : entry.compressedSize, at + 14);
+  h.writeUInt32LE(f.zip64Sizes ? MAX_32 : entry.size, at + 18);
+  h.writeUInt16LE(f.name.length, at + 22);
+  h.writeUInt16LE(zip64ExtraLength(f.extra), at + 24);
+}
+
+/** Bytes of a ZIP64 extra field holding `values` (none when there are no values). */
+function zip64ExtraLength(values: readonly number[]): number {
+  return values.length > 0 ? 4 + 8 * values.length : 0;
+}
+
+/** Writes the ZIP64 extended-information field holding `values` at `at` (nothing when empty). */
+function writeZip64Extra(h: Buffer, at: number, values: readonly number[]): void {
+  if (values.length === 0) return;
+  h.writeUInt16LE(ZIP64_EXTRA_ID, at);
+  h.writeUInt16LE(8 * values.length, at + 2);
+  values.forEach((v, i) => h.writeBigUInt64LE(BigInt(v), at + 4 + 8 * i));
 }
 
 /** The end-of-central-directory record, preceded by the ZIP64 record and locator when needed. */

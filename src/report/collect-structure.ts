@@ -15,7 +15,7 @@ import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/recor
 import type { OctxPackage } from '../read/open-package.js';
 import type { IdSpace } from '../read/id-space.js';
 import type { DocumentTable } from './collect-documents.js';
-import { Growable } from './growable.js';
+import { Float64Column, Int32Column } from '../model/record-columns.js';
 
 /** Distinct entity types counted one by one; the rest are summed (a hostile package could name a type per entity). */
 export const MAX_ENTITY_TYPES = 1000;
@@ -79,10 +79,22 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   const unreadable: string[] = [];
   let unresolved = 0;
   const rows = docs.paths.length;
+  // A link's two ends as indexes in `ids`; a link naming an id the package does not hold is unresolved.
+  const eachLink = async (kind: 'chunk-event' | 'event-entity', from: 'chunk' | 'event', to: 'event' | 'entity', each: (a: number, b: number) => void): Promise<void> => {
+    const fromField = refField(kind, from);
+    const toField = refField(kind, to);
+    await eachRecord(pkg, kind, unreadable, (r) => {
+      counts[kind]++;
+      const a = ids.indexOf(text(r, fromField) ?? '', IdKind[from]);
+      const b = ids.indexOf(text(r, toField) ?? '', IdKind[to]);
+      if (a < 0 || b < 0) return void unresolved++;
+      each(a, b);
+    });
+  };
 
   // Chunks: id, document row, ordinal.
-  const chunkRow = new Growable(Int32Array);
-  const chunkOrdinal = new Growable(Float64Array);
+  const chunkRow = new Int32Column();
+  const chunkOrdinal = new Float64Column();
   const chunkDocField = refField('chunk', 'document');
   await eachRecord(pkg, 'chunk', unreadable, (r) => {
     counts.chunk++;
@@ -101,7 +113,7 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
     if (id === undefined || ids.register(id, IdKind.event) < 0) unresolved++;
   });
   // Entities: id and type (types in a bounded table).
-  const entityTypes = new Growable(Int32Array);
+  const entityTypes = new Int32Column();
   const typeIndex = new Map<string, number>();
   const types: string[] = [];
   const typeCounts: number[] = [];
@@ -131,15 +143,9 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   // give each document its distinct events (sorted numbers, not a set of objects).
   const eventsPerChunk = new Uint32Array(chunkCount);
   const chunksPerEvent = new Uint32Array(eventCount);
-  const pairs = new Growable(Float64Array);
-  const ceChunk = refField('chunk-event', 'chunk');
-  const ceEvent = refField('chunk-event', 'event');
+  const pairs = new Float64Column();
   const chunkRows = chunkRow.ensure(Math.max(0, chunkCount - 1));
-  await eachRecord(pkg, 'chunk-event', unreadable, (r) => {
-    counts['chunk-event']++;
-    const c = ids.indexOf(text(r, ceChunk) ?? '', IdKind.chunk);
-    const e = ids.indexOf(text(r, ceEvent) ?? '', IdKind.event);
-    if (c < 0 || e < 0) return void unresolved++;
+  await eachLink('chunk-event', 'chunk', 'event', (c, e) => {
     eventsPerChunk[c]!++;
     chunksPerEvent[e]!++;
     const row = chunkRows[c]!;
@@ -160,13 +166,7 @@ export async function collectStructure(pkg: OctxPackage, ids: IdSpace, docs: Doc
   // Event → entity links: the degrees of the graph.
   const entitiesPerEvent = new Uint32Array(eventCount);
   const eventsPerEntity = new Uint32Array(entityCount);
-  const eeEvent = refField('event-entity', 'event');
-  const eeEntity = refField('event-entity', 'entity');
-  await eachRecord(pkg, 'event-entity', unreadable, (r) => {
-    counts['event-entity']++;
-    const e = ids.indexOf(text(r, eeEvent) ?? '', IdKind.event);
-    const n = ids.indexOf(text(r, eeEntity) ?? '', IdKind.entity);
-    if (e < 0 || n < 0) return void unresolved++;
+  await eachLink('event-entity', 'event', 'entity', (e, n) => {
     entitiesPerEvent[e]!++;
     eventsPerEntity[n]!++;
   });

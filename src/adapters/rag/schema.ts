@@ -10,12 +10,17 @@ import { z } from 'zod';
 const nonEmpty = z.string({ error: 'must be a string' }).min(1, { error: 'must not be empty' });
 const millis = z.number({ error: 'must be a Unix millisecond timestamp (number)' });
 
-/** A seed 002 Chunk object (文档切片对象). */
-export const RagChunkSchema = z.looseObject({
+/** The fields every seed 002 object opens with: its tenant, knowledge base and times. */
+const OBJECT_HEADER = {
   tenant_id: z.string({ error: 'must be a string' }).optional(),
   kb_id: nonEmpty,
   create_time: millis,
   update_time: millis.optional(),
+};
+
+/** A seed 002 Chunk object (文档切片对象). */
+export const RagChunkSchema = z.looseObject({
+  ...OBJECT_HEADER,
   chunk_id: nonEmpty,
   doc_id: nonEmpty,
   chunk_text: z.string({ error: 'must be a string' }),
@@ -37,10 +42,7 @@ export const RagChunkSchema = z.looseObject({
 
 /** A seed 002 Vector object (向量对象). `embedding` is checked separately (it can be large). */
 export const RagVectorSchema = z.looseObject({
-  tenant_id: z.string({ error: 'must be a string' }).optional(),
-  kb_id: nonEmpty,
-  create_time: millis,
-  update_time: millis.optional(),
+  ...OBJECT_HEADER,
   vector_id: nonEmpty,
   embedding: z.array(z.unknown(), { error: 'must be an array of floats' }).min(1, { error: 'must not be empty' }),
   vector_meta: z.looseObject({

@@ -69,6 +69,27 @@ function idField(value: Record<string, unknown>, field: string): string | undefi
 }
 
 /**
+ * Reads a link file: every id its `to` field names (`linked`), and those linked from a kept id of
+ * its `from` field (`reached`, which the shard keeps).
+ */
+async function linkTargets(
+  links: AsyncIterable<Record<string, unknown>>,
+  from: string,
+  to: string,
+  kept: ReadonlySet<string>,
+): Promise<{ linked: Set<string>; reached: Set<string> }> {
+  const linked = new Set<string>();
+  const reached = new Set<string>();
+  for await (const r of links) {
+    const target = idField(r, to);
+    if (target === undefined) continue;
+    linked.add(target);
+    if (kept.has(idField(r, from) ?? '')) reached.add(target);
+  }
+  return { linked, reached };
+}
+
+/**
  * Reads the folder's record files once (ids and links only) to decide which records the shard
  * keeps. Lines that are not valid are kept (the builder names them when the records are read).
  * @param chunkInShard whether a chunk line belongs to the shard (by its document)
@@ -84,14 +105,7 @@ export async function shardRecords(dir: string, fileSet: ReadonlySet<string>, sh
     const id = idField(c, 'id');
     if (id !== undefined && chunkInShard(c)) chunks.add(id);
   }
-  const events = new Set<string>();
-  const linkedEvents = new Set<string>();
-  for await (const r of lines('chunk-event')) {
-    const event = idField(r, 'event_id');
-    if (event === undefined) continue;
-    linkedEvents.add(event);
-    if (chunks.has(idField(r, 'chunk_id') ?? '')) events.add(event);
-  }
+  const { linked: linkedEvents, reached: events } = await linkTargets(lines('chunk-event'), 'chunk_id', 'event_id', chunks);
   const parents = new Map<string, string>();
   const allEvents: string[] = [];
   for await (const e of lines('event')) {
@@ -134,14 +148,7 @@ export async function shardRecords(dir: string, fileSet: ReadonlySet<string>, sh
       uncovered,
     );
   }
-  const entities = new Set<string>();
-  const linkedEntities = new Set<string>();
-  for await (const r of lines('event-entity')) {
-    const entity = idField(r, 'entity_id');
-    if (entity === undefined) continue;
-    linkedEntities.add(entity);
-    if (events.has(idField(r, 'event_id') ?? '')) entities.add(entity);
-  }
+  const { linked: linkedEntities, reached: entities } = await linkTargets(lines('event-entity'), 'event_id', 'entity_id', events);
   const keptRecord = (id: string): boolean => chunks.has(id) || events.has(id) || entities.has(id);
   return {
     keep: (kind, value) => {
