@@ -229,15 +229,20 @@ const SENTENCES: string[] = (() => {
   return out;
 })();
 
-function mixedText(rng: Rng, length: number): string {
+/** Text of `length` characters: whole sentences drawn from `pool` (of {@link SENTENCE_POOL_SIZE}). */
+function poolText(rng: Rng, length: number, pool: readonly string[]): string {
   const parts: string[] = [];
   let n = 0;
   while (n < length) {
-    const s = SENTENCES[rng.u32() & (SENTENCE_POOL_SIZE - 1)]!;
+    const s = pool[rng.u32() & (SENTENCE_POOL_SIZE - 1)]!;
     parts.push(s);
     n += s.length;
   }
   return parts.join('').slice(0, length).trim();
+}
+
+function mixedText(rng: Rng, length: number): string {
+  return poolText(rng, length, SENTENCES);
 }
 
 /** The vocabulary of `vocabulary: 'low'` corpora: 15 words. */
@@ -256,16 +261,9 @@ const LOW_SENTENCES: string[] = (() => {
   return out;
 })();
 
-/** Text of `length` characters from the low vocabulary (drawn like {@link mixedText}). */
+/** Text of `length` characters from the low vocabulary. */
 function lowText(rng: Rng, length: number): string {
-  const parts: string[] = [];
-  let n = 0;
-  while (n < length) {
-    const s = LOW_SENTENCES[rng.u32() & (SENTENCE_POOL_SIZE - 1)]!;
-    parts.push(s);
-    n += s.length;
-  }
-  return parts.join('').slice(0, length).trim();
+  return poolText(rng, length, LOW_SENTENCES);
 }
 
 /** A title or name of three low-vocabulary words. */
