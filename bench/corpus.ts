@@ -89,6 +89,12 @@ export interface CorpusSpec {
   readonly entitiesPerChunk?: number;
   /** Chunk text length in characters, uniform in [min, max] (default 200–1,500). */
   readonly chunkChars?: { readonly min: number; readonly max: number };
+  /**
+   * Where every text field draws its words from: `mixed` (default), the Zipf-like Chinese and
+   * English vocabulary of thousands of words; `low`, {@link LOW_WORDS} only (repetitive text,
+   * cheap to deflate).
+   */
+  readonly vocabulary?: 'mixed' | 'low';
 }
 
 export interface CorpusCounts {
@@ -223,15 +229,46 @@ const SENTENCES: string[] = (() => {
   return out;
 })();
 
-function mixedText(rng: Rng, length: number): string {
+/** Text of `length` characters: whole sentences drawn from `pool` (of {@link SENTENCE_POOL_SIZE}). */
+function poolText(rng: Rng, length: number, pool: readonly string[]): string {
   const parts: string[] = [];
   let n = 0;
   while (n < length) {
-    const s = SENTENCES[rng.u32() & (SENTENCE_POOL_SIZE - 1)]!;
+    const s = pool[rng.u32() & (SENTENCE_POOL_SIZE - 1)]!;
     parts.push(s);
     n += s.length;
   }
   return parts.join('').slice(0, length).trim();
+}
+
+function mixedText(rng: Rng, length: number): string {
+  return poolText(rng, length, SENTENCES);
+}
+
+/** The vocabulary of `vocabulary: 'low'` corpora: 15 words. */
+export const LOW_WORDS: readonly string[] = 'data model system user query index vector release package document event entity search cache storage'.split(' ');
+
+/** Sentences of 5–18 words of {@link LOW_WORDS}, built once; drawn like {@link SENTENCES}. */
+const LOW_SENTENCES: string[] = (() => {
+  const r = new Rng(0x10c4b);
+  const out: string[] = [];
+  for (let i = 0; i < SENTENCE_POOL_SIZE; i++) {
+    const n = 5 + r.int(14);
+    const words: string[] = [];
+    for (let k = 0; k < n; k++) words.push(LOW_WORDS[r.int(LOW_WORDS.length)]!);
+    out.push(`${words.join(' ')}. `);
+  }
+  return out;
+})();
+
+/** Text of `length` characters from the low vocabulary. */
+function lowText(rng: Rng, length: number): string {
+  return poolText(rng, length, LOW_SENTENCES);
+}
+
+/** A title or name of three low-vocabulary words. */
+function lowPhrase(rng: Rng): string {
+  return `${LOW_WORDS[rng.int(LOW_WORDS.length)]!} ${LOW_WORDS[rng.int(LOW_WORDS.length)]!} ${LOW_WORDS[rng.int(LOW_WORDS.length)]!}`;
 }
 
 function shortPhrase(rng: Rng): string {
@@ -292,6 +329,17 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
   const entitiesPerChunk = spec.entitiesPerChunk ?? ENTITIES_PER_CHUNK;
   const minChars = spec.chunkChars?.min ?? 200;
   const charSpan = (spec.chunkChars?.max ?? 1500) - minChars + 1;
+  // A low-vocabulary corpus draws its words from a second generator, after the mixed text's
+  // draws are made and dropped: ids, lengths, counts and links stay exactly W's.
+  const lowRng = spec.vocabulary === 'low' ? new Rng(spec.seed ^ 0x10c4b) : undefined;
+  const text = (r: Rng, length: number): string => {
+    const mixed = mixedText(r, length);
+    return lowRng ? lowText(lowRng, length) : mixed;
+  };
+  const phrase = (r: Rng): string => {
+    const mixed = shortPhrase(r);
+    return lowRng ? lowPhrase(lowRng) : mixed;
+  };
   const vec = new Float32Array(dims);
   const counts: CorpusCounts = { documents: 0, chunks: 0, events: 0, entities: 0, chunkEvents: 0, eventEntities: 0, vectors: 0 };
   const entityIds: string[] = [];
@@ -306,11 +354,11 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     const n = Math.min(spec.chunks - counts.chunks, Math.max(1, Math.min(400, Math.round(MEAN_CHUNKS_PER_DOCUMENT * lognormal))));
     const d = counts.documents;
     const docId = seqUuidV7(rng, seq++);
-    const title = `Doc ${d} ${shortPhrase(rng)}`;
+    const title = `Doc ${d} ${phrase(rng)}`;
     texts.length = 0;
     chunkIds.length = 0;
     for (let i = 0; i < n; i++) {
-      texts.push(mixedText(rng, minChars + rng.int(charSpan)));
+      texts.push(text(rng, minChars + rng.int(charSpan)));
       chunkIds.push(seqUuidV7(rng, seq++));
     }
     const markdown = `---\ntype: "Document"\ntitle: ${JSON.stringify(title)}\noctx:\n  document_id: "${docId}"\n---\n\n# ${title}\n\n${texts.join('\n\n')}\n`;
@@ -334,9 +382,9 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
       eventIds.push(id);
       const base = {
         id,
-        title: shortPhrase(rng),
-        content: mixedText(rng, 80 + rng.int(240)),
-        summary: mixedText(rng, 30 + rng.int(60)),
+        title: phrase(rng),
+        content: text(rng, 80 + rng.int(240)),
+        summary: text(rng, 30 + rng.int(60)),
         category: EVENT_CATEGORIES[rng.int(EVENT_CATEGORIES.length)]!,
       };
       const rec: EventRec = k < top ? base : { ...base, parent_id: eventIds[rng.int(top)]!, level: 1 };
@@ -353,7 +401,9 @@ export async function generateCorpus(spec: CorpusSpec, sink: CorpusSink): Promis
     for (let j = 0; j < fresh; j++) {
       const id = seqUuidV7(rng, seq++);
       entityIds.push(id);
-      sink.entity({ id, name: entityName(rng, counts.entities + j), type: ENTITY_TYPES[rng.int(ENTITY_TYPES.length)]!, description: mixedText(rng, 40 + rng.int(120)) });
+      const mixedName = entityName(rng, counts.entities + j);
+      const name = lowRng ? `${lowPhrase(lowRng)} ${(counts.entities + j) % 997}` : mixedName;
+      sink.entity({ id, name, type: ENTITY_TYPES[rng.int(ENTITY_TYPES.length)]!, description: text(rng, 40 + rng.int(120)) });
       fillVector(rng, vec);
       sink.vector('entities', id, vec);
     }

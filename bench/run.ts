@@ -4,8 +4,9 @@
  *
  *   npm run bench                                    # floor series, M (200k chunks), 3 runs
  *   npm run bench -- --size W                        # issue 23's export workload (50k chunks, 169 MB)
+ *   npm run bench -- --size W-low                    # W's shape, text of 15 words: the SDK share on a low bytes floor
  *   npm run bench -- --size S                        # quick
- *   npm run bench -- --workdir 2000 [--runs N]       # peak RSS of build/validate on the 2,000-document folder
+ *   npm run bench -- --workdir 2000 [--runs N]       # peak RSS of build/validate on the 2,000-document folder (and REF: OCTX_REF_PYTHONPATH, bench/reference.ts)
  *   npm run bench -- --pages 100000 [--runs N]       # many small pages: build/validate/diff time, peak RSS, KiB/page (bench/pages-memory.ts)
  *   npm run bench -- --report [--size W|L] [--runs N] # renderReport time and peak RSS, paired with validate (bench/report-series.ts)
  *   npm run bench -- --graphrag [--units N] [--dim D] # from-graphrag on a synthetic index vs PackageBuilder (bench/graphrag.ts)

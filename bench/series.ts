@@ -4,6 +4,7 @@
  *
  *   npm run bench                      # M (200k chunks), 3 runs
  *   npm run bench -- --size W          # issue 23's export workload (50k chunks, 169 MB)
+ *   npm run bench -- --size W-low      # W's shape, text of 15 words (issue 38: the SDK share on a low floor)
  *   npm run bench -- --size S          # quick
  *   npm run bench -- --size L --runs 1 # opt-in, 1M chunks
  *
@@ -15,9 +16,9 @@
  * - the exporter's collect (generation + add*) and export() phases against the bytes floor;
  * - validatePackage / read floor, wall and CPU;
  * - exporter / baseline (issue 7's yardstick), and peak RSS of every child;
- * and a verdict table against the targets of issues 7 and 23.
+ * and a verdict table against the targets of issues 7, 23 and 38.
  *
- * Flags: --size S|M|L|W (default M), --runs N (default 3), --seed N (default 1), --keep (keep the
+ * Flags: --size S|M|L|W|W-low (default M), --runs N (default 3), --seed N (default 1), --keep (keep the
  * outputs under .bench-tmp/), --json (print the raw results as JSON), --only a,b (subset of
  * gen,bytesFloor,baseline,export,floor,validate), --level N (deflate level, default 6 as the exporter),
  * --package FILE (skip the export: run floor/validate on an existing package, e.g. one kept by
@@ -426,14 +427,16 @@ if (results.validate.length > 0) {
 type Status = 'MET' | 'MET (stretch)' | 'MISSED' | 'n/a';
 const verdict: { target: string; measured: string; status: string }[] = [];
 const atMost = (x: number, limit: number): Status => (!Number.isFinite(x) ? 'n/a' : x <= limit ? 'MET' : 'MISSED');
-const elsewhere = (s: Status): string => (size === 'W' || s === 'n/a' ? s : `${s} (set on W)`);
+const elsewhere = (s: Status): string => (size === 'W' || size === 'W-low' || s === 'n/a' ? s : `${s} (set on W and W-low)`);
 const integ = S.exportIntegrity ? 'exportIntegrity' : 'export';
 const share = paired.share[integ];
 if (share.wall.length > 0) {
   const w = median(share.wall);
-  const status: Status = !Number.isFinite(w) ? 'n/a' : w <= 1.5 ? 'MET (stretch)' : w <= 2 ? 'MET' : 'MISSED';
+  // W-low's text deflates cheaply, so its floor is low and per-record costs weigh more: its
+  // target is issue 23's 2×; on W, issue 38 asks for issue 23's stretch, 1.5×.
+  const status: Status = !Number.isFinite(w) ? 'n/a' : size !== 'W-low' && w <= 1.5 ? 'MET (stretch)' : w <= 2 ? 'MET' : 'MISSED';
   verdict.push({
-    target: 'export: SDK share ≤ 2× bytes floor, stretch 1.5× (issue 23)',
+    target: size === 'W-low' ? 'export: SDK share ≤ 2× bytes floor on low-entropy text (issue 38)' : 'export: SDK share ≤ 2× bytes floor (issue 23), ≤ 1.5× (stretch; issue 38)',
     measured: `**${fmt(w)}×** wall (runs ${list(share.wall)}); CPU ${fmt(median(share.cpu))}×; add* ${fmt(median(share.add))}× + export() ${fmt(median(share.exportCall))}×`,
     status: elsewhere(status),
   });

@@ -18,8 +18,11 @@
  * `npm run build` first after changing src/ (a warning says when dist/ is older than src/).
  * `--cli src` runs src/cli/main.ts through tsx, which adds the loader's ~50 MiB to every figure.
  *
- * The Python reference exporter is not available here (offline); its peaks are the ones quoted in
- * issue 23 for the same folder, not measured by this script.
+ * The Python reference exporter (REF) is measured too when an install of it is named
+ * (`OCTX_REF_PYTHONPATH`, see bench/reference.ts): after each run, its `create_octx` and
+ * `validate_octx` in fresh interpreters, and the table gives REF time / ours per run against
+ * issue 38's targets (build ≥ 10×, validate ≥ 15×, peak RSS ≤ REF + 64 MiB). Without it the bench
+ * says "REF not found", and the memory table keeps issue 23's quoted REF peaks.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { BENCH_TMP, ensureDir, isMain, newest, parseArgs, REPO_ROOT } from './common.js';
+import { measureReference, probeReference, type ReferenceStep } from './reference.js';
 
 /** Issue 23's figures for the 2,000-document folder (quoted, MiB): the Python reference, and the SDK as measured in the issue. */
 export const QUOTED = {
@@ -112,7 +116,7 @@ export async function measureSteps<S extends string>(
   cli: 'dist' | 'src',
   steps: readonly S[],
   commands: (pkg: string) => Record<S, string[]>,
-  opts: { runs: number; root: string; keep: boolean; log: (s: string) => void },
+  opts: { runs: number; root: string; keep: boolean; log: (s: string) => void; afterRun?: (run: number) => Promise<void> },
 ): Promise<{ results: StepResult<S>[]; failures: string[] }> {
   const results: StepResult<S>[] = [];
   const failures: string[] = [];
@@ -132,8 +136,56 @@ export async function measureSteps<S extends string>(
       results.push(rest);
     }
     if (!opts.keep) rmSync(pkg, { force: true });
+    await opts.afterRun?.(run);
   }
   return { results, failures };
+}
+
+/** Issue 38's speed targets against REF on the 2,000-document folder: REF time / ours at least this. */
+export const REF_SPEED_TARGETS = { build: 10, validate: 15 } as const;
+/** REF's times quoted in issue 38 (s; the filer's machine, not this one), for when REF is not installed. */
+export const QUOTED_REF_SECONDS = { build: [22, 28], validate: [22, 23] } as const;
+
+/**
+ * The speed and memory comparison with REF: measured pairs (REF time / ours, per run, median) when
+ * REF ran; else, marked indicative, ours against the times issue 38 quotes from another machine.
+ */
+function referenceTable(docs: number, ours: readonly StepResult[], refs: readonly StepResult<ReferenceStep>[], notFound: string | undefined): string[] {
+  const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
+  const lines = [`against the Python reference (REF), ${docs}-document working folder:`, ''];
+  if (notFound !== undefined) {
+    lines.push(`REF not found (${notFound}).`);
+    if (docs !== 2000) return lines;
+    lines.push(`Indicative only: ours measured here against REF's times quoted in issue 38 (another machine):`, '');
+    lines.push('| command | ours wall s | REF quoted s | quoted / ours | target |', '|---|---|---|---|---|');
+    for (const step of ['build', 'validate'] as const) {
+      const w = median(ours.filter((r) => r.step === step).map((r) => r.wallMs)) / 1000;
+      const [lo, hi] = QUOTED_REF_SECONDS[step];
+      lines.push(`| \`${step}\` | ${fmt(w)} | ${lo}–${hi} | ${fmt(lo / w, 1)}–${fmt(hi / w, 1)}× | ≥ ${REF_SPEED_TARGETS[step]}× |`);
+    }
+    return [...lines, ''];
+  }
+  lines.push(
+    '| command | ours wall s | REF wall s | REF / ours (per run) | target | ours peak MiB | REF peak MiB | peak target | status |',
+    '|---|---|---|---|---|---|---|---|---|',
+  );
+  for (const step of ['build', 'validate'] as const) {
+    const mine = ours.filter((r) => r.step === step);
+    const theirs = refs.filter((r) => r.step === `ref-${step}`);
+    const ratios = theirs.flatMap((t) => {
+      const o = mine.find((m) => m.run === t.run);
+      return o ? [t.wallMs / o.wallMs] : [];
+    });
+    const ratio = median(ratios);
+    const peak = median(mine.map((r) => r.maxRssMiB));
+    const refPeak = median(theirs.map((r) => r.maxRssMiB));
+    const speed = !Number.isFinite(ratio) ? 'n/a' : ratio >= REF_SPEED_TARGETS[step] ? 'MET' : 'MISSED';
+    const memory = !Number.isFinite(peak) || !Number.isFinite(refPeak) ? 'n/a' : peak <= refPeak + MARGIN_MIB ? 'MET' : 'MISSED';
+    lines.push(
+      `| \`${step}\` | ${fmt(median(mine.map((r) => r.wallMs)) / 1000)} | ${fmt(median(theirs.map((r) => r.wallMs)) / 1000)} | **${fmt(ratio, 1)}×** (${ratios.map((x) => fmt(x, 1)).join(', ')}) | ≥ ${REF_SPEED_TARGETS[step]}× | ${fmt(peak, 0)} | ${fmt(refPeak, 0)} | ≤ REF + ${MARGIN_MIB} | speed ${speed}, memory ${memory} |`,
+    );
+  }
+  return [...lines, ''];
 }
 
 /** The memory comparison; prints its report and returns the process exit code. */
@@ -166,6 +218,10 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
     `working folder written in ${((performance.now() - g0) / 1000).toFixed(1)} s: ${shape.documents} documents, ${shape.chunks} chunks, ${shape.events} events, ${shape.entities} entities, ${shape.links} links, ${(shape.bytes / 2 ** 20).toFixed(1)} MiB`,
   );
 
+  const ref = probeReference();
+  log(ref.found ? `REF: the Python reference \`octx\` ${ref.install.version} (${ref.install.python}), measured after each run` : `REF not found: ${ref.reason}`);
+  const refResults: StepResult<ReferenceStep>[] = [];
+  const refFailures: string[] = [];
   const { results, failures } = await measureSteps(
     cli,
     STEPS,
@@ -187,7 +243,18 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
       ],
       validate: ['validate', pkg],
     }),
-    { runs, root, keep, log },
+    {
+      runs,
+      root,
+      keep,
+      log,
+      afterRun: async (run) => {
+        if (!ref.found) return;
+        const r = await measureReference(ref.install, dir, run, root, log);
+        refResults.push(...r.results);
+        refFailures.push(...r.failures);
+      },
+    },
   );
 
   const of = (step: Step): StepResult[] => results.filter((r) => r.step === step);
@@ -212,18 +279,38 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
   }
   out.push('');
   out.push(
-    `Python reference figures are quoted from issue 23 (not measured here: the Python exporter is not available offline). The issue measured the SDK at ${QUOTED.sdkInIssue.build} MiB (build) and ${QUOTED.sdkInIssue.validate} MiB (validate) on the 2,000-document folder.`,
+    `Python reference figures in this table are quoted from issue 23 (REF measured in this run, if any, is in the next table). The issue measured the SDK at ${QUOTED.sdkInIssue.build} MiB (build) and ${QUOTED.sdkInIssue.validate} MiB (validate) on the 2,000-document folder.`,
   );
+  out.push('', ...referenceTable(docs, results, refResults, ref.found ? undefined : ref.reason));
   out.push(
     `machine: ${cpus().length} × ${cpus()[0]?.model ?? '?'}, Node ${process.version}, load average ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')} at the end`,
   );
-  if (failures.length > 0) out.push('', 'failures:', ...failures.map((f) => `  ${f}`));
+  if (failures.length + refFailures.length > 0) out.push('', 'failures:', ...[...failures, ...refFailures].map((f) => `  ${f}`));
   if (keep) out.push(`outputs kept in ${root}`);
   else rmSync(root, { recursive: true, force: true });
   const saved = join(ensureDir(BENCH_TMP), `results-workdir-${docs}-${stamp}.json`);
-  writeFileSync(saved, JSON.stringify({ docs, runs, cli, shape, quoted: QUOTED, marginMiB: MARGIN_MIB, verdict, results, failures, loadavg: loadavg() }, null, 2));
+  writeFileSync(
+    saved,
+    JSON.stringify(
+      {
+        docs,
+        runs,
+        cli,
+        shape,
+        quoted: QUOTED,
+        marginMiB: MARGIN_MIB,
+        verdict,
+        results,
+        failures,
+        reference: ref.found ? { version: ref.install.version, results: refResults, failures: refFailures } : { notFound: ref.reason },
+        loadavg: loadavg(),
+      },
+      null,
+      2,
+    ),
+  );
   log(`${out.join('\n')}\n\nraw results: ${saved}`);
   return failures.length > 0 ? 1 : 0;
 }

@@ -34,9 +34,12 @@ export const THREAD_AFTER_BYTES = 32 << 20;
  * are. A pool job pays a zlib stream of its own (its set-up on the caller's thread, a ~256 KiB
  * state on the pool's), which a block of a few hundred bytes does not win back: a tree of many
  * small pages spills little text but makes one job per page. The thread takes them in batches
- * (one message for many pages; figures in BENCHMARKS.md).
+ * (one message for many pages; figures in BENCHMARKS.md). The first few dozen jobs stay on the
+ * pool so a build of a handful of pages never starts the thread (~10 MiB of RSS); past that, each
+ * pool job costs the producer's thread several times what a batched thread job does, and a
+ * folder of a few thousand pages paid it a thousand times before switching.
  */
-export const THREAD_AFTER_JOBS = 1024;
+export const THREAD_AFTER_JOBS = 64;
 
 /** Default bound of memory held by background compression. */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 16 << 20;
