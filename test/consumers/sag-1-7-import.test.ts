@@ -152,6 +152,14 @@ describe('sag-1.7: a document title SAG cannot use is replaced by the body’s f
     expect(await titleIssues('null', `#${'h'.repeat(600)}\n  # ${'h'.repeat(600)}\n`)).toStrictEqual({ exported: [], validated: [] });
   });
 
+  it('a title over two lines is measured as PyYAML folds it (one space for the line break): 500 passes, 501 is refused', async () => {
+    expect(await titleIssues(`${'a'.repeat(250)}\n  ${'b'.repeat(249)}`, '# H\n')).toStrictEqual({ exported: [], validated: [] });
+    const { exported, validated } = await titleIssues(`${'a'.repeat(250)}\n  ${'b'.repeat(250)}`, '# H\n');
+    expect(exported).toHaveLength(1);
+    expect(exported[0]).toMatch(/^title: .* is 501 characters as stored/);
+    expect(validated).toStrictEqual(exported);
+  });
+
   it('splits the body as Python’s splitlines() does (U+2028 ends a line)', async () => {
     const { exported } = await titleIssues('null', `intro\u2028# ${'h'.repeat(501)}\n`);
     expect(exported).toHaveLength(1);
