@@ -74,8 +74,14 @@ describe('sag-1.7: a heading that is not a string is measured as str(heading or 
 
 describe('sag-1.7: what SAG stores changed, on some deployments refused (warnings)', () => {
   it('an ordinal or level above INTEGER (PostgreSQL, MySQL)', () => {
-    expect(check('chunk', { ordinal: 2 ** 31 })).toMatchObject([{ code: 'OCTX_CONSUMER_ADJUSTED', field: 'ordinal' }]);
+    expect(check('chunk', { ordinal: 2 ** 31 })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'ordinal', message: expect.stringContaining(`ordinal is ${2 ** 31}; the limit is`) },
+    ]);
     expect(codes('chunk', { ordinal: 2 ** 31 - 1 })).toStrictEqual([]);
+    expect(check('event', { level: 2 ** 31 })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'level', message: expect.stringContaining(`level is ${2 ** 31}; the limit is`) },
+    ]);
+    expect(codes('event', { level: 2 ** 31 - 1 })).toStrictEqual([]);
   });
 
   it('a time with an offset: SAG keeps the wall-clock time and drops the offset', () => {
@@ -86,7 +92,9 @@ describe('sag-1.7: what SAG stores changed, on some deployments refused (warning
   });
 
   it('a name that folds past 500 (normalized_name VARCHAR(500))', () => {
-    expect(check('entity', { name: 'ß'.repeat(500) })).toMatchObject([{ code: 'OCTX_CONSUMER_ADJUSTED', field: 'name' }]);
+    expect(check('entity', { name: 'ß'.repeat(500) })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'name', message: expect.stringContaining('is 1000 characters as stored (casefold: normalized_name); the limit is 500') },
+    ]);
     expect(codes('entity', { name: 'ß'.repeat(250) })).toStrictEqual([]);
   });
 });
