@@ -26,7 +26,9 @@ describe('<<: 1 in a package’s frontmatter', () => {
     expect(report.issues[0]!.message).toContain('<<');
 
     const opened = await openPackage(bad);
-    expect(opened.manifest.files.map((f) => f.path)).toContain('knowledge/x.md');
+    const read: { path: string; codes: string[] }[] = [];
+    for await (const d of opened.documents()) read.push({ path: d.path, codes: d.issues.map((i) => i.code) });
+    expect(read).toEqual([{ path: 'knowledge/x.md', codes: ['OCTX_DOCUMENT_FRONTMATTER'] }]);
 
     const diff = await diffPackages(good, bad);
     expect(diff.documents.changed.map((d) => d.path)).toEqual(['knowledge/x.md']);
