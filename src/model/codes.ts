@@ -153,7 +153,8 @@ export const OCTX_CODES = {
   OCTX_USAGE_ERROR: 'CLI: wrong command-line usage',
   // ── consumer profiles (docs/consumers.md) ──────────────────────────────────────────
   OCTX_CONSUMER_INCOMPATIBLE: 'consumer: seed-valid data the chosen consumer (e.g. sag-1.7) refuses; each issue names the record, field, value and limit',
-  OCTX_CONSUMER_ADJUSTED: 'consumer: a value the consumer will change on import (truncated, rounded) (warning)',
+  OCTX_CONSUMER_ADJUSTED:
+    'consumer: a value the consumer will change on import (truncated, rounded), or that it refuses only on some deployments or declares a bound for without applying it (warning)',
   OCTX_CONSUMER_VECTORS_UNUSED: 'consumer: the consumer ignores the package vectors and re-embeds every record (warning)',
 } as const;
 

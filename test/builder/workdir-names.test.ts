@@ -46,3 +46,21 @@ describe('folder build file names', () => {
     expect(e.issues.some((i) => i.code === 'OCTX_PATH_CASE_COLLISION')).toBe(true);
   });
 });
+
+describe('folder build file names equal by case and Unicode normalisation together', () => {
+  it('É.md (precomposed) and e + U+0301 .md warn as a case collision; NFC-equal names are refused by addDocument', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '\u00c9.md'), page('Upper'));
+    writeFileSync(join(dir, 'e\u0301.md'), page('Lower'));
+    const report = await loadWorkdir(builder(), dir);
+    const warnings = report.warnings.filter((w) => w.code === 'OCTX_PATH_CASE_COLLISION');
+    expect(warnings.map((w) => w.path)).toEqual(['\u00c9.md']);
+    expect(warnings[0]!.message).toBe(
+      '\u00c9.md and e\u0301.md differ only by letter case: one file on a case-insensitive file system (macOS, Windows), where unpacking the package loses one',
+    );
+    const same = tempDir();
+    writeFileSync(join(same, '\u00e9.md'), page('Composed'));
+    writeFileSync(join(same, 'e\u0301.md'), page('Decomposed'));
+    expect((await failureAsync(loadWorkdir(builder(), same))).code).toBe('OCTX_FILE_PATH_DUPLICATE');
+  });
+});

@@ -74,8 +74,14 @@ describe('sag-1.7: a heading that is not a string is measured as str(heading or 
 
 describe('sag-1.7: what SAG stores changed, on some deployments refused (warnings)', () => {
   it('an ordinal or level above INTEGER (PostgreSQL, MySQL)', () => {
-    expect(check('chunk', { ordinal: 2 ** 31 })).toMatchObject([{ code: 'OCTX_CONSUMER_ADJUSTED', field: 'ordinal' }]);
+    expect(check('chunk', { ordinal: 2 ** 31 })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'ordinal', message: expect.stringContaining(`ordinal is ${2 ** 31}; the limit is`) },
+    ]);
     expect(codes('chunk', { ordinal: 2 ** 31 - 1 })).toStrictEqual([]);
+    expect(check('event', { level: 2 ** 31 })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'level', message: expect.stringContaining(`level is ${2 ** 31}; the limit is`) },
+    ]);
+    expect(codes('event', { level: 2 ** 31 - 1 })).toStrictEqual([]);
   });
 
   it('a time with an offset: SAG keeps the wall-clock time and drops the offset', () => {
@@ -86,7 +92,9 @@ describe('sag-1.7: what SAG stores changed, on some deployments refused (warning
   });
 
   it('a name that folds past 500 (normalized_name VARCHAR(500))', () => {
-    expect(check('entity', { name: 'ß'.repeat(500) })).toMatchObject([{ code: 'OCTX_CONSUMER_ADJUSTED', field: 'name' }]);
+    expect(check('entity', { name: 'ß'.repeat(500) })).toMatchObject([
+      { code: 'OCTX_CONSUMER_ADJUSTED', field: 'name', message: expect.stringContaining('is 1000 characters as stored (casefold: normalized_name); the limit is 500') },
+    ]);
     expect(codes('entity', { name: 'ß'.repeat(250) })).toStrictEqual([]);
   });
 });
@@ -150,6 +158,14 @@ describe('sag-1.7: a document title SAG cannot use is replaced by the body’s f
     expect(await titleIssues('"Short"', long)).toStrictEqual({ exported: [], validated: [] });
     expect(await titleIssues('null', `# ${'h'.repeat(500)}\n`)).toStrictEqual({ exported: [], validated: [] });
     expect(await titleIssues('null', `#${'h'.repeat(600)}\n  # ${'h'.repeat(600)}\n`)).toStrictEqual({ exported: [], validated: [] });
+  });
+
+  it('a title over two lines is measured as PyYAML folds it (one space for the line break): 500 passes, 501 is refused', async () => {
+    expect(await titleIssues(`${'a'.repeat(250)}\n  ${'b'.repeat(249)}`, '# H\n')).toStrictEqual({ exported: [], validated: [] });
+    const { exported, validated } = await titleIssues(`${'a'.repeat(250)}\n  ${'b'.repeat(250)}`, '# H\n');
+    expect(exported).toHaveLength(1);
+    expect(exported[0]).toMatch(/^title: .* is 501 characters as stored/);
+    expect(validated).toStrictEqual(exported);
   });
 
   it('splits the body as Python’s splitlines() does (U+2028 ends a line)', async () => {

@@ -187,11 +187,16 @@ describe('sag-1.7 rules the builder cannot reach (checked on records directly)',
     expect(check('event', { id: EVENT, title: ' \t', content: 'c' })).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: EVENT, field: 'title' }]);
     expect(check('event', { id: EVENT, title: '.', content: 'c' })).toEqual([]);
   });
-  it('ids over 100 characters (OCTX ids are 36-character UUIDs); 100 passes', () => {
-    for (const subject of ['event', 'entity', 'chunk', 'document'] as const) {
+  it('document and chunk ids over 100 characters are refused, as SAG checks them (OCTX ids are 36-character UUIDs); 100 passes', () => {
+    for (const subject of ['chunk', 'document'] as const) {
       expect(check(subject, { id: x(101) })).toEqual([{ code: 'OCTX_CONSUMER_INCOMPATIBLE', severity: 'error', recordId: x(101), field: 'id' }]);
       expect(check(subject, { id: x(100) })).toEqual([]);
     }
+  });
+  it('an event id over 100 is a warning (SAG imports it: its limit table names one, its check never applies it); an entity id has no bound', () => {
+    expect(check('event', { id: x(101), title: 't', content: 'c' })).toEqual([{ code: 'OCTX_CONSUMER_ADJUSTED', severity: 'warning', recordId: x(101), field: 'id' }]);
+    expect(check('event', { id: x(100), title: 't', content: 'c' })).toEqual([]);
+    expect(check('entity', { id: x(1000), type: 'person', name: 'Cao Cao' })).toEqual([]);
   });
 });
 
