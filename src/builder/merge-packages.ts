@@ -109,11 +109,12 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
   let builder: PackageBuilder | undefined;
   let digestsKnown = false;
-  const runs = new KeyedRuns(options.tempDir);
-  const sink = runSink(runs);
   // An entry deflated beyond what the export would deflate is compressed again (and stored).
   const readLimits = resolveLimits(options.limits);
   const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.limits?.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
+  // Created last before the try that disposes of it: nothing above may leave its folder behind.
+  const runs = new KeyedRuns(options.tempDir);
+  const sink = runSink(runs);
   try {
     for (let s = 0; s < inputs.length; s++) {
       const shard = inputs[s]!;
