@@ -10,9 +10,14 @@
  * of their key (the id; a relation's pair), documents and files in path order (as every export
  * writes them), so the same shards in any order, or the same content cut into other shards, give
  * the same bytes.
+ *
+ * Each shard is read once for its records and vectors: the validator hands over what it decodes
+ * (`validateCollecting`), and the merge keeps it only once the shard is found valid. Records and
+ * vectors are not held: each shard's are sorted by key and spilled as runs, which are merged back
+ * in key order at the end (`keyed-runs.ts`), where shared and conflicting entries meet.
  */
 import canonicalize from 'canonicalize';
-import { OctxError, type OctxIssue } from '../model/errors.js';
+import { issue, OctxError, type OctxIssue } from '../model/errors.js';
 import { RECORD_KINDS, RECORD_KIND_ORDER, type RecordKind } from '../model/record-kinds.js';
 import { resolveLimits, type ArchiveLimits } from '../model/limits.js';
 import { keysOf, assertKnownKeys } from '../model/option-keys.js';
@@ -23,15 +28,18 @@ import { SMALL_ENTRY_BYTES } from '../export/verify-entries.js';
 import { logicalPathProblem, payloadKind } from '../model/paths.js';
 import { MAX_DEFLATE_RATIO } from '../export/archive-writer.js';
 import type { CopiedFile } from '../package/payload-source.js';
-import { validatePackage } from '../read/validate-package.js';
+import { validateCollecting } from '../read/validate-package.js';
+import type { ValidationSink } from '../read/validation-sink.js';
+import type { ValidationReport } from '../read/validate-package.js';
 import { consumerProfile, CONSUMER_NAMES, type ConsumerName } from '../consumers/index.js';
-import { VECTOR_TARGETS, type VectorTarget } from '../vectors/targets.js';
+import { VECTOR_TARGETS } from '../vectors/targets.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { inputHashDeclaration } from '../vectors/input-digest.js';
 import type { VectorConfigInput } from '../vectors/config.js';
 import type { DerivedFrom } from '../package/manifest.js';
 import type { ProgressEvent } from '../plan/report.js';
 import { PackageBuilder, type ExportResult } from './package-builder.js';
+import { KeyedRuns } from './keyed-runs.js';
 
 /** Options of {@link mergePackages}. */
 export interface MergeOptions {
@@ -72,25 +80,6 @@ interface ShardIdentity {
   readonly vectorConfig?: Record<string, unknown>;
 }
 
-/** One record of the union: its canonical JSON and the first shard that held it. */
-interface Held {
-  readonly json: string;
-  readonly shard: number;
-}
-
-/** One vector of the union: its values (a copy), input digest and the first shard that held it. */
-interface HeldVector {
-  readonly vector: Float32Array;
-  readonly inputSha256?: string;
-  readonly shard: number;
-}
-
-/** True when `held` has the same values, bit for bit, and the same input digest. */
-function sameVector(held: HeldVector, vector: Float32Array, inputSha256: string | undefined): boolean {
-  const bytes = (v: Float32Array): Buffer => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
-  return held.inputSha256 === inputSha256 && bytes(held.vector).equals(bytes(vector));
-}
-
 /**
  * Merges shards of one asset and release into one package (see the module comment for the
  * rules). The shards are read one at a time, so any number of them holds only one open.
@@ -114,9 +103,7 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   let identity: ShardIdentity | undefined;
   const documentPaths = new Map<string, number>();
   const documentIds = new Map<string, number>();
-  const extensions = new Map<string, Held>();
-  const records = Object.fromEntries(RECORD_KIND_ORDER.map((k) => [k, new Map<string, Held>()])) as Record<RecordKind, Map<string, Held>>;
-  const vectors = Object.fromEntries(VECTOR_TARGETS.map((t) => [t, new Map<string, HeldVector>()])) as Record<VectorTarget, Map<string, HeldVector>>;
+  const extensions = new Map<string, { json: string; shard: number }>();
   const shared = Object.fromEntries([...RECORD_KIND_ORDER, 'extensions', 'vectors'].map((k) => [k, 0])) as Record<RecordKind | 'extensions' | 'vectors', number>;
   const identityRules = consumerProfile(options.consumer ?? 'seed').rules.filter((r) => r.rule === 'unique' && r.subject === 'entity');
   const identities = identityRules.map(() => new Map<string, { id: string; shard: number }>());
@@ -125,30 +112,39 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
   // An entry deflated beyond what the export would deflate is compressed again (and stored).
   const readLimits = resolveLimits(options.limits);
   const maxRatio = Math.min(MAX_DEFLATE_RATIO, options.limits?.maxCompressionRatio ?? MAX_DEFLATE_RATIO);
+  // Created last before the try that disposes of it: nothing above may leave its folder behind.
+  const runs = new KeyedRuns(options.tempDir);
+  const sink = runSink(runs);
   try {
     for (let s = 0; s < inputs.length; s++) {
       const shard = inputs[s]!;
-      const found = await shardIdentity(shard, limits);
-      if (identity === undefined) {
-        identity = found;
-        builder = new PackageBuilder({
-          asset: { name: found.assetName, id: found.assetId, ...(found.derivedFrom ? { derivedFrom: found.derivedFrom } : {}) },
-          release: { version: found.version, createdAt: found.createdAt },
-          ...(options.consumer !== undefined ? { consumer: options.consumer } : {}),
-          ...(options.tempDir !== undefined ? { tempDir: options.tempDir } : {}),
-        });
-        if (found.vectorConfig !== undefined) {
-          builder.setVectorConfig(found.vectorConfig as unknown as VectorConfigInput);
-          digestsKnown = inputHashDeclaration(found.vectorConfig) === 'supported';
-        }
-      } else {
-        assertSameRelease(identity, found, inputs[0]!, shard);
-      }
-      const pkg = await openPackage(shard, limits);
+      const pkg = await openShard(shard, limits);
       const file = resolve(shard);
-      const digests = new Map<string, string>();
-      for (const f of pkg.listedFiles()) if (!digests.has(f.path)) digests.set(f.path, f.sha256);
       try {
+        const report = await validateCollecting(pkg, sink, limits);
+        if (!report.valid || report.issues.some((i) => i.severity === 'error')) throw invalidShard(shard, report.issues, report);
+        const found = await shardIdentity(pkg, report);
+        if (identity === undefined) {
+          identity = found;
+          builder = new PackageBuilder({
+            asset: { name: found.assetName, id: found.assetId, ...(found.derivedFrom ? { derivedFrom: found.derivedFrom } : {}) },
+            release: { version: found.version, createdAt: found.createdAt },
+            ...(options.consumer !== undefined ? { consumer: options.consumer } : {}),
+            ...(options.tempDir !== undefined ? { tempDir: options.tempDir } : {}),
+          });
+          if (found.vectorConfig !== undefined) {
+            builder.setVectorConfig(found.vectorConfig as unknown as VectorConfigInput);
+            digestsKnown = inputHashDeclaration(found.vectorConfig) === 'supported';
+          }
+        } else {
+          assertSameRelease(identity, found, inputs[0]!, shard);
+        }
+        // A layer the validator did not check (a capability version it does not know) handed
+        // nothing over: read from the package, as before.
+        await readUnchecked(pkg, report, runs);
+        runs.commit(s);
+        const digests = new Map<string, string>();
+        for (const f of pkg.listedFiles()) if (!digests.has(f.path)) digests.set(f.path, f.sha256);
         await eachDocument(pkg, readLimits, (doc) => {
           const before = documentPaths.get(doc.path);
           if (before !== undefined) throw overlap(doc.path, 'path', inputs[before]!, shard);
@@ -173,49 +169,43 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
             else builder!.addExtensionFile(f.path, bytes);
           }
         }
-        for (const kind of RECORD_KIND_ORDER) {
-          for await (const { record, line } of pkg.records(kind)) {
-            const key = recordKey(kind, record as object as Record<string, unknown>);
-            if (hold(records[kind], key, canonicalize(record)!, s, inputs, `${kind} ${key}`, shard, line)) {
-              shared[kind]++;
-              continue;
-            }
-            if (kind === 'entity') checkIdentity(record as object as Record<string, unknown>, s);
-          }
-        }
-        if (identity.vectorConfig !== undefined) {
-          for (const target of VECTOR_TARGETS) {
-            if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
-            for await (const row of pkg.vectors(target)) {
-              const digest = digestsKnown ? row.inputSha256 : undefined;
-              const before = vectors[target].get(row.recordId);
-              if (before !== undefined) {
-                if (!sameVector(before, row.vector, digest)) throw conflict(`${target} vector of ${row.recordId}`, inputs[before.shard]!, shard, VECTOR_TARGET_PATHS[target]);
-                shared.vectors++;
-                continue;
-              }
-              vectors[target].set(row.recordId, { shard: s, vector: Float32Array.from(row.vector), ...(digest !== undefined ? { inputSha256: digest } : {}) });
-            }
-          }
-        }
       } finally {
+        runs.discard();
         await pkg.close();
       }
     }
     // Records in key order, whatever the shards' order: kinds in table order, so a relation
-    // follows the records it names.
+    // follows the records it names. Equal keys meet here, the first shard's entry first.
     for (const kind of RECORD_KIND_ORDER) {
-      const held = records[kind];
-      for (const key of [...held.keys()].sort(compareKeys)) builder!.addRecord(kind, JSON.parse(held.get(key)!.json) as object);
-      held.clear();
+      let first: { key: string; text: string; shard: number } | undefined;
+      for (const e of runs.merged(kind)) {
+        if (first !== undefined && e.key === first.key) {
+          const text = e.payload.toString('utf8');
+          if (text !== first.text && canonicalize(JSON.parse(text)) !== canonicalize(JSON.parse(first.text))) {
+            throw conflict(`${kind} ${e.key}`, inputs[first.shard]!, inputs[e.shard]!, undefined, e.line);
+          }
+          shared[kind]++;
+          continue;
+        }
+        first = { key: e.key, text: e.payload.toString('utf8'), shard: e.shard };
+        const record = JSON.parse(first.text) as Record<string, unknown>;
+        if (kind === 'entity') checkIdentity(record, e.shard);
+        builder!.addRecord(kind, record);
+      }
     }
     for (const target of VECTOR_TARGETS) {
-      const rows = vectors[target];
-      for (const id of [...rows.keys()].sort(compareKeys)) {
-        const row = rows.get(id)!;
-        builder!.addVector(target, id, row.vector, row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
+      let first: { key: string; payload: Buffer; shard: number } | undefined;
+      for (const e of runs.merged(target)) {
+        if (first !== undefined && e.key === first.key) {
+          if (!sameVector(first.payload, e.payload, digestsKnown))
+            throw conflict(`${target} vector of ${e.key}`, inputs[first.shard]!, inputs[e.shard]!, VECTOR_TARGET_PATHS[target]);
+          shared.vectors++;
+          continue;
+        }
+        first = { key: e.key, payload: Buffer.from(e.payload), shard: e.shard };
+        const row = decodeVector(first.payload);
+        builder!.addVector(target, e.key, row.vector, digestsKnown && row.inputSha256 !== undefined ? { inputSha256: row.inputSha256 } : undefined);
       }
-      rows.clear();
     }
     const result = await builder!.export({
       output: options.output,
@@ -229,7 +219,11 @@ export async function mergePackages(inputs: readonly string[], options: MergeOpt
     builder = undefined;
     return { ...result, shards: [...inputs], shared };
   } finally {
-    await builder?.dispose();
+    try {
+      await builder?.dispose();
+    } finally {
+      await runs.dispose();
+    }
   }
 
   function checkIdentity(record: Record<string, unknown>, s: number): void {
@@ -297,7 +291,16 @@ function isPathList(v: unknown): v is readonly string[] {
 }
 
 /** Adds `key` to `held`; true when an identical record was there already. */
-function hold(held: Map<string, Held>, key: string, json: string, s: number, inputs: readonly string[], what: string, shard: string, line?: number): boolean {
+function hold(
+  held: Map<string, { json: string; shard: number }>,
+  key: string,
+  json: string,
+  s: number,
+  inputs: readonly string[],
+  what: string,
+  shard: string,
+  line?: number,
+): boolean {
   const before = held.get(key);
   if (before === undefined) {
     held.set(key, { json, shard: s });
@@ -330,36 +333,99 @@ function recordKey(kind: RecordKind, record: Record<string, unknown>): string {
   return row.role === 'relation' ? row.idFields.map((f) => String(record[f])).join(' ') : String(record.id);
 }
 
-function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Opens a shard; one that cannot be opened (truncated, not a ZIP) is refused as the validator
+ * reports it: its one issue.
+ * @throws OctxError `OCTX_MERGE_SHARD_INVALID`
+ */
+async function openShard(shard: string, limits: { limits?: Partial<ArchiveLimits> }): Promise<OctxPackage> {
+  try {
+    return await openPackage(shard, limits);
+  } catch (e) {
+    if (!(e instanceof OctxError)) throw e;
+    throw invalidShard(shard, [e.issues[0] ?? issue({ code: e.code, message: e.message })]);
+  }
 }
 
-/** Validates a shard and reads what every shard must share. */
-async function shardIdentity(shard: string, limits: { limits?: Partial<ArchiveLimits> }): Promise<ShardIdentity> {
-  const report = await validatePackage(shard, limits);
-  const errors = report.issues.filter((i) => i.severity === 'error');
-  if (!report.valid || errors.length > 0) {
-    throw OctxError.aggregate(
-      'OCTX_MERGE_SHARD_INVALID',
-      `shard ${shard} is not a valid package, so it cannot be merged (rebuild it):`,
-      errors.map((i): OctxIssue => ({ ...i, message: `${shard}: ${i.message}` })),
-      report,
-    );
+/** The refusal of a shard the validator does not accept: its errors, each naming the shard. */
+function invalidShard(shard: string, issues: readonly OctxIssue[], report?: ValidationReport): OctxError {
+  return OctxError.aggregate(
+    'OCTX_MERGE_SHARD_INVALID',
+    `shard ${shard} is not a valid package, so it cannot be merged (rebuild it):`,
+    issues.filter((i) => i.severity === 'error').map((i): OctxIssue => ({ ...i, message: `${shard}: ${i.message}` })),
+    report,
+  );
+}
+
+/** The key a vector run is ordered by, its row, and its bytes: a flag, the input digest when present, the values. */
+function vectorPayload(values: Float32Array, inputSha256: string | null | undefined): Buffer {
+  const digest = typeof inputSha256 === 'string' ? inputSha256 : '';
+  const out = Buffer.allocUnsafe(1 + digest.length + values.byteLength);
+  out[0] = digest.length;
+  out.write(digest, 1, 'latin1');
+  out.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), 1 + digest.length);
+  return out;
+}
+
+/** A vector run entry's values (a copy) and input digest. */
+function decodeVector(payload: Buffer): { vector: Float32Array; inputSha256?: string } {
+  const at = 1 + payload[0]!;
+  const vector = new Float32Array((payload.length - at) / 4);
+  new Uint8Array(vector.buffer).set(payload.subarray(at));
+  return payload[0]! > 0 ? { vector, inputSha256: payload.toString('latin1', 1, at) } : { vector };
+}
+
+/** True when two vector entries have the same values, bit for bit, and (when digests are kept) the same input digest. */
+function sameVector(a: Buffer, b: Buffer, digestsKnown: boolean): boolean {
+  if (digestsKnown) return a.equals(b);
+  return a.subarray(1 + a[0]!).equals(b.subarray(1 + b[0]!));
+}
+
+/** Where the validator's records and vector rows go: the shard's runs, by kind and by target. */
+function runSink(runs: KeyedRuns): ValidationSink {
+  return {
+    record(kind, record, bytes, start, end, line) {
+      runs.add(kind, recordKey(kind, record), line, bytes.subarray(start, end));
+    },
+    vectors(target, b) {
+      const dim = b.dimension;
+      for (let r = 0; r < b.length; r++) {
+        runs.add(target, b.recordId(r) ?? '', r, vectorPayload(b.values.subarray(r * dim, (r + 1) * dim), b.inputSha256?.text(r)));
+      }
+    },
+  };
+}
+
+/**
+ * Reads into `sink` the layers the validation did not decode although the shard holds them (a
+ * capability version the validator does not know is not checked, only hashed).
+ */
+async function readUnchecked(pkg: OctxPackage, report: ValidationReport, runs: KeyedRuns): Promise<void> {
+  if (report.capabilities['sag-structured']?.valid !== true) {
+    for (const kind of RECORD_KIND_ORDER) {
+      if (!pkg.hasFile(RECORD_KINDS[kind].path)) continue;
+      for await (const { record, line } of pkg.records(kind)) {
+        runs.add(kind, recordKey(kind, record as object as Record<string, unknown>), line, Buffer.from(JSON.stringify(record)));
+      }
+    }
   }
+  if (report.capabilities.vectors?.valid !== true) {
+    for (const target of VECTOR_TARGETS) {
+      if (!pkg.hasFile(VECTOR_TARGET_PATHS[target])) continue;
+      let r = 0;
+      for await (const row of pkg.vectors(target)) runs.add(target, row.recordId, r++, vectorPayload(row.vector, row.inputSha256));
+    }
+  }
+}
+
+/** What every shard must share, from its validated manifest and its vector config. */
+async function shardIdentity(pkg: OctxPackage, report: ValidationReport): Promise<ShardIdentity> {
   const m = report.manifest as {
     asset: { id: string; name: string; derived_from?: DerivedFrom };
     release: { version: string; created_at: string };
     capabilities?: Record<string, unknown>;
   };
-  let vectorConfig: Record<string, unknown> | undefined;
-  if (m.capabilities?.vectors !== undefined) {
-    const pkg = await openPackage(shard, limits);
-    try {
-      vectorConfig = await pkg.vectorConfig();
-    } finally {
-      await pkg.close();
-    }
-  }
+  const vectorConfig = m.capabilities?.vectors !== undefined ? await pkg.vectorConfig() : undefined;
   return {
     assetId: m.asset.id,
     assetName: m.asset.name,

@@ -44,6 +44,7 @@ import { checkInventory, checkPackageDigest } from './validate-manifest.js';
 import { hashFormatOnlyFiles, readDocuments } from './validate-documents.js';
 import { StructureValidation } from './validate-structure.js';
 import { TARGETS, checkVectors } from './validate-vectors.js';
+import type { ValidationSink } from './validation-sink.js';
 
 /** Options of {@link validatePackage}. */
 export interface ValidateOptions {
@@ -117,6 +118,21 @@ function failureReport(e: OctxError, manifest?: unknown): ValidationReport {
  * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
  */
 export async function validatePackage(target: string | OctxPackage, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return validate(target, options, undefined);
+}
+
+/**
+ * {@link validatePackage} of an open package that also hands `sink` every structure record and
+ * vector batch it decodes, so a caller that needs the content reads the package once. The sink
+ * receives them before the verdict: keep nothing of a package the report calls invalid.
+ * @throws OctxError `OCTX_OPTIONS_INVALID` for bad options
+ * @internal
+ */
+export async function validateCollecting(pkg: OctxPackage, sink: ValidationSink, options: ValidateOptions = {}): Promise<ValidationReport> {
+  return validate(pkg, options, sink);
+}
+
+async function validate(target: string | OctxPackage, options: ValidateOptions, sink: ValidationSink | undefined): Promise<ValidationReport> {
   if (typeof target !== 'string' && (target === null || typeof target !== 'object')) {
     throw OctxError.of({ code: 'OCTX_OPTIONS_INVALID', field: 'target', message: 'validatePackage needs a path or a package returned by openPackage' });
   }
@@ -143,7 +159,7 @@ export async function validatePackage(target: string | OctxPackage, options: Val
     }
   } else pkg = target;
   try {
-    const report = await new Validator(pkg, sourceOf(pkg), limits, maxIssues, options.onProgress).run();
+    const report = await new Validator(pkg, sourceOf(pkg), limits, maxIssues, options.onProgress, sink).run();
     if (!profile) return report;
     const consumer = await checkPackageForConsumer(pkg, profile, {
       valid: report.valid,
@@ -179,8 +195,8 @@ function withConsumer(report: ValidationReport, profile: ConsumerProfile | undef
 class Validator {
   private readonly ctx: ValidationContext;
 
-  constructor(pkg: OctxPackage, source: PackageSource, limits: ArchiveLimits, maxIssues: number, onProgress?: ProgressListener) {
-    this.ctx = new ValidationContext(pkg, source, limits, maxIssues, onProgress);
+  constructor(pkg: OctxPackage, source: PackageSource, limits: ArchiveLimits, maxIssues: number, onProgress?: ProgressListener, sink?: ValidationSink) {
+    this.ctx = new ValidationContext(pkg, source, limits, maxIssues, onProgress, sink);
   }
 
   async run(): Promise<ValidationReport> {

@@ -99,6 +99,8 @@ export class StructureValidation {
   }
 
   private structurePool(): RecordScanPool | undefined {
+    // A sink receives the parsed records, which a worker's scan does not send back.
+    if (this.ctx.sink !== undefined) return undefined;
     const total = STRUCTURE_PATHS.reduce((n, p) => n + this.structureSize(p), 0);
     return structureWorkersFor(total) ? RecordScanPool.create(STRUCTURE_PATHS.length) : undefined;
   }
@@ -154,6 +156,7 @@ export class StructureValidation {
     const hash = createHash('sha256');
     const splitter = new JsonlSplitter({ maxLineSize: this.ctx.limits.maxJsonlLineSize, maxLines: this.ctx.limits.maxJsonlRecords, path });
     const maxDepth = this.ctx.limits.maxJsonDepth;
+    const sink = this.ctx.sink;
     let parsing = true;
     const onLine: JsonlLineCallback = (buf, start, end, line, ascii) => {
       const p = parseJsonlRange(buf, start, end, line, ascii, maxDepth);
@@ -163,6 +166,7 @@ export class StructureValidation {
         return;
       }
       checker.record(kind, p.record, path, line);
+      sink?.record(kind, p.record, buf, start, end, line);
     };
     const feed = (step: () => void): void => {
       if (!parsing) return;

@@ -185,7 +185,11 @@ async function scanArrow(ctx: ValidationContext, t: (typeof TARGETS)[number], di
       },
       ...(dimensions === undefined ? {} : { expectedDimension: dimensions }),
     });
-    for await (const b of batches) checker.batch(b);
+    const sink = ctx.sink;
+    for await (const b of batches) {
+      checker.batch(b);
+      sink?.vectors(t.target, b);
+    }
     checker.finish();
     const render = checker.hasInputSha256 ? inputRenderer(ctx, config, t.target) : undefined;
     if (render !== undefined) {

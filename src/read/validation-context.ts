@@ -19,6 +19,7 @@ import type { CapabilityDeclaration } from './manifest-rules.js';
 import type { OctxPackage } from './open-package.js';
 import type { PackageSource } from './source.js';
 import type { ConceptDocumentRef, StructureChecker } from './structure-check.js';
+import type { ValidationSink } from './validation-sink.js';
 
 /** The format layer's name in the issue collector. */
 export const FORMAT = 'format';
@@ -67,6 +68,8 @@ export class ValidationContext {
     readonly limits: ArchiveLimits,
     maxIssues: number,
     private readonly onProgress?: ProgressListener,
+    /** Receives what the structure and vector layers decode (the structure is then checked in-thread). */
+    readonly sink?: ValidationSink,
   ) {
     this.issues = new IssueCollector(maxIssues);
   }

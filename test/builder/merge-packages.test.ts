@@ -221,6 +221,28 @@ describe('mergePackages', () => {
     expect(readdirSync(dir).sort()).toEqual(['a.octx', 'b.octx', 'corrupt.octx', 'truncated.octx']);
   });
 
+  it('leaves nothing in its tempDir, merged or refused, and reports an invalid shard before a conflict of records', async () => {
+    const dir = tempDir();
+    const spill = tempDir();
+    const a = await build(join(dir, 'a.octx'), { docs: [0] });
+    const b = await build(join(dir, 'b.octx'), { docs: [1] });
+    const c = await build(join(dir, 'c.octx'), { docs: [2], entityDescription: 'Another description.' });
+    const merged = await mergePackages([a, b], { output: join(dir, 'ok.octx'), tempDir: spill });
+    expect(merged.shared.entity).toBe(1);
+    expect(readdirSync(spill)).toEqual([]);
+    const e = await failureAsync(mergePackages([a, c], { output: join(dir, 'x.octx'), tempDir: spill }));
+    expect(e.code).toBe('OCTX_MERGE_RECORD_CONFLICT');
+    expect(readdirSync(spill)).toEqual([]);
+    // Records meet once every shard is read: a truncated third shard is what the merge reports.
+    const truncated = join(dir, 'truncated.octx');
+    writeFileSync(truncated, readFileSync(b).subarray(0, 100));
+    const t = await failureAsync(mergePackages([a, c, truncated], { output: join(dir, 'x.octx'), tempDir: spill }));
+    expect(t.code).toBe('OCTX_MERGE_SHARD_INVALID');
+    expect(t.message).toContain(truncated);
+    expect(readdirSync(spill)).toEqual([]);
+    expect(existsSync(join(dir, 'x.octx'))).toBe(false);
+  });
+
   it('octx-export merge writes the same package and prints what was shared', async () => {
     const dir = tempDir();
     const a = await build(join(dir, 'a.octx'), { docs: [0, 1, 2] });
