@@ -21,7 +21,7 @@ function hashKey(key: string): number {
  * A map from producer keys to ids, for the id ledger of one kind, built for millions of keys.
  *
  * Why not a `Map<string, string>`: a builder mints one id per chunk, event and entity, and
- * such a map costs about 130 bytes per key beyond the key itself (the id's 36-character string
+ * such a map costs about 110 bytes per key beyond the key itself (the id's 36-character string
  * and the map's entry, at the map's doubling slack), which made the ledger the largest part of
  * a large build's memory. Here an id that is a canonical UUIDv7 (every id the ledger mints, and
  * every one a state file or shared store gives it in practice) is kept as four 32-bit words, and
