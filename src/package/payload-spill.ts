@@ -3,7 +3,7 @@ import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Float64Column } from '../model/record-columns.js';
+import { Float64Column, Int32Column } from '../model/record-columns.js';
 import { OctxError } from '../model/errors.js';
 import type { BackgroundDeflate } from './background-deflate.js';
 import { BLOCK_BYTES, DEFLATE_END, DICTIONARY_BYTES, deflateBlock } from './deflate-block.js';
@@ -51,6 +51,9 @@ export interface PayloadSpillOptions {
 
 /** Blocks {@link PayloadSpill.compress} runs at once by default: the libuv pool's size. */
 export const DEFAULT_COMPRESS_JOBS = 4;
+
+/** Jobs {@link PayloadSpill.compress} keeps in its limiter at once (at least four per slot of it). */
+const COMPRESS_WINDOW = 32;
 
 /** Options of {@link PayloadSpill.compress}. */
 export interface CompressOptions {
@@ -253,35 +256,55 @@ export class PayloadSpill {
     await this.#background?.settle();
     this.#throwIfFailed();
     const limit = options.limit ?? pLimit(options.concurrency ?? DEFAULT_COMPRESS_JOBS);
-    const jobs: Promise<void>[] = [];
-    const job = (rawOffset: number, rawLength: number, dictLength: number, store: (compressed: Buffer) => void): void => {
-      jobs.push(
-        limit(async () => {
-          if (options.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled while compressing');
-          const buf = Buffer.allocUnsafe(dictLength + rawLength);
-          await readFully(this.#rawFd, buf, rawOffset - dictLength);
-          store(await deflateBlock(buf.subarray(dictLength), dictLength > 0 ? buf.subarray(0, dictLength) : undefined, level));
-        }),
-      );
-    };
+    // The work is listed first as block numbers (and the few snapshot tails), then handed to the
+    // limiter a window at a time: a job queued per block up front costs a promise, closures and a
+    // queue node each, and a build that never yielded leaves a block per document for the export.
+    const blocks = new Int32Column();
+    const tails: { readonly tail: SpilledTail; readonly key: string }[] = [];
     for (const entry of entries) {
       if (entry.spill !== this) throw new Error('entry belongs to another spill');
       for (let b = entry.firstBlock; b < entry.endBlock; b++) {
         if (this.#blockOffset.get(b) >= 0 && this.#blockLevel.get(b) === level) continue;
-        job(this.#blockRawOffset.get(b), this.#blockRawLength.get(b), this.#blockDictLength.get(b), (c) => this.#storeBlock(b, level, c));
+        blocks.push(b);
       }
       const tail = entry.tail;
       const key = tail && tailKey(tail, level);
-      if (tail && key && !this.#tails.has(key)) {
-        job(tail.rawOffset, tail.rawLength, tail.dictLength, (c) => {
-          const offset = this.#appendDeflated(c);
-          if (offset >= 0) this.#tails.set(key, { offset, length: c.length });
-        });
-      }
+      if (tail && key && !this.#tails.has(key) && !tails.some((t) => t.key === key)) tails.push({ tail, key });
     }
-    const results = await Promise.allSettled(jobs);
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed) throw failed.reason instanceof OctxError ? failed.reason : ioError(this.rawFile, failed.reason);
+    const deflate = async (rawOffset: number, rawLength: number, dictLength: number): Promise<Buffer> => {
+      if (options.signal?.aborted) throw new OctxError('OCTX_ABORTED', 'export cancelled while compressing');
+      const buf = Buffer.allocUnsafe(dictLength + rawLength);
+      await readFully(this.#rawFd, buf, rawOffset - dictLength);
+      return deflateBlock(buf.subarray(dictLength), dictLength > 0 ? buf.subarray(0, dictLength) : undefined, level);
+    };
+    const work = async (i: number): Promise<void> => {
+      if (i < blocks.length) {
+        const b = blocks.get(i);
+        this.#storeBlock(b, level, await deflate(this.#blockRawOffset.get(b), this.#blockRawLength.get(b), this.#blockDictLength.get(b)));
+        return;
+      }
+      const { tail, key } = tails[i - blocks.length]!;
+      const c = await deflate(tail.rawOffset, tail.rawLength, tail.dictLength);
+      const offset = this.#appendDeflated(c);
+      if (offset >= 0) this.#tails.set(key, { offset, length: c.length });
+    };
+    const total = blocks.length + tails.length;
+    let next = 0;
+    let failure: { readonly reason: unknown } | undefined;
+    // Each lane keeps one job in the limiter; more lanes than its concurrency keep it busy when a
+    // caller raises that concurrency later (p-limit's setter), as queued jobs would.
+    const lane = async (): Promise<void> => {
+      while (failure === undefined && next < total) {
+        const i = next++;
+        try {
+          await limit(() => work(i));
+        } catch (reason) {
+          failure ??= { reason };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(total, Math.max(COMPRESS_WINDOW, limit.concurrency * 4)) }, lane));
+    if (failure) throw failure.reason instanceof OctxError ? failure.reason : ioError(this.rawFile, failure.reason);
     this.#throwIfFailed();
   }
 

@@ -2,6 +2,7 @@ import { OctxError } from '../model/errors.js';
 import { isUuidV7, newId } from '../model/ids.js';
 import { nfcCasefold } from '../model/casefold.js';
 import { LEDGER_KINDS, perLedgerKind, type LedgerIds, type LedgerKind } from './ledger-kinds.js';
+import { KeyedIds } from './keyed-ids.js';
 import { CLAIM_BATCH, type IdLedgerStore, type LedgerReservation } from './ledger-store.js';
 
 /** An entity's identity as SAG sees it: its type and name. */
@@ -33,7 +34,8 @@ export function entityIdentityKey(identity: EntityIdentity): string {
  * differ from the one another shard stores.
  */
 export class IdLedger {
-  readonly #known: Record<LedgerKind, Map<string, string>>;
+  /** Per kind, key → id: compact tables, since a large build asks for millions of ids. */
+  readonly #known: Record<LedgerKind, KeyedIds>;
   readonly #store: IdLedgerStore | undefined;
   /** Per kind, the keys whose id came from the store (only those are served when there is one). */
   readonly #fetchedKeys = new Map<LedgerKind, Set<string>>();
@@ -44,7 +46,11 @@ export class IdLedger {
    * @param options `store`: the shared ledger (default: none, this process alone)
    */
   constructor(initial: LedgerIds = perLedgerKind(() => ({})), options: { readonly store?: IdLedgerStore } = {}) {
-    this.#known = perLedgerKind((kind) => new Map(Object.entries(initial[kind])));
+    this.#known = perLedgerKind((kind) => {
+      const table = new KeyedIds();
+      for (const [key, id] of Object.entries(initial[kind])) table.set(key, id);
+      return table;
+    });
     this.#store = options.store;
   }
 
@@ -184,8 +190,7 @@ export class IdLedger {
 
   /** The ledger as plain data, keys sorted so the state file is stable. */
   toJSON(): LedgerIds {
-    const sorted = (m: Map<string, string>) => Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-    return perLedgerKind((kind) => sorted(this.#known[kind]));
+    return perLedgerKind((kind) => Object.fromEntries(this.#known[kind].sortedEntries()));
   }
 }
 
