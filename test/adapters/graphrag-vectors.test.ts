@@ -60,7 +60,7 @@ async function run(file: string, change: (rows: { id: string; embedding: number[
     onProgress: (p) => {
       if (!/vectors$/.test(p.kind ?? '')) return;
       stagedDuring = Math.max(stagedDuring, ownStageDirs().length);
-      if (p.completed === p.total) reads.push(p.kind!);
+      if (p.completed === p.total) reads.push(p.kind);
     },
   });
   const out = join(tempDir('octx-graphrag-vectors-'), 'v.octx');
