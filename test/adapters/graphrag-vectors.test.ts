@@ -58,9 +58,9 @@ async function run(file: string, change: (rows: { id: string; embedding: number[
   const reads: string[] = [];
   const report = await fromGraphRag(b, dir, {
     onProgress: (p) => {
-      if (!/vectors$/.test(p.kind ?? '')) return;
+      if (!('kind' in p) || !/vectors$/.test(p.kind)) return;
       stagedDuring = Math.max(stagedDuring, ownStageDirs().length);
-      if (p.completed === p.total) reads.push(p.kind);
+      if ('completed' in p && p.completed === p.total) reads.push(p.kind);
     },
   });
   const out = join(tempDir('octx-graphrag-vectors-'), 'v.octx');
@@ -69,7 +69,7 @@ async function run(file: string, change: (rows: { id: string; embedding: number[
   try {
     const vectors = { chunks: new Map<string, number[]>(), entities: new Map<string, number[]>() };
     for (const t of ['chunks', 'entities'] as const) for await (const r of p.vectors(t)) vectors[t].set(r.recordId, [...r.vector]);
-    const config = p.manifest.files.some((f: { path: string }) => f.path === 'vectors/config.json')
+    const config = (p.manifest.files as readonly { path: string }[]).some((f) => f.path === 'vectors/config.json')
       ? (JSON.parse((await p.readFile('vectors/config.json')).toString('utf8')) as { normalized: boolean })
       : undefined;
     return { report, vectors, normalized: config?.normalized, stagedDuring, reads };

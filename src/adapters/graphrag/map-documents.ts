@@ -88,7 +88,7 @@ export async function mapDocuments(ctx: MapContext, table: ParquetTable, ids: Id
     const xgraphrag: Record<string, JsonValue> = { title };
     const created = text(row, 'creation_date');
     if (created !== undefined && created !== '') xgraphrag.creation_date = created;
-    const metadata = plainData(row.values.metadata);
+    const metadata = plainData(row.get('metadata'));
     if (metadata !== undefined) xgraphrag.metadata = scrubSecrets(metadata, 'metadata', scrubbed) as JsonValue;
     const documentId = addGraphRagDocument(ctx, documentType, {
       path,

@@ -183,7 +183,7 @@ export async function mapRelationships(ctx: MapContext, table: ParquetTable, ids
     const description = text(row, 'description') ?? '';
     const empty = description.trim() === '';
     if (empty) out.emptyDescriptions++;
-    const weight = row.values.weight;
+    const weight = row.get('weight');
     const w = typeof weight === 'number' && Number.isFinite(weight) ? weight : undefined;
     const event: GraphRagEvent = {
       id: ctx.builder.ids.event(occurrences.next(`graphrag:relationship:${digestOf([source, target, description])}`)),
