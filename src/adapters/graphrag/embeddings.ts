@@ -239,10 +239,10 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
         const dimensions = first!.dimensions!;
         ctx.builder.setVectorConfig({ model: model.name, dimensions, normalized });
         for (const t of written) {
-          const recordIds = t.target === 'chunks' ? graph.units.chunkIds : (graph.entities.octxIds as readonly string[]);
+          const recordId = t.target === 'chunks' ? (u: number) => graph.units.chunkIds.get(u) : (e: number) => graph.entities.octxIds[e]!;
           let added = 0;
           t.stage!.replay((record, vector) => {
-            ctx.builder.addVector(t.target, recordIds[record]!, vector);
+            ctx.builder.addVector(t.target, recordId(record), vector);
             added++;
           });
           Object.assign(t, { added });

@@ -9,6 +9,7 @@ import { basename } from 'node:path';
 import type { PackageBuilder } from '../../builder/package-builder.js';
 import { OctxError, type OctxIssue } from '../../model/errors.js';
 import type { JsonValue } from '../../model/json.js';
+import { uuidToWords, wordsToUuid } from '../../model/uuid-words.js';
 import type { ProgressListener } from '../../model/progress.js';
 import { addAdapterDocument } from '../shared/add-document.js';
 import { inputIssue } from '../shared/input-issues.js';
@@ -205,5 +206,28 @@ export class IntColumn {
   }
   set(i: number, v: number): void {
     this.#data[i] = v;
+  }
+}
+
+/**
+ * A growable list of UUIDv7 ids (one per text unit), held as four 32-bit words each: 16 bytes,
+ * where a 36-character string costs about 64 in the heap, for the whole run.
+ */
+export class UuidColumn {
+  #words = new Uint32Array(4 * 1024);
+  length = 0;
+  /** Appends `id`, a canonical lower-case UUIDv7 (as the id ledger mints them). */
+  push(id: string): void {
+    if (4 * this.length === this.#words.length) {
+      const grown = new Uint32Array(this.#words.length * 2);
+      grown.set(this.#words);
+      this.#words = grown;
+    }
+    if (!uuidToWords(id, this.#words, 4 * this.length)) throw new Error(`not a canonical UUIDv7: ${id}`);
+    this.length++;
+  }
+  /** The id at `i`, as text. */
+  get(i: number): string {
+    return wordsToUuid(this.#words, 4 * i);
   }
 }

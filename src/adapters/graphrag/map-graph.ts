@@ -107,7 +107,7 @@ export function addEvent(
   builder.addEvent<GraphRagEvent>(event);
   ctx.consumer?.check('event', event as unknown as Readonly<Record<string, unknown>>, source.file.path, source.row, source.label);
   for (const u of units) {
-    builder.linkChunkEvent({ chunk_id: graph.units.chunkIds[u]!, event_id: event.id });
+    builder.linkChunkEvent({ chunk_id: graph.units.chunkIds.get(u), event_id: event.id });
     if (graph.covered[u] === 0) graph.covered[u] = 2;
   }
   for (const l of linked) {
