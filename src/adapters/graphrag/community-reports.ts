@@ -23,14 +23,14 @@ export async function mapCommunityReports(ctx: MapContext, table: ParquetTable, 
     const body = text(row, 'full_content');
     if (body === undefined || body.trim() === '') return void ctx.problems.push(rowProblem(table, row, 'full_content', 'a community report without content'));
     const title = (text(row, 'title') ?? '').trim();
-    const community = row.values.community;
-    const level = row.values.level;
+    const community = row.get('community');
+    const level = row.get('level');
     const stem = safeFileStem(title) || `community-${typeof community === 'number' || typeof community === 'string' ? community : row.index}`;
     const folder = typeof level === 'number' ? `community-reports/level-${level}` : 'community-reports';
     const path = claimDocumentPath(`${folder}/${stem}.md`, createHash('sha256').update(body).digest('hex'), used);
     const meta: Record<string, JsonValue> = { kind: 'community-report' };
     for (const key of ['community', 'level', 'rank', 'size'] as const) {
-      const v = row.values[key];
+      const v = row.get(key);
       if (typeof v === 'number' && Number.isFinite(v)) meta[key] = v;
     }
     for (const key of ['summary', 'rating_explanation', 'rank_explanation', 'period'] as const) {

@@ -5,10 +5,11 @@
  * embeddings become the `chunks` target, entity-description embeddings the `entities` target;
  * the others (community reports, documents, …) have no target in the format and are counted.
  *
- * Each target is read twice, one row group or batch at a time: first to check it (every exported
- * record has exactly one vector, one width, finite values) and to measure whether every vector
- * has unit length (`normalized` is measured, never assumed), then — only when complete — to add
- * the vectors. An incomplete target is left out and reported, never padded.
+ * Each target is read once, one row group or batch at a time, and checked as it goes (every
+ * exported record has exactly one vector, one width, finite values; whether every vector has unit
+ * length is measured: `normalized` is never assumed) while its rows are staged on disk
+ * (`vector-stage.ts`). Only a complete target is then added, from its stage; an incomplete one is
+ * left out and reported, never padded, and nothing of it reaches the builder.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -20,6 +21,7 @@ import type { Graph } from './map-graph.js';
 import type { MapContext } from './map-context.js';
 import { openLanceDb, type LanceDatabase, type LanceDbLoader } from './lancedb.js';
 import { withParquetTable, ParquetTable } from './parquet/parquet-table.js';
+import { VectorStage, withStageDir } from './vector-stage.js';
 import type { ParquetLimits } from './parquet/column-guard.js';
 
 /** Allowed deviation of a unit vector's L2 norm from 1 (the builder's own tolerance for `normalized: true`). */
@@ -105,6 +107,83 @@ async function* snapshotRows(ctx: MapContext, file: string, limits: ParquetLimit
   }
 }
 
+/** A target after its one pass: the report's entry, and its staged rows while they may be added. */
+type CheckedTarget = GraphRagVectorTarget & { readonly stage: VectorStage | undefined };
+
+/**
+ * Reads one embedding once: checks that every exported record has exactly one vector, of one
+ * width, with finite values; measures whether every vector has unit length; and stages the rows
+ * of its records (until a problem makes the target one that will be left out).
+ */
+async function checkTarget(graph: Graph, ref: EmbeddingRef, rows: AsyncIterable<Row>, stageDir: string): Promise<CheckedTarget> {
+  const target = EMBEDDINGS[ref.embedding]!;
+  const recordOf = target === 'chunks' ? graph.units.index : graph.entities.byId;
+  // Entities that are not exported (untyped, or linked by no event) have no OCTX id: their vectors are ignored.
+  const exported = target === 'chunks' ? undefined : graph.entities.octxIds;
+  const records = target === 'chunks' ? graph.units.ids.length : graph.entities.octxIds.length;
+  const seen = new Uint8Array(records);
+  let stage: VectorStage | undefined;
+  let count = 0;
+  let withVector = 0;
+  let ignored = 0;
+  let dimensions: number | undefined;
+  let unitLength = true;
+  let problem: string | undefined;
+  try {
+    for await (const { id, vector } of rows) {
+      count++;
+      const record = recordOf.get(id);
+      if (record === undefined || (exported !== undefined && exported[record] === undefined)) {
+        ignored++;
+        continue;
+      }
+      if (seen[record] === 1) problem ??= `id ${id} has two vectors`;
+      else withVector++;
+      seen[record] = 1;
+      if (dimensions === undefined) dimensions = vector.length;
+      else if (vector.length !== dimensions) problem ??= `vectors of ${dimensions} and ${vector.length} dimensions`;
+      let sumSq = 0;
+      for (let i = 0; i < vector.length; i++) {
+        const x = vector[i]!;
+        if (!Number.isFinite(x)) problem ??= `the vector of id ${id} holds a non-finite value`;
+        sumSq += x * x;
+      }
+      if (Math.abs(Math.sqrt(sumSq) - 1) > UNIT_TOLERANCE) unitLength = false;
+      if (problem === undefined && dimensions > 0) {
+        stage ??= new VectorStage(stageDir, target, dimensions);
+        stage.push(record, vector);
+      }
+    }
+  } catch (e) {
+    stage?.close();
+    throw e;
+  }
+  const expected = exported === undefined ? records : exported.filter((x) => x !== undefined).length;
+  const missing = expected - withVector;
+  if (dimensions === 0) problem ??= 'its vectors are empty';
+  if (problem === undefined && missing > 0)
+    problem = `${missing} of ${expected} exported ${target === 'chunks' ? 'text units' : 'entities'} have no vector (a target is written only when complete)`;
+  if (problem !== undefined) {
+    stage?.close();
+    stage = undefined;
+  }
+  return {
+    stage,
+    target,
+    embedding: ref.embedding,
+    source: ref.source,
+    from: ref.from,
+    status: problem === undefined ? 'written' : 'omitted',
+    ...(problem !== undefined ? { reason: problem } : {}),
+    rows: count,
+    added: 0,
+    missing: Math.max(0, missing),
+    ignored,
+    ...(dimensions !== undefined ? { dimensions } : {}),
+    unitLength,
+  };
+}
+
 /** Adds the text-unit and entity vectors when complete; see the module comment. */
 export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: VectorInput): Promise<GraphRagVectors> {
   const refs = input.mode === 'none' ? [] : findEmbeddings(input.outputDir, input.lancedbDir, input.mode);
@@ -131,98 +210,48 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
     return none('left-out', `the embedding model is unknown: ${input.model.why}`);
   }
 
+  const model = input.model;
   let lance: LanceDatabase | undefined;
   try {
     if (withTarget.some((r) => r.source === 'lancedb')) lance = await openLanceDb(input.lancedbDir, input.loadLanceDb);
     const rowsOf = (r: EmbeddingRef, kind: string): AsyncIterable<Row> => (r.source === 'snapshot' ? snapshotRows(ctx, r.at, input.limits, kind) : lance!.rows(r.at));
-    const recordOf = (target: 'chunks' | 'entities', id: string): string | undefined => {
-      if (target === 'chunks') {
-        const u = graph.units.index.get(id);
-        return u === undefined ? undefined : graph.units.chunkIds[u];
-      }
-      const e = graph.entities.byId.get(id);
-      return e === undefined ? undefined : graph.entities.octxIds[e];
-    };
-    const exported = (target: 'chunks' | 'entities'): number => (target === 'chunks' ? graph.units.ids.length : graph.entities.octxIds.filter((x) => x !== undefined).length);
-
-    // Pass 1: check each target and measure it.
-    const checked: (GraphRagVectorTarget & { ref: EmbeddingRef })[] = [];
-    for (const ref of withTarget) {
-      const target = EMBEDDINGS[ref.embedding]!;
-      const seen = new Set<string>();
-      let rows = 0;
-      let ignored = 0;
-      let dimensions: number | undefined;
-      let unitLength = true;
-      let problem: string | undefined;
-      for await (const { id, vector } of rowsOf(ref, `check ${ref.embedding} vectors`)) {
-        rows++;
-        const record = recordOf(target, id);
-        if (record === undefined) {
-          ignored++;
-          continue;
+    return await withStageDir(async (stageDir) => {
+      // One pass over each source: check and measure it, staging the rows of its records.
+      const checked: CheckedTarget[] = [];
+      for (const ref of withTarget) checked.push(await checkTarget(graph, ref, rowsOf(ref, `${ref.embedding} vectors`), stageDir));
+      try {
+        // One config for the package: a second width is left out.
+        const first = checked.find((t) => t.status === 'written');
+        for (const t of checked) {
+          if (t.status === 'written' && t.dimensions !== first!.dimensions)
+            Object.assign(t, {
+              status: 'omitted',
+              reason: `its ${t.dimensions} dimensions differ from the ${first!.dimensions} of ${first!.embedding} (one package has one vector config)`,
+            });
         }
-        if (seen.has(record)) problem ??= `id ${id} has two vectors`;
-        seen.add(record);
-        if (dimensions === undefined) dimensions = vector.length;
-        else if (vector.length !== dimensions) problem ??= `vectors of ${dimensions} and ${vector.length} dimensions`;
-        let sumSq = 0;
-        for (let i = 0; i < vector.length; i++) {
-          const x = vector[i]!;
-          if (!Number.isFinite(x)) problem ??= `the vector of id ${id} holds a non-finite value`;
-          sumSq += x * x;
-        }
-        if (Math.abs(Math.sqrt(sumSq) - 1) > UNIT_TOLERANCE) unitLength = false;
-      }
-      const missing = exported(target) - seen.size;
-      if (dimensions === 0) problem ??= 'its vectors are empty';
-      if (problem === undefined && missing > 0)
-        problem = `${missing} of ${exported(target)} exported ${target === 'chunks' ? 'text units' : 'entities'} have no vector (a target is written only when complete)`;
-      checked.push({
-        ref,
-        target,
-        embedding: ref.embedding,
-        source: ref.source,
-        from: ref.from,
-        status: problem === undefined ? 'written' : 'omitted',
-        ...(problem !== undefined ? { reason: problem } : {}),
-        rows,
-        added: 0,
-        missing: Math.max(0, missing),
-        ignored,
-        ...(dimensions !== undefined ? { dimensions } : {}),
-        unitLength,
-      });
-    }
-    // One config for the package: a second width is left out.
-    const first = checked.find((t) => t.status === 'written');
-    for (const t of checked) {
-      if (t.status === 'written' && t.dimensions !== first!.dimensions)
-        Object.assign(t, {
-          status: 'omitted',
-          reason: `its ${t.dimensions} dimensions differ from the ${first!.dimensions} of ${first!.embedding} (one package has one vector config)`,
-        });
-    }
-    const written = checked.filter((t) => t.status === 'written');
-    for (const t of checked) if (t.status === 'omitted') ctx.warnings.push(`the ${t.target} vectors (${t.from}) were left out: ${t.reason}`);
-    const targets = (): GraphRagVectorTarget[] => checked.map(({ ref: _ref, ...t }) => t);
-    if (written.length === 0) return { status: 'left-out', reason: 'no target is complete', targets: targets(), noTarget: await noTargetReport() };
+        const written = checked.filter((t) => t.status === 'written');
+        for (const t of checked) if (t.status === 'omitted') ctx.warnings.push(`the ${t.target} vectors (${t.from}) were left out: ${t.reason}`);
+        const targets = (): GraphRagVectorTarget[] => checked.map(({ stage: _stage, ...t }) => t);
+        if (written.length === 0) return { status: 'left-out', reason: 'no target is complete', targets: targets(), noTarget: await noTargetReport() };
 
-    // Pass 2: add the complete targets.
-    const normalized = written.every((t) => t.unitLength === true);
-    const dimensions = first!.dimensions!;
-    ctx.builder.setVectorConfig({ model: input.model.name, dimensions, normalized });
-    for (const t of written) {
-      let added = 0;
-      for await (const { id, vector } of rowsOf(t.ref, `${t.embedding} vectors`)) {
-        const record = recordOf(t.target, id);
-        if (record === undefined) continue;
-        ctx.builder.addVector(t.target, record, vector);
-        added++;
+        // The complete targets, added from their stages.
+        const normalized = written.every((t) => t.unitLength === true);
+        const dimensions = first!.dimensions!;
+        ctx.builder.setVectorConfig({ model: model.name, dimensions, normalized });
+        for (const t of written) {
+          const recordId = t.target === 'chunks' ? (u: number) => graph.units.chunkIds.get(u) : (e: number) => graph.entities.octxIds[e]!;
+          let added = 0;
+          t.stage!.replay((record, vector) => {
+            ctx.builder.addVector(t.target, recordId(record), vector);
+            added++;
+          });
+          Object.assign(t, { added });
+        }
+        return { status: 'written', model: model.name, modelFrom: model.from, dimensions, normalized, targets: targets(), noTarget: await noTargetReport() };
+      } finally {
+        for (const t of checked) t.stage?.close();
       }
-      Object.assign(t, { added });
-    }
-    return { status: 'written', model: input.model.name, modelFrom: input.model.from, dimensions, normalized, targets: targets(), noTarget: await noTargetReport() };
+    });
   } catch (e) {
     if (e instanceof OctxError) throw e;
     throw OctxError.of({ code: 'OCTX_ADAPTER_INPUT_INVALID', path: input.outputDir, message: `the embeddings could not be read: ${(e as Error).message}` });

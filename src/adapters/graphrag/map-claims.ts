@@ -82,7 +82,7 @@ export async function mapClaims(ctx: MapContext, table: ParquetTable, ids: IdReg
     const sourceText = text(row, 'source_text');
     if (sourceText !== undefined && sourceText.trim() !== '') raw.source_text = sourceText;
     const event: GraphRagEvent & { start_time?: string; end_time?: string } = {
-      id: ctx.builder.ids.event(occurrences.next(`graphrag:claim:${digestOf([type, subject, object, description, units.chunkIds[known[0]!]!])}`)),
+      id: ctx.builder.ids.event(occurrences.next(`graphrag:claim:${digestOf([type, subject, object, description, units.chunkIds.get(known[0]!)])}`)),
       title,
       content: description !== '' ? description : `${type} claim about ${named.join(' and ') || 'an unnamed subject'}${status !== '' ? ` (status ${status})` : ''}.`,
       category: 'claim',
@@ -166,7 +166,7 @@ export async function mapMentions(ctx: MapContext, graph: Graph, claims: ClaimOu
     const where = document.title !== '' ? document.title : document.path;
     const names = found.map((e) => graph.entities.titles[e]!);
     const event: GraphRagEvent = {
-      id: ctx.builder.ids.event(`graphrag:mention:${units.chunkIds[u]!}`),
+      id: ctx.builder.ids.event(`graphrag:mention:${units.chunkIds.get(u)}`),
       title: `Entities mentioned in ${where}, part ${part}`,
       content: `Part ${part} of ${where} mentions ${names.join(', ')}.`,
       category: 'mention',

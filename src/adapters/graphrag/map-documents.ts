@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { JsonValue } from '../../model/json.js';
 import { claimDocumentPath, safeFileStem, withoutFileExtension } from '../shared/document-paths.js';
 import { scrubSecrets } from '../shared/secrets.js';
-import { addGraphRagDocument, forEachRow, IntColumn, digestOf, KeyOccurrences, rowProblem, text, textList, type MapContext } from './map-context.js';
+import { addGraphRagDocument, forEachRow, IntColumn, digestOf, KeyOccurrences, rowProblem, text, textList, UuidColumn, type MapContext } from './map-context.js';
 import { presentColumns, TABLE_COLUMNS, textUnitDocumentColumn } from './layout.js';
 import type { ParquetTable } from './parquet/parquet-table.js';
 import type { IdRegistry } from './id-registry.js';
@@ -34,7 +34,7 @@ export interface TextUnits {
   /** Dense index → GraphRAG id. */
   readonly ids: string[];
   /** Dense index → OCTX chunk id. */
-  readonly chunkIds: string[];
+  readonly chunkIds: UuidColumn;
   /** Dense index → its document (index in the documents' order) and ordinal. */
   readonly documentOf: IntColumn;
   readonly ordinal: IntColumn;
@@ -88,7 +88,7 @@ export async function mapDocuments(ctx: MapContext, table: ParquetTable, ids: Id
     const xgraphrag: Record<string, JsonValue> = { title };
     const created = text(row, 'creation_date');
     if (created !== undefined && created !== '') xgraphrag.creation_date = created;
-    const metadata = plainData(row.values.metadata);
+    const metadata = plainData(row.get('metadata'));
     if (metadata !== undefined) xgraphrag.metadata = scrubSecrets(metadata, 'metadata', scrubbed) as JsonValue;
     const documentId = addGraphRagDocument(ctx, documentType, {
       path,
@@ -113,7 +113,7 @@ export async function mapDocuments(ctx: MapContext, table: ParquetTable, ids: Id
 export async function mapTextUnits(ctx: MapContext, table: ParquetTable, ids: IdRegistry, documents: Documents, order: readonly DocumentEntry[]): Promise<TextUnits> {
   const documentColumn = textUnitDocumentColumn(table);
   const columns = [...presentColumns(table, TABLE_COLUMNS.text_units), documentColumn];
-  const units: TextUnits = { index: new Map(), ids: [], chunkIds: [], documentOf: new IntColumn(), ordinal: new IntColumn() };
+  const units: TextUnits = { index: new Map(), ids: [], chunkIds: new UuidColumn(), documentOf: new IntColumn(), ordinal: new IntColumn() };
   const documentIndex = new Map(order.map((d, i) => [d, i]));
   const occurrences = new KeyOccurrences();
   let several = 0;

@@ -107,7 +107,7 @@ export function addEvent(
   builder.addEvent<GraphRagEvent>(event);
   ctx.consumer?.check('event', event as unknown as Readonly<Record<string, unknown>>, source.file.path, source.row, source.label);
   for (const u of units) {
-    builder.linkChunkEvent({ chunk_id: graph.units.chunkIds[u]!, event_id: event.id });
+    builder.linkChunkEvent({ chunk_id: graph.units.chunkIds.get(u), event_id: event.id });
     if (graph.covered[u] === 0) graph.covered[u] = 2;
   }
   for (const l of linked) {
@@ -183,7 +183,7 @@ export async function mapRelationships(ctx: MapContext, table: ParquetTable, ids
     const description = text(row, 'description') ?? '';
     const empty = description.trim() === '';
     if (empty) out.emptyDescriptions++;
-    const weight = row.values.weight;
+    const weight = row.get('weight');
     const w = typeof weight === 'number' && Number.isFinite(weight) ? weight : undefined;
     const event: GraphRagEvent = {
       id: ctx.builder.ids.event(occurrences.next(`graphrag:relationship:${digestOf([source, target, description])}`)),

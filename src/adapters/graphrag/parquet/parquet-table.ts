@@ -286,8 +286,13 @@ function chunkSpans(path: string, metadata: FileMetaData, dataEnd: number): Chun
   return spans;
 }
 
-/** Concatenated column chunks, with 64-bit integers as numbers. */
+/** Concatenated column chunks, with 64-bit integers as numbers (one plain array, the usual case, is converted in place). */
 function normalise(parts: readonly ArrayLike<unknown>[]): unknown[] {
+  if (parts.length === 1 && Array.isArray(parts[0])) {
+    const only = parts[0] as unknown[];
+    for (let i = 0; i < only.length; i++) only[i] = plain(only[i]);
+    return only;
+  }
   const out: unknown[] = [];
   for (const part of parts) for (let i = 0; i < part.length; i++) out.push(plain(part[i]));
   return out;
