@@ -139,4 +139,22 @@ describe('from-graphrag: a vector target is written only when complete, from one
     expect(entities.ignored).toBeGreaterThanOrEqual(1);
     expect(entities.added).toBe(r.vectors.entities.size);
   });
+
+  it('with tempDir, the stage folder is made in that folder (not the OS temporary folder) and removed', async () => {
+    const parent = tempDir('octx-graphrag-stage-parent-');
+    const b = new PackageBuilder({ asset: { name: 'vectors' }, release: { version: '1.0.0', createdAt: '2026-07-14T09:00:00Z' } });
+    const seen = new Set<string>();
+    const report = await fromGraphRag(b, copyFixture(GRAPHRAG.v2), {
+      tempDir: parent,
+      onProgress: (p) => {
+        if ('kind' in p && /vectors$/.test(p.kind)) for (const n of readdirSync(parent)) seen.add(n);
+      },
+    });
+    await b.dispose();
+    expect(report.vectors.status).toBe('written');
+    expect([...seen]).toHaveLength(1);
+    expect([...seen][0]).toMatch(/^octx-graphrag-stage-/);
+    expect(readdirSync(parent)).toEqual([]);
+    expect(ownStageDirs()).toEqual([]);
+  });
 });

@@ -87,6 +87,8 @@ export interface VectorInput {
   readonly consumer?: string;
   readonly limits: ParquetLimits;
   readonly loadLanceDb?: LanceDbLoader;
+  /** The parent of the stage folder (default: the OS's temporary folder). */
+  readonly tempDir?: string;
 }
 
 type Row = { readonly id: string; readonly vector: Float32Array };
@@ -215,7 +217,7 @@ export async function addGraphRagVectors(ctx: MapContext, graph: Graph, input: V
   try {
     if (withTarget.some((r) => r.source === 'lancedb')) lance = await openLanceDb(input.lancedbDir, input.loadLanceDb);
     const rowsOf = (r: EmbeddingRef, kind: string): AsyncIterable<Row> => (r.source === 'snapshot' ? snapshotRows(ctx, r.at, input.limits, kind) : lance!.rows(r.at));
-    return await withStageDir(async (stageDir) => {
+    return await withStageDir(input.tempDir, async (stageDir) => {
       // One pass over each source: check and measure it, staging the rows of its records.
       const checked: CheckedTarget[] = [];
       for (const ref of withTarget) checked.push(await checkTarget(graph, ref, rowsOf(ref, `${ref.embedding} vectors`), stageDir));

@@ -37,6 +37,7 @@ const optionsSchema = z.object({
   settings: z.string().min(1).optional(),
   lancedb: z.string().min(1).optional(),
   relationshipWeight: z.enum(['extension', 'link']).optional(),
+  tempDir: z.string().min(1).optional(),
   consumer: z.enum(CONSUMER_NAMES as [string, ...string[]]).optional(),
   onProgress: z.function().optional(),
   parquetLimits: z
@@ -152,6 +153,7 @@ export async function readGraphRag(builder: PackageBuilder, outputDir: string, o
       const input: VectorInput = {
         outputDir,
         lancedbDir: options.lancedb ?? join(outputDir, 'lancedb'),
+        ...(options.tempDir !== undefined ? { tempDir: options.tempDir } : {}),
         mode: options.vectors ?? 'auto',
         model,
         ...(structureExpected ? {} : { documentsOnly: gaps.join('; ') }),

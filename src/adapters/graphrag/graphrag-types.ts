@@ -42,6 +42,12 @@ export interface FromGraphRagOptions extends CommonAdapterOptions {
    */
   readonly relationshipWeight?: 'extension' | 'link';
   /**
+   * Where the embeddings are staged while they are checked (one float32 copy of each source's
+   * rows, removed when the adapter returns): a private folder made in this one. Default: the OS's
+   * temporary folder. Give the builder's `tempDir` when the OS's is small (a tmpfs) or slow.
+   */
+  readonly tempDir?: string;
+  /**
    * The consumer the package is for (the builder's `consumer`): with `sag-1.7` its import rules
    * are checked while the rows are mapped, so a refusal names the GraphRAG file and row.
    */

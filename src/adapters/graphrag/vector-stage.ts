@@ -109,11 +109,11 @@ export class VectorStage {
 }
 
 /**
- * Runs `use` with a private folder for stage files (in the OS's temporary folder, removed
- * afterwards whatever happens, and at process exit if `use` never returns).
+ * Runs `use` with a private folder for stage files (in `parent`, default the OS's temporary
+ * folder; removed afterwards whatever happens, and at process exit if `use` never returns).
  */
-export async function withStageDir<T>(use: (dir: string) => Promise<T>): Promise<T> {
-  const dir = createSpillDir(undefined, 'octx-graphrag-stage-');
+export async function withStageDir<T>(parent: string | undefined, use: (dir: string) => Promise<T>): Promise<T> {
+  const dir = createSpillDir(parent, 'octx-graphrag-stage-');
   try {
     return await use(dir);
   } finally {

@@ -4,7 +4,8 @@
  * that cannot create its file is OCTX_IO_ERROR naming it; the stage folder goes whatever happens.
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { VectorStage, withStageDir } from '../../../src/adapters/graphrag/vector-stage.js';
 import { failure } from '../../helpers/errors.js';
@@ -53,20 +54,24 @@ describe('VectorStage', () => {
     expect(e.issues[0]!.path).toBe(join(dir, 'chunks.f32'));
   });
 
-  it('withStageDir removes its folder after use, and after a failure', async () => {
+  it('withStageDir makes its folder in the parent given (the OS temp folder by default), and removes it after use and after a failure', async () => {
+    const parent = tempDir();
     let seen = '';
-    await withStageDir(async (dir) => {
+    await withStageDir(parent, async (dir) => {
       seen = dir;
       new VectorStage(dir, 'chunks', 2).close();
       expect(readdirSync(dir)).toContain('chunks.f32');
     });
+    expect(dirname(seen)).toBe(parent);
+    expect(basename(seen)).toMatch(/^octx-graphrag-stage-/);
     expect(existsSync(seen)).toBe(false);
     await expect(
-      withStageDir(async (dir) => {
+      withStageDir(undefined, async (dir) => {
         seen = dir;
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
+    expect(dirname(seen)).toBe(tmpdir());
     expect(existsSync(seen)).toBe(false);
   });
 });
