@@ -60,7 +60,13 @@ export async function spawnCli(args: readonly string[], options: CliRunOptions =
     const child = execFile(
       process.execPath,
       argv,
-      { cwd: options.cwd ?? ROOT, env: { ...process.env, NO_COLOR: '1', ...options.env }, maxBuffer: 64 * 1024 * 1024, timeout: options.timeout ?? DEFAULT_TIMEOUT, encoding: 'utf8' },
+      {
+        cwd: options.cwd ?? ROOT,
+        env: { ...process.env, NO_COLOR: '1', ...options.env },
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: options.timeout ?? DEFAULT_TIMEOUT,
+        encoding: 'utf8',
+      },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
         resolve({ code, stdout, stderr });
