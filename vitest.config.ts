@@ -31,6 +31,10 @@ const common = {
   // a time). Most files wait on child processes and the disk for part of their time, and the
   // main process is idle while they run.
   maxWorkers: Math.max(2, availableParallelism()),
+  // The sources compiled once per run (test/helpers/compiled-sources.ts, in the broker's folder
+  // `resource-compiled-sources`) load natively in a test file that runs the CLI in-process
+  // (test/cli/run-cli.ts): the same JavaScript a spawned CLI runs, without vite's transform.
+  server: { deps: { external: [/[\\/]resource-compiled-sources[\\/]package[\\/]src[\\/]/] } },
 };
 
 export default defineConfig({

@@ -15,7 +15,7 @@ import { BETTER_SQLITE3_INSTALL, loadSqliteDriver } from '../../src/adapters/sag
 import { readSagDatabase } from '../../src/adapters/sag/from-sag.js';
 import { failureAsync } from '../helpers/errors.js';
 import { tempDir } from '../helpers/temp.js';
-import { runCli } from '../cli/run-cli.js';
+import { spawnCli } from '../cli/run-cli.js';
 import { createSagDatabase, SAG } from './sag-fixture.js';
 
 const notFound = (specifier: string) => () => Promise.reject(Object.assign(new Error(`Cannot find package '${specifier}'`), { code: 'ERR_MODULE_NOT_FOUND' }));
@@ -111,7 +111,8 @@ describe('octx-export from-sag without an SQLite driver (real CLI)', () => {
     const tmp = tempDir();
     const db = join(tmp, 'sag.db');
     createSagDatabase(db, 1);
-    const r = await runCli(['from-sag', db, '--source', SAG.source, '-o', join(tmp, 'x.octx'), '--name', 'X'], {
+    // A process: the loader hook that hides the driver is a Node option (NODE_OPTIONS), read at start.
+    const r = await spawnCli(['from-sag', db, '--source', SAG.source, '-o', join(tmp, 'x.octx'), '--name', 'X'], {
       env: { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${pathToFileURL(hideSqlite(tmp)).href}`.trim() },
     });
     expect(r.code).toBe(2);

@@ -2,14 +2,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { jsonOf, runCli } from './run-cli.js';
+import { jsonOf, runCli, spawnCli } from './run-cli.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 const COMMANDS = ['examples', 'build', 'validate', 'inspect', 'derive', 'merge', 'diff', 'report', 'from-rag', 'from-ingest', 'from-sag', 'from-graphrag'];
 
 describe('octx-export: help, version and usage errors (real CLI)', () => {
   it('--help lists every command on stdout and exits 0; no arguments prints it on stderr and exits 2', async () => {
-    const [help, none] = await Promise.all([runCli(['--help']), runCli([])]);
+    // Processes: the exit code here is the executable's (main.ts sets it from the command's).
+    const [help, none] = await Promise.all([spawnCli(['--help']), spawnCli([])]);
     expect(help.code).toBe(0);
     for (const c of COMMANDS) expect(help.stdout).toMatch(new RegExp(`^  ${c} `, 'm'));
     expect(help.stdout).toContain('Exit codes: 0 ok, 1 invalid package or failed export, 2 usage or I/O error.');

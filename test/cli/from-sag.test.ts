@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -7,7 +6,7 @@ import { openPackage, validatePackage } from 'octx-export';
 import { fromSagCommand } from '../../src/cli/commands/from-sag.js';
 import { createSagAppDatabase, createSagDatabase, SAG } from '../adapters/sag-fixture.js';
 import { ROOT, tempDir } from '../helpers/temp.js';
-import { cliArgv, jsonOf, runCli, type CliResult } from './run-cli.js';
+import { jsonOf, runCli } from './run-cli.js';
 
 const flip = (v4: string) => `${v4.slice(0, 14)}7${v4.slice(15)}`;
 
@@ -148,12 +147,7 @@ describe('octx-export from-sag (real CLI)', () => {
       examples.map(async (line) => {
         const [bin, ...args] = argv(line);
         expect(bin).toBe('octx-export');
-        const node = await cliArgv(args);
-        return new Promise<CliResult & { line: string }>((resolve) => {
-          execFile(process.execPath, node, { cwd, encoding: 'utf8', timeout: 55_000, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) =>
-            resolve({ line, code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
-          );
-        });
+        return { line, ...(await runCli(args, { cwd })) };
       }),
     );
     for (const r of runs) {
