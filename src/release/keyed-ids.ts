@@ -1,5 +1,6 @@
 import { OctxError } from '../model/errors.js';
 import { Uint32Column } from '../model/record-columns.js';
+import { slotTable } from '../model/open-addressing.js';
 import { uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
 /**
@@ -121,16 +122,9 @@ export class KeyedIds {
   /** Doubles the table (keeps the load at most ½, so probes stay short). */
   #grow(): void {
     const size = this.#table.length * 2;
-    const table = new Int32Array(size);
-    const mask = size - 1;
     const hashes = this.#hashes.array;
-    for (let e = 0; e < this.#keys.length; e++) {
-      let i = hashes[e]! & mask;
-      while (table[i] !== 0) i = (i + 1) & mask;
-      table[i] = e + 1;
-    }
-    this.#table = table;
-    this.#mask = mask;
+    this.#table = slotTable(size, this.#keys.length, (e) => hashes[e]!);
+    this.#mask = size - 1;
   }
 
   /** Every `[key, id]` pair, keys in code-unit order (the order a state file lists them in). */

@@ -1,6 +1,7 @@
 import { OctxError } from '../model/errors.js';
 import { idKindName, type IdKind } from '../model/id-kind.js';
 import { Int32Column, Uint32Column, Uint8Column } from '../model/record-columns.js';
+import { slotTable } from '../model/open-addressing.js';
 import { hashUuidWords, uuidToWords, wordsToUuid } from '../model/uuid-words.js';
 
 /**
@@ -126,19 +127,13 @@ export class IdRegistry {
   /** Doubles the table (keeps the load at most ½, so probes stay short). */
   #grow(): void {
     const size = this.#table.length * 2;
-    const table = new Int32Array(size);
-    const mask = size - 1;
     const words = this.#words.array;
-    const n = this.#kinds.length;
-    for (let i = 0; i < n; i++) {
-      if (this.#otherIds.size > 0 && this.#otherIds.has(i)) continue;
-      const at = i * 4;
-      let s = hashUuidWords(words[at]!, words[at + 1]!, words[at + 2]!, words[at + 3]!) & mask;
-      while (table[s] !== 0) s = (s + 1) & mask;
-      table[s] = i + 1;
-    }
-    this.#table = table;
-    this.#mask = mask;
+    // Ids that are not UUIDs live in `#other`, not in the table.
+    const other = this.#otherIds;
+    this.#table = slotTable(size, this.#kinds.length, (i) =>
+      other.size > 0 && other.has(i) ? undefined : hashUuidWords(words[i * 4]!, words[i * 4 + 1]!, words[i * 4 + 2]!, words[i * 4 + 3]!),
+    );
+    this.#mask = size - 1;
   }
 
   /** Dense index of `id` when it is among the recent ids, else -1. */
