@@ -69,6 +69,17 @@ export const RAISED_LIMITS = {
 /** Marker of the one JSON result line a child prints on stdout. */
 export const RESULT_MARKER = '@@BENCH_RESULT ';
 
+/** One measured step of a child-process bench (`--workdir`, `--pages`, the Python reference). */
+export interface StepResult<S extends string> {
+  readonly step: S;
+  readonly run: number;
+  readonly exitCode: number | null;
+  /** Spawn to exit, as seen by this process (includes Node's start). */
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly maxRssMiB: number;
+}
+
 /** What one child process measured. */
 export interface ChildResult {
   readonly mode: string;

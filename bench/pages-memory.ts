@@ -22,7 +22,8 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TMP, ensureDir, isMain, parseArgs } from './common.js';
-import { cliOption, measureSteps, median, type StepResult } from './workdir-memory.js';
+import type { StepResult } from './common.js';
+import { cliOption, measureSteps, median } from './workdir-memory.js';
 
 /** Bytes of each page. */
 export const PAGE_BYTES = 40;

@@ -13,7 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StepResult } from './workdir-memory.js';
+import type { StepResult } from './common.js';
 
 /** A usable REF install: how to start it and the version it reports. */
 export interface ReferenceInstall {

@@ -29,7 +29,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BENCH_TMP, ensureDir, isMain, newest, parseArgs, REPO_ROOT } from './common.js';
+import { BENCH_TMP, ensureDir, isMain, newest, parseArgs, REPO_ROOT, type StepResult } from './common.js';
 import { measureReference, probeReference, type ReferenceStep } from './reference.js';
 
 /** Issue 23's figures for the 2,000-document folder (quoted, MiB): the Python reference, and the SDK as measured in the issue. */
@@ -42,16 +42,6 @@ export const MARGIN_MIB = 64;
 
 type Step = 'startup' | 'build' | 'validate';
 const STEPS: readonly Step[] = ['startup', 'build', 'validate'];
-
-export interface StepResult<S extends string = Step> {
-  readonly step: S;
-  readonly run: number;
-  readonly exitCode: number | null;
-  /** Spawn to exit, as seen by this process (includes Node's start). */
-  readonly wallMs: number;
-  readonly cpuMs: number;
-  readonly maxRssMiB: number;
-}
 
 /** Total bytes of the files under `dir`. */
 function folderBytes(dir: string): number {
@@ -150,7 +140,7 @@ export const QUOTED_REF_SECONDS = { build: [22, 28], validate: [22, 23] } as con
  * The speed and memory comparison with REF: measured pairs (REF time / ours, per run, median) when
  * REF ran; else, marked indicative, ours against the times issue 38 quotes from another machine.
  */
-function referenceTable(docs: number, ours: readonly StepResult[], refs: readonly StepResult<ReferenceStep>[], notFound: string | undefined): string[] {
+function referenceTable(docs: number, ours: readonly StepResult<Step>[], refs: readonly StepResult<ReferenceStep>[], notFound: string | undefined): string[] {
   const fmt = (x: number, d = 2): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
   const lines = [`against the Python reference (REF), ${docs}-document working folder:`, ''];
   if (notFound !== undefined) {
@@ -257,7 +247,7 @@ export async function runWorkdirMemory(args: ReadonlyMap<string, string>): Promi
     },
   );
 
-  const of = (step: Step): StepResult[] => results.filter((r) => r.step === step);
+  const of = (step: Step): StepResult<Step>[] => results.filter((r) => r.step === step);
   const fmt = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '—');
   const out: string[] = ['', `peak RSS, ${docs}-document working folder (medians of ${runs} run(s); MiB = 2^20 bytes)`, ''];
   out.push('| command | peak RSS MiB | runs | wall s | CPU s | Python reference (quoted) | target | status |');
