@@ -9,8 +9,9 @@
  * The files are written and read synchronously, as the builder's own spills are: they are local
  * temporary files, and the entries go straight into the synchronous `addRecord`/`addVector`.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFullySync } from '../package/fd-io.js';
 import { createSpillDir, removeSpillDir } from '../package/spill-dir.js';
 
 /** One entry read back: its key, the shard and line it came from, and its bytes. */
@@ -189,8 +190,7 @@ export class KeyedRuns {
       const out = Buffer.allocUnsafe(WRITE_BUFFER);
       let used = 0;
       const flush = (): void => {
-        let at = 0;
-        while (at < used) at += writeSync(file.fd, out, at, used - at, file.size + at);
+        writeFullySync(file.fd, out, 0, used, file.size);
         file.size += used;
         used = 0;
       };
@@ -208,8 +208,7 @@ export class KeyedRuns {
           one.writeUInt32LE(payload.length, 8);
           one.write(key, HEADER, 'utf8');
           payload.copy(one, HEADER + keyBytes);
-          let at = 0;
-          while (at < n) at += writeSync(file.fd, one, at, n - at, file.size + at);
+          writeFullySync(file.fd, one, 0, n, file.size);
           file.size += n;
           continue;
         }

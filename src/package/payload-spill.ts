@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, openSync, read, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync, read } from 'node:fs';
+import { readFullySync, writeFullySync } from './fd-io.js';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import pLimit, { type LimitFunction } from 'p-limit';
@@ -142,8 +143,7 @@ export class PayloadSpill {
     if (this.#rawFd < 0) throw new OctxError('OCTX_IO_ERROR', `spill ${this.rawFile} is closed`);
     if (bytes.length === 0) return;
     try {
-      let written = 0;
-      while (written < bytes.length) written += writeSync(this.#rawFd, bytes, written, bytes.length - written, this.#rawSize + written);
+      writeFullySync(this.#rawFd, bytes, 0, bytes.length, this.#rawSize);
     } catch (e) {
       throw ioError(this.rawFile, e);
     }
@@ -208,7 +208,7 @@ export class PayloadSpill {
     if (!background?.hasRoomFor(dictLength + length)) return;
     const buf = Buffer.allocUnsafe(dictLength + length);
     try {
-      readFullySync(this.#rawFd, buf, start - dictLength);
+      readFullySync(this.#rawFd, buf, 0, buf.length, start - dictLength);
     } catch {
       // The bytes are on disk, hashed and cut: the read-back is only an optimisation. The block
       // is compressed at export from the same file, which reports the error if it fails again.
@@ -235,8 +235,7 @@ export class PayloadSpill {
     try {
       if (this.#deflatedFd < 0) this.#deflatedFd = openSync(this.deflatedFile, 'w+');
       const at = this.#deflatedSize;
-      let written = 0;
-      while (written < compressed.length) written += writeSync(this.#deflatedFd, compressed, written, compressed.length - written, at + written);
+      writeFullySync(this.#deflatedFd, compressed, 0, compressed.length, at);
       this.#deflatedSize += compressed.length;
       return at;
     } catch (e) {
@@ -359,15 +358,6 @@ function tailKey(tail: SpilledTail, level: number): string {
 
 function notCompressed(file: string, level: number): Error {
   return new Error(`part of ${file} is not compressed at level ${level}; call compress() first`);
-}
-
-function readFullySync(fd: number, buf: Buffer, position: number): void {
-  let done = 0;
-  while (done < buf.length) {
-    const bytesRead = readSync(fd, buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new Error(`unexpected end of spill file at ${position + done}`);
-    done += bytesRead;
-  }
 }
 
 async function readFully(fd: number, buf: Buffer, position: number): Promise<void> {

@@ -3,8 +3,9 @@
  * order but are written in record order, and a million 1024-wide vectors are 4 GB, so they go
  * to a spill file as raw float32 rows and only a small slot index stays in memory.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { OctxError } from '../model/errors.js';
+import { readFullySync, writeFullySync } from '../package/fd-io.js';
 import { VECTOR_TARGET_PATHS } from '../model/paths.js';
 import { MAX_VECTOR_DIMENSIONS } from './config.js';
 import { INPUT_SHA256_HEX_LENGTH, INPUT_SHA256_PATTERN, VECTOR_COLUMNS } from '../model/vector-format.js';
@@ -558,9 +559,8 @@ function ioError(message: string, cause: unknown): OctxError {
 
 /** `writeSync` until every byte is written (it may write fewer). */
 function writeFully(fd: number, buf: Uint8Array, length: number, position: number): void {
-  let done = 0;
   try {
-    while (done < length) done += writeSync(fd, buf, done, length - done, position + done);
+    writeFullySync(fd, buf, 0, length, position);
   } catch (cause) {
     throw ioError('cannot write vector spill file', cause);
   }
@@ -569,13 +569,8 @@ function writeFully(fd: number, buf: Uint8Array, length: number, position: numbe
 /** `readSync` until `length` bytes are read; a short file is an error. */
 /** Reads exactly `length` bytes at `position`, in reads of at most `chunk` bytes. */
 function readFully(fd: number, buf: Uint8Array, offset: number, length: number, position: number, chunk: number): void {
-  let done = 0;
   try {
-    while (done < length) {
-      const n = readSync(fd, buf, offset + done, Math.min(chunk, length - done), position + done);
-      if (n === 0) throw new Error(`unexpected end of file at byte ${position + done}`);
-      done += n;
-    }
+    readFullySync(fd, buf, offset, length, position, chunk);
   } catch (cause) {
     throw ioError('cannot read vector spill file', cause);
   }

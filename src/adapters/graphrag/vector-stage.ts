@@ -9,10 +9,11 @@
  * Each staged row remembers the dense index of its record (text unit or entity): 4 bytes a row
  * in memory, the vector on disk.
  */
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { OctxError } from '../../model/errors.js';
 import { fsReason } from '../../model/fs-errors.js';
+import { readFullySync, writeFullySync } from '../../package/fd-io.js';
 import { createSpillDir, removeSpillDir } from '../../package/spill-dir.js';
 import { IntColumn } from './map-context.js';
 
@@ -69,16 +70,10 @@ export class VectorStage {
     while (row < this.rows) {
       const rows = Math.min(rowsPerRead, this.rows - row);
       const want = rows * dims * 4;
-      let done = 0;
-      while (done < want) {
-        let n: number;
-        try {
-          n = readSync(this.#fd, buffer, done, want - done, row * dims * 4 + done);
-        } catch (e) {
-          throw ioError(this.#file, 'read', e);
-        }
-        if (n === 0) throw ioError(this.#file, 'read', new Error('the file ended early'));
-        done += n;
+      try {
+        readFullySync(this.#fd, buffer, 0, want, row * dims * 4);
+      } catch (e) {
+        throw ioError(this.#file, 'read', e);
       }
       for (let i = 0; i < rows; i++) each(this.#records.get(row + i), this.#buffer.subarray(i * dims, (i + 1) * dims));
       row += rows;
@@ -96,13 +91,10 @@ export class VectorStage {
     if (this.#buffered === 0) return;
     const bytes = new Uint8Array(this.#buffer.buffer, this.#buffer.byteOffset, this.#buffered * 4);
     const position = (this.rows - this.#buffered / this.#dimensions) * this.#dimensions * 4;
-    let done = 0;
-    while (done < bytes.length) {
-      try {
-        done += writeSync(this.#fd, bytes, done, bytes.length - done, position + done);
-      } catch (e) {
-        throw ioError(this.#file, 'write', e);
-      }
+    try {
+      writeFullySync(this.#fd, bytes, 0, bytes.length, position);
+    } catch (e) {
+      throw ioError(this.#file, 'write', e);
     }
     this.#buffered = 0;
   }
